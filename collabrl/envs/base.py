@@ -1,0 +1,93 @@
+"""The small API every collabrl game follows (PettingZoo-style, with asynchronous decisions).
+
+A game has named seats (``agents``). A high-level action runs over several ticks of one shared
+clock, so at any moment only some seats are *pending* (idle and owed a decision). ``reset`` and
+``step`` return an :class:`Observation` for each pending seat; ``step`` takes one
+:class:`Decision` per pending seat and advances the clock until some seat is pending again or the
+episode is over.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+MESSAGE_ACTION = "[send_message]"
+MAX_MESSAGE_CHARS = 500
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What a seat chose: an available action (or None when its response was unusable).
+
+    The message text rides along with every decision but is only delivered when ``action`` is the
+    game's message action, as in CollabBench (the model always writes a message, then chooses
+    whether to send it).
+    """
+
+    action: str | None
+    message: str = ""
+    think: str = ""
+    valid: bool = True
+
+
+@dataclass
+class Observation:
+    """Everything a seat gets at a decision point."""
+
+    seat: str
+    tick: int
+    text: str  # observation text (goal, progress, dialogue, history, lettered actions)
+    actions: list[str]  # available actions, in the order they are lettered
+    anchor: Hashable  # GiGPO anchor key: own state + known partner state, no dialogue/history
+    state: dict[str, Any] = field(default_factory=dict)  # structured form of ``text``
+
+
+@dataclass
+class StepResult:
+    """What ``Game.step`` returns, PettingZoo-style, keyed by seat."""
+
+    observations: dict[str, Observation]  # only the seats that must decide now
+    rewards: dict[str, float]
+    terminations: dict[str, bool]
+    truncations: dict[str, bool]
+    infos: dict[str, dict[str, Any]]
+
+
+@runtime_checkable
+class Game(Protocol):
+    """Protocol shared by the household and kitchen games."""
+
+    agents: list[str]
+    tick: int
+
+    def reset(self, seed: int | None = None) -> dict[str, Observation]: ...
+
+    def step(self, decisions: Mapping[str, Decision]) -> StepResult: ...
+
+    @property
+    def done(self) -> bool: ...
+
+    def intro(self, seat: str) -> str:
+        """Rules and goal for ``seat`` written for a player (used by the prompt builder)."""
+        ...
+
+    def summary(self) -> dict[str, Any]:
+        """Episode result: success, steps or score, messages, invalid decisions, ..."""
+        ...
+
+
+def letter(index: int) -> str:
+    """Letter label of the index-th available action: A..Z, then AA, AB, ..."""
+    label = ""
+    index += 1
+    while index:
+        index, rem = divmod(index - 1, 26)
+        label = chr(ord("A") + rem) + label
+    return label
+
+
+def lettered(actions: list[str]) -> str:
+    """Render available actions as the lettered list that prompts and parsers share."""
+    return "\n".join(f"{letter(i)}. {a}" for i, a in enumerate(actions))
