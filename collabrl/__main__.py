@@ -1,0 +1,5 @@
+"""``python -m collabrl`` is the ``collabrl`` command."""
+
+from collabrl.cli import main
+
+main()

@@ -1,0 +1,143 @@
+"""Parse an agent's ``<think>/<message>/<action>`` response into a checked decision.
+
+Every seat (LLM, scripted, human) answers in the same three-tag format. The parser never raises and
+runs in linear time in the response length: a single regex pass finds the tags, and action matching
+only compares normalised strings against the (short) list of available actions.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from collabrl.envs.base import Decision, letter
+
+TAGS = ("think", "message", "action")
+# One alternation over tag names; no nested quantifiers, so matching is linear.
+_TAG_RE = re.compile(r"<\s*(/?)\s*(think|message|action)\s*>", re.IGNORECASE)
+# "B", "B.", "(B)", "B) text", "B: text"; a bare word like "I will ..." is not a letter.
+_LETTER_RE = re.compile(r"^\(?([A-Z]{1,2})(?:\s*[).:]\s*(.*))?$", re.DOTALL)
+_NON_WORD_RE = re.compile(r"[\W_]+")
+
+
+@dataclass
+class Parsed:
+    """A parsed response. ``action`` is one of the available actions, or None when unusable."""
+
+    think: str = ""
+    message: str = ""
+    action: str | None = None
+    valid: bool = False
+    errors: list[str] = field(default_factory=list)
+
+    def decision(self) -> Decision:
+        """The game-side view of this response."""
+        return Decision(
+            action=self.action, message=self.message, think=self.think, valid=self.valid
+        )
+
+
+def _extract_tags(text: str, errors: list[str]) -> dict[str, str]:
+    """Content of the first complete ``<tag>...</tag>`` block of each tag, in one pass."""
+    found: dict[str, str] = {}
+    open_tag: str | None = None
+    open_end = 0
+    seen_open: set[str] = set()
+    for match in _TAG_RE.finditer(text):
+        closing, name = match.group(1) == "/", match.group(2).lower()
+        if not closing:
+            if open_tag is not None and open_tag != name:
+                errors.append(f"<{open_tag}> is not closed before <{name}>")
+            if name in seen_open and f"duplicated <{name}> tag" not in " ".join(errors):
+                errors.append(f"duplicated <{name}> tag; the first one is used")
+            seen_open.add(name)
+            open_tag, open_end = name, match.end()
+        elif open_tag == name:
+            found.setdefault(name, text[open_end : match.start()].strip())
+            open_tag = None
+    if open_tag is not None and open_tag not in found:
+        errors.append(f"<{open_tag}> is not closed")
+        found[open_tag] = text[open_end:].strip()
+    return found
+
+
+def normalise(text: str) -> str:
+    """Lower-case words separated by single spaces: ``[GoGrab] <Apple> (3)`` -> ``gograb apple 3``."""
+    return _NON_WORD_RE.sub(" ", text.lower()).strip()
+
+
+def match_action(answer: str, available_actions: list[str]) -> tuple[str | None, str | None]:
+    """Map an answer to one available action: exact text, its letter, or one normalised match.
+
+    Returns (action, None) on success and (None, reason) otherwise.
+    """
+    answer = answer.strip().strip("`'\"").strip()
+    if not answer:
+        return None, "empty <action>"
+    if answer in available_actions:
+        return answer, None
+    by_letter = _LETTER_RE.match(answer) if len(answer) < 1000 else None
+    if by_letter:
+        index = _letter_index(by_letter.group(1))
+        rest = by_letter.group(2)
+        if index is not None and index < len(available_actions):
+            chosen = available_actions[index]
+            if rest is None or normalise(rest) in ("", normalise(chosen)):
+                return chosen, None
+            return None, f"letter {by_letter.group(1)} does not name action {rest[:80]!r}"
+    wanted = normalise(answer)
+    if not wanted:
+        return None, f"unknown action {answer[:80]!r}"
+    exact = [a for a in available_actions if normalise(a) == wanted]
+    if len(exact) == 1:
+        return exact[0], None
+    # Containment either way, on word boundaries ("grab apple 3" / "I choose [gograb] <apple> (3)").
+    padded = f" {wanted} "
+    near = [
+        a
+        for a in available_actions
+        if f" {normalise(a)} " in padded or padded in f" {normalise(a)} "
+    ]
+    if len(near) == 1:
+        return near[0], None
+    if len(near) > 1:
+        return None, f"ambiguous action {answer[:80]!r} matches {len(near)} available actions"
+    return None, f"action {answer[:80]!r} is not one of the available actions"
+
+
+def _letter_index(label: str) -> int | None:
+    """Inverse of :func:`collabrl.envs.base.letter` for labels of one or two letters."""
+    index = 0
+    for ch in label:
+        index = index * 26 + (ord(ch) - ord("A") + 1)
+    index -= 1
+    return index if letter(index) == label else None
+
+
+def parse_response(text: str, available_actions: list[str]) -> Parsed:
+    """Parse a model response (contract, see DESIGN.md). Never raises; linear in ``len(text)``."""
+    try:
+        return _parse(text if isinstance(text, str) else str(text), list(available_actions))
+    except Exception as exc:  # a parser must never take a run down; report instead
+        return Parsed(errors=[f"parser failure: {type(exc).__name__}: {exc}"])
+
+
+def _parse(text: str, available_actions: list[str]) -> Parsed:
+    errors: list[str] = []
+    tags = _extract_tags(text, errors)
+    for name in TAGS:
+        if name not in tags:
+            errors.append(f"missing <{name}> tag")
+    action, reason = (None, None)
+    if "action" in tags:
+        action, reason = match_action(tags["action"], available_actions)
+        if reason:
+            errors.append(reason)
+    valid = action is not None and all(name in tags for name in TAGS)
+    return Parsed(
+        think=tags.get("think", ""),
+        message=tags.get("message", ""),
+        action=action,
+        valid=valid,
+        errors=errors,
+    )

@@ -1,0 +1,122 @@
+"""The ``collabrl`` command line. Every user error is one line on stderr and exit code 2."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+from tabulate import tabulate
+from tqdm import tqdm
+
+from collabrl.config import Recipe, load_recipe
+from collabrl.errors import CollabrlError, RecipeError
+
+RECIPE_ARGS = click.argument("args", nargs=-1, metavar="RECIPE [KEY=VALUE]...")
+
+
+def split_recipe_args(args: tuple[str, ...] | list[str]) -> tuple[str, list[str]]:
+    """Accept ``NAME k=v ...`` and ``recipe=NAME k=v ...`` alike; return (recipe, overrides)."""
+    recipe, overrides = None, []
+    for arg in args:
+        if arg.startswith("recipe="):
+            recipe = arg.removeprefix("recipe=")
+        elif "=" not in arg and recipe is None:
+            recipe = arg
+        else:
+            overrides.append(arg)
+    if not recipe:
+        raise RecipeError("no recipe given: pass a recipe name or path, e.g. household_experts")
+    return recipe, overrides
+
+
+def recipe_from_args(args: tuple[str, ...] | list[str]) -> Recipe:
+    """Load and validate the recipe named on the command line."""
+    return load_recipe(*split_recipe_args(args))
+
+
+@click.group()
+@click.version_option(package_name="collabrl")
+def cli() -> None:
+    """collabrl: train LLM agents to collaborate with diverse simulated partners."""
+
+
+@cli.command()
+@RECIPE_ARGS
+def lint(args: tuple[str, ...]) -> None:
+    """Validate a recipe (name or path) with overrides and print it fully resolved."""
+    click.echo(recipe_from_args(args).to_yaml(), nl=False)
+
+
+@cli.command()
+@RECIPE_ARGS
+@click.option("--quiet", is_flag=True, help="Print only the summary, not the transcript.")
+@click.option("--no-save", is_flag=True, help="Do not write recipe.yaml/episodes.jsonl.")
+def play(args: tuple[str, ...], quiet: bool, no_save: bool) -> None:
+    """Play episodes of a recipe's game with its players and print transcripts and results."""
+    from collabrl.factory import make_game, make_player
+    from collabrl.rollout.episode import format_transcript, play_episode
+
+    recipe = recipe_from_args(args)
+    game = make_game(recipe.game)
+    players = {
+        seat: make_player(spec, recipe.game)
+        for seat, spec in zip(recipe.game.seats, recipe.players, strict=True)
+    }
+    records = []
+    for i in tqdm(range(recipe.episodes), desc="episodes", disable=quiet or recipe.episodes == 1):
+        record = play_episode(game, players, seed=recipe.seed + i)
+        records.append(record)
+        if not quiet:
+            click.echo(f"=== episode {i} (seed {record.seed}) ===")
+            click.echo(format_transcript(record))
+    rows = [{"episode": i, **_scalar_items(r.summary)} for i, r in enumerate(records)]
+    click.echo(tabulate(rows, headers="keys", tablefmt="github"))
+    if not no_save:
+        out = Path(recipe.output_dir)
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "recipe.yaml").write_text(recipe.to_yaml(), encoding="utf-8")
+        with open(out / "episodes.jsonl", "w", encoding="utf-8") as f:
+            for record in records:
+                f.write(json.dumps(record.to_dict()) + "\n")
+        click.echo(f"wrote {out / 'episodes.jsonl'}")
+
+
+def _scalar_items(summary: dict) -> dict:
+    """The summary fields that fit in a table cell."""
+    return {k: v for k, v in summary.items() if isinstance(v, int | float | str | bool)}
+
+
+@cli.command()
+@click.option("--split", type=click.Choice(["train", "test"]), default=None)
+def tasks(split: str | None) -> None:
+    """List the household task set (name, split, goal)."""
+    from collabrl.envs.household.tasks import load_tasks
+
+    rows = [(t.name, t.split, t.goal_text) for t in load_tasks(split)]
+    click.echo(tabulate(rows, headers=["task", "split", "goal"], tablefmt="github"))
+
+
+@cli.command(context_settings={"ignore_unknown_options": True})
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+def train(args: tuple[str, ...]) -> None:
+    """Train a policy: same as ``python train.py recipe=NAME key=value ...``."""
+    from collabrl.train import run
+
+    run(list(args))
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point: user errors become ``error: ...`` on stderr with exit code 2."""
+    try:
+        cli.main(args=argv, standalone_mode=False)
+    except CollabrlError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(2)
+    except click.exceptions.Abort:
+        click.echo("aborted", err=True)
+        sys.exit(130)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(exc.exit_code)

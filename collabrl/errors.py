@@ -1,0 +1,16 @@
+"""Errors that users cause (bad recipe, unknown task, missing extra): shown as one line, no traceback."""
+
+
+class CollabrlError(Exception):
+    """A problem the user can fix; the CLI prints ``error: <message>`` and exits with code 2."""
+
+
+class RecipeError(CollabrlError):
+    """A recipe that cannot be read or does not validate."""
+
+
+def missing_extra(package: str, extra: str) -> CollabrlError:
+    """The one-line error for an optional dependency that is not installed."""
+    return CollabrlError(
+        f"{package} is not installed; install it with: pip install 'collabrl[{extra}]'"
+    )
