@@ -114,3 +114,8 @@ def test_megabyte_of_garbage_is_linear() -> None:
 
 def test_normalise() -> None:
     assert normalise("  [GoGrab]  <Apple> (3) ") == "gograb apple 3"
+
+
+def test_garbage_reports_each_problem_once() -> None:
+    p = parse_response("<think><action><message>" * 50_000, ACTIONS)
+    assert not p.valid and len(p.errors) < 12

@@ -38,25 +38,35 @@ class Parsed:
 
 
 def _extract_tags(text: str, errors: list[str]) -> dict[str, str]:
-    """Content of the first complete ``<tag>...</tag>`` block of each tag, in one pass."""
+    """Content of the first complete ``<tag>...</tag>`` block of each tag, in one pass.
+
+    Each kind of problem is reported once, so garbage input cannot grow ``errors`` without bound.
+    """
     found: dict[str, str] = {}
     open_tag: str | None = None
     open_end = 0
     seen_open: set[str] = set()
+    reported: set[str] = set()
+
+    def report(problem: str) -> None:
+        if problem not in reported:
+            reported.add(problem)
+            errors.append(problem)
+
     for match in _TAG_RE.finditer(text):
         closing, name = match.group(1) == "/", match.group(2).lower()
         if not closing:
             if open_tag is not None and open_tag != name:
-                errors.append(f"<{open_tag}> is not closed before <{name}>")
-            if name in seen_open and f"duplicated <{name}> tag" not in " ".join(errors):
-                errors.append(f"duplicated <{name}> tag; the first one is used")
+                report(f"<{open_tag}> is not closed before <{name}>")
+            if name in seen_open:
+                report(f"duplicated <{name}> tag; the first one is used")
             seen_open.add(name)
             open_tag, open_end = name, match.end()
         elif open_tag == name:
             found.setdefault(name, text[open_end : match.start()].strip())
             open_tag = None
     if open_tag is not None and open_tag not in found:
-        errors.append(f"<{open_tag}> is not closed")
+        report(f"<{open_tag}> is not closed")
         found[open_tag] = text[open_end:].strip()
     return found
 
