@@ -1,0 +1,90 @@
+"""GiGPO advantages (group-in-group policy optimisation), vectorised with NumPy.
+
+For every step sample of a rollout:
+    R_t  = r_t + gamma * R_{t+1}                       step return within its episode
+    A_E  = norm(episode return | episodes of its group)  one value per episode
+    A_S  = norm(R_t | samples of its group with the same anchor state)
+    A    = A_E + omega * A_S
+with norm(x) = (x - mean) / (std + eps) ("mean_std_norm", unbiased std) or x - mean ("mean_norm").
+A group holding one episode gets A_E = 0 and an anchor group of one sample gets A_S = 0.
+GRPO is the special case omega = 0.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from typing import Literal
+
+import numpy as np
+
+Mode = Literal["mean_std_norm", "mean_norm"]
+
+
+def _codes(keys: Sequence[Hashable]) -> np.ndarray:
+    """Dense integer codes for arbitrary hashable keys (first appearance order)."""
+    table: dict[Hashable, int] = {}
+    return np.fromiter((table.setdefault(k, len(table)) for k in keys), np.int64, len(keys))
+
+
+def _normalise(values: np.ndarray, codes: np.ndarray, mode: Mode, eps: float) -> np.ndarray:
+    """Normalise ``values`` within the groups given by ``codes``; singleton groups give 0."""
+    counts = np.bincount(codes)
+    mean = np.bincount(codes, weights=values) / counts
+    centred = values - mean[codes]
+    if mode == "mean_norm":
+        out = centred
+    elif mode == "mean_std_norm":
+        squares = np.bincount(codes, weights=centred**2)
+        std = np.sqrt(squares / np.maximum(counts - 1, 1))  # unbiased (n - 1)
+        denom = std[codes] + eps
+        out = np.divide(centred, denom, out=np.zeros_like(centred), where=denom > 0)
+    else:
+        raise ValueError(f"mode must be 'mean_std_norm' or 'mean_norm', got {mode!r}")
+    return np.where(counts[codes] > 1, out, 0.0)
+
+
+def step_returns(episode_codes: np.ndarray, rewards: np.ndarray, gamma: float) -> np.ndarray:
+    """Discounted reward-to-go within each episode (samples of an episode in time order)."""
+    if gamma == 0.0:
+        return rewards.copy()
+    returns = np.empty_like(rewards)
+    following: dict[int, float] = {}  # episode -> return of its next (later) sample
+    for i in range(len(rewards) - 1, -1, -1):
+        e = int(episode_codes[i])
+        following[e] = returns[i] = rewards[i] + gamma * following.get(e, 0.0)
+    return returns
+
+
+def gigpo_advantages(
+    group: Sequence[Hashable],
+    episode: Sequence[Hashable],
+    anchor: Sequence[Hashable],
+    step_reward: Sequence[float],
+    episode_return: Sequence[float],
+    *,
+    gamma: float = 0.0,
+    omega: float = 1.0,
+    mode: Mode = "mean_std_norm",
+    eps: float = 1e-6,
+) -> np.ndarray:
+    """Per-sample GiGPO advantages (contract; see the module docstring for the maths)."""
+    n = len(group)
+    if not (len(episode) == len(anchor) == len(step_reward) == len(episode_return) == n):
+        raise ValueError("group, episode, anchor, step_reward and episode_return differ in length")
+    if n == 0:
+        return np.zeros(0)
+    group_codes = _codes(group)
+    # Episode ids need only be unique within a group.
+    episode_codes = _codes(list(zip(group_codes.tolist(), episode, strict=True)))
+    rewards = np.asarray(step_reward, dtype=np.float64)
+    ep_returns = np.asarray(episode_return, dtype=np.float64)
+
+    # Episode level: one value per episode, normalised over the episodes of its group.
+    first = np.unique(episode_codes, return_index=True)[1]
+    episode_group = group_codes[first]
+    a_episode = _normalise(ep_returns[first], episode_group, mode, eps)[episode_codes]
+
+    # Step level: step returns normalised within (group, anchor) groups.
+    anchor_codes = _codes(list(zip(group_codes.tolist(), anchor, strict=True)))
+    a_step = _normalise(step_returns(episode_codes, rewards, gamma), anchor_codes, mode, eps)
+    return a_episode + omega * a_step
