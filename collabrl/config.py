@@ -88,7 +88,9 @@ class Recipe(Strict):
 def shipped_recipes() -> list[str]:
     """Names of the recipes shipped inside the package."""
     folder = resources.files("collabrl.recipes")
-    return sorted(p.name.removesuffix(".yaml") for p in folder.iterdir() if p.name.endswith(".yaml"))
+    return sorted(
+        p.name.removesuffix(".yaml") for p in folder.iterdir() if p.name.endswith(".yaml")
+    )
 
 
 def _read_recipe_text(name_or_path: str) -> tuple[str, str]:
@@ -135,7 +137,9 @@ def _allowed_keys(model: type[BaseModel], loc: tuple[Any, ...]) -> list[str]:
             continue
         annotation = field.annotation
         args = getattr(annotation, "__args__", ())
-        candidates = [a for a in (annotation, *args) if isinstance(a, type) and issubclass(a, BaseModel)]
+        candidates = [
+            a for a in (annotation, *args) if isinstance(a, type) and issubclass(a, BaseModel)
+        ]
         if candidates:
             model = candidates[0]
     return list(model.model_fields)

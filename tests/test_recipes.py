@@ -96,7 +96,10 @@ def test_train_script_fails_cleanly(tmp_path) -> None:
     root = Path(__file__).resolve().parents[1]
     out = subprocess.run(
         [sys.executable, str(root / "train.py"), "recipe=household_experts"],
-        capture_output=True, text=True, timeout=120, cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
     )
     assert out.returncode == 2 and "Traceback" not in out.stderr
     assert "training is not implemented" in out.stderr

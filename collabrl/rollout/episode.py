@@ -59,8 +59,16 @@ def play_episode(game: Game, players: Mapping[str, Player], seed: int) -> Episod
             parsed = parse_response(response, obs.actions)
             decisions[seat] = parsed.decision()
             turns.append(
-                Turn(obs.tick, seat, response, parsed.think, parsed.message, parsed.action,
-                     parsed.valid, parsed.errors)
+                Turn(
+                    obs.tick,
+                    seat,
+                    response,
+                    parsed.think,
+                    parsed.message,
+                    parsed.action,
+                    parsed.valid,
+                    parsed.errors,
+                )
             )
         observations = game.step(decisions).observations
     return EpisodeRecord(seed=seed, turns=turns, summary=game.summary())

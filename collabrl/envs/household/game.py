@@ -1,0 +1,328 @@
+"""The household game engine (CWAH-MultiPlayer in pure Python): shared clock, actions, goals.
+
+High-level actions are scheduled as timed events (arrive, open, grab, put); effects happen when
+the event's tick comes, so a teammate can change the world in between (e.g. take the object).
+"""
+
+from __future__ import annotations
+
+import random
+from collections import deque
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from collabrl.envs.base import (
+    MAX_MESSAGE_CHARS,
+    MESSAGE_ACTION,
+    Decision,
+    Observation,
+    StepResult,
+)
+from collabrl.envs.household import render
+from collabrl.envs.household.knowledge import PartnerView, SeatMind
+from collabrl.envs.household.messages import MessageReader
+from collabrl.envs.household.tasks import Task, get_task
+from collabrl.envs.household.world import APPROACH_TICKS, Apartment, load_apartments, token
+
+DEFAULT_SEATS = ("Alice", "Bob", "Charlie", "David", "Eve", "Frank", "Grace", "Heidi")
+LOOK_TICKS = 2  # looking around a room after walking in
+PROGRESS_REWARD = 0.2  # per goal object newly placed (team reward)
+# event kinds
+ARRIVE, LOOK, OPEN, GRAB, PUT, IDLE = range(6)
+
+
+def default_seats(n: int) -> tuple[str, ...]:
+    """Seat names for ``n`` seats: Alice, Bob, Charlie, ... then Player9, Player10, ..."""
+    return tuple(DEFAULT_SEATS[i] if i < len(DEFAULT_SEATS) else f"Player{i + 1}" for i in range(n))
+
+
+class HouseholdGame:
+    """One household episode for any number of seats (see ``collabrl.envs.base.Game``)."""
+
+    def __init__(
+        self,
+        task: str | Task,
+        seats: Sequence[str] | int = ("Alice", "Bob"),
+        max_ticks: int = 250,
+        max_decisions: int = 50,
+    ) -> None:
+        self.task = get_task(task) if isinstance(task, str) else task
+        names = default_seats(seats) if isinstance(seats, int) else tuple(seats)
+        if not names or len(set(names)) != len(names):
+            raise ValueError(f"need at least one seat and distinct names, got {names!r}")
+        self.agents = list(names)
+        self.max_ticks = max_ticks
+        self.max_decisions = max_decisions
+        self.apartment: Apartment = load_apartments()[self.task.apartment]
+        self.names = {oid: name for oid, name, _ in self.task.objects}
+        self.reader = MessageReader(self.apartment, self.names)
+        self.goal_of = {p.object: p for p in self.task.goal}  # object name -> its predicate
+        self.room_fixtures = {r: [] for r in self.apartment.rooms}
+        for fx in self.apartment.fixtures.values():
+            self.room_fixtures[fx.room].append(fx.id)
+        self.goal_text = self.task.goal_text
+        self.tick = 0
+        self._done = True
+
+    # ----------------------------------------------------------------- episode control
+    def reset(self, seed: int | None = None) -> dict[str, Observation]:
+        """Start the episode; the seed only shuffles which seat starts in which start room."""
+        rng = random.Random(seed)
+        starts = list(self.task.start_rooms)
+        if seed is not None:
+            rng.shuffle(starts)
+        n = len(self.agents)
+        self.tick = 0
+        self._done = False
+        self.outcome = ""
+        self.success_tick: int | None = None
+        self.loc: dict[int, int | str] = {oid: at for oid, _, at in self.task.objects}
+        self.contents: dict[int, set[int]] = {f: set() for f in self.apartment.fixtures}
+        for oid, _, at in self.task.objects:
+            self.contents[at].add(oid)
+        self.is_open = {f.id: False for f in self.apartment.fixtures.values() if f.container}
+        self.rooms = [starts[i % len(starts)] for i in range(n)]
+        self.holding: list[list[int]] = [[] for _ in range(n)]
+        self.plans: list[deque] = [deque() for _ in range(n)]
+        self.minds = [SeatMind() for _ in range(n)]
+        for i, mind in enumerate(self.minds):
+            mind.partners = {a: PartnerView() for j, a in enumerate(self.agents) if j != i}
+        self.dialogue: list[tuple[int, str, str]] = []
+        self.decisions = [0] * n
+        self.invalid = [0] * n
+        self.messages = [0] * n
+        self.offers: list[dict[str, tuple[str, int]]] = [{} for _ in range(n)]
+        self.placed = self._placed_units()
+        for i in range(n):
+            self._observe(i)
+        return self._observations(range(n))
+
+    @property
+    def done(self) -> bool:
+        return self._done
+
+    def step(self, decisions: Mapping[str, Decision | None]) -> StepResult:
+        """Apply one decision per pending seat, then run the clock to the next decision point."""
+        if self._done:
+            raise RuntimeError("episode is over; call reset()")
+        infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
+        before = self.placed
+        for i in self._pending():
+            infos[self.agents[i]] = self._decide(i, decisions.get(self.agents[i]))
+        pending = self._run_clock()
+        gained = self.placed - before
+        for info in infos.values():
+            info["tick"] = self.tick
+        terminated = self.success_tick is not None
+        truncated = self._done and not terminated
+        n = self.agents
+        return StepResult(
+            observations={} if self._done else self._observations(pending),
+            rewards={a: PROGRESS_REWARD * gained for a in n},
+            terminations={a: terminated for a in n},
+            truncations={a: truncated for a in n},
+            infos=infos,
+        )
+
+    def intro(self, seat: str) -> str:
+        """Rules and goal for a seat's prompt."""
+        others = [a for a in self.agents if a != seat]
+        return render.intro_text(seat, others, self.goal_text, self.max_ticks)
+
+    def summary(self) -> dict[str, Any]:
+        """Episode result; ``steps`` is the success tick, or ``max_ticks`` on failure."""
+        success = self.success_tick is not None
+        return {
+            "task": self.task.name,
+            "success": success,
+            "steps": self.success_tick if success else self.max_ticks,
+            "ticks": self.tick,
+            "outcome": self.outcome or "running",
+            "decisions": dict(zip(self.agents, self.decisions, strict=True)),
+            "invalid": dict(zip(self.agents, self.invalid, strict=True)),
+            "messages": dict(zip(self.agents, self.messages, strict=True)),
+            "goal_progress": self.placed / sum(p.count for p in self.task.goal),
+            "goal_placed": self._progress(),
+        }
+
+    # ----------------------------------------------------------------- decisions
+    def _pending(self) -> list[int]:
+        return [i for i, plan in enumerate(self.plans) if not plan]
+
+    def _decide(self, i: int, decision: Decision | None) -> dict[str, Any]:
+        self.decisions[i] += 1
+        action = decision.action if decision is not None else None
+        offer = self.offers[i].get(action) if action is not None else None
+        usable = offer is not None
+        flagged = not usable or not decision.valid
+        self.invalid[i] += flagged
+        if not usable:
+            self.plans[i].append((self.tick + 1, IDLE, None))
+            self.minds[i].history.append(f"(invalid: {action or 'no action'}) [idle]")
+            return {"invalid": True, "action": action, "reason": "action not available"}
+        self.minds[i].history.append(action)
+        if offer[0] == "message":
+            self._send(i, decision.message)
+        else:
+            self._schedule(i, *offer)
+        return {"invalid": flagged, "action": action}
+
+    def _send(self, i: int, text: str) -> None:
+        self.plans[i].append((self.tick + 1, IDLE, None))
+        text = " ".join(text.split())[:MAX_MESSAGE_CHARS]
+        if not text:
+            return
+        speaker = self.agents[i]
+        self.messages[i] += 1
+        self.dialogue.append((self.tick, speaker, text))
+        info = self.reader.read(text)
+        for j, mind in enumerate(self.minds):
+            if j != i:
+                mind.hear(speaker, info, self.tick)
+
+    def _schedule(self, i: int, kind: str, target: int) -> None:
+        """Turn a high-level action into timed events starting now."""
+        fixtures = self.apartment.fixtures
+        plan, mind, t = self.plans[i], self.minds[i], self.tick
+        if kind == "explore":
+            t += self.apartment.travel[self.rooms[i], target]
+            plan.append((t, ARRIVE, target))
+            plan.append((t + LOOK_TICKS, LOOK, target))
+            return
+        fixture = fixtures[mind.where[target]] if kind == "grab" else fixtures[target]
+        if fixture.room != self.rooms[i]:
+            t += self.apartment.travel[self.rooms[i], fixture.room]
+            plan.append((t, ARRIVE, fixture.room))
+        t += APPROACH_TICKS
+        if fixture.container and (kind == "check" or not mind.fixtures.get(fixture.id)):
+            t += 1
+            plan.append((t, OPEN, fixture.id))
+        if kind == "grab":
+            plan.append((t + 1, GRAB, (target, fixture.id)))
+        elif kind == "put":
+            carried = [o for o in self.holding[i] if self.goal_of[self.names[o]].target == target]
+            for k, obj in enumerate(carried, start=1):
+                plan.append((t + k, PUT, obj))
+
+    # ----------------------------------------------------------------- the clock
+    def _run_clock(self) -> list[int]:
+        """Process events in time (then seat) order until a seat is idle or the episode ends."""
+        while True:
+            if self.success_tick is not None:
+                return self._finish("success")
+            pending = self._pending()
+            if pending:
+                if any(self.decisions[i] >= self.max_decisions for i in pending):
+                    return self._finish("decision cap")
+                if self.tick >= self.max_ticks:
+                    return self._finish("time limit")
+                return pending
+            now = min(plan[0][0] for plan in self.plans)
+            if now > self.max_ticks:
+                self.tick = self.max_ticks
+                return self._finish("time limit")
+            self.tick = now
+            for i, plan in enumerate(self.plans):
+                while plan and plan[0][0] == now:
+                    _, kind, arg = plan.popleft()
+                    self._apply(i, kind, arg)
+
+    def _finish(self, outcome: str) -> list[int]:
+        self._done = True
+        self.outcome = outcome
+        return []
+
+    def _apply(self, i: int, kind: int, arg: Any) -> None:
+        if kind == ARRIVE:
+            self.rooms[i] = arg
+        elif kind == OPEN:
+            self.is_open[arg] = True
+        elif kind == GRAB:
+            self._grab(i, *arg)
+        elif kind == PUT:
+            self._put(i, arg)
+        if kind != IDLE:
+            self._observe(i)
+
+    def _grab(self, i: int, obj: int, at: int) -> None:
+        if self.loc[obj] != at:
+            self.plans[i].clear()  # taken meanwhile: the action ends without effect
+            return
+        if at in self.is_open:
+            self.is_open[at] = True
+        self.contents[at].discard(obj)
+        self.loc[obj] = self.agents[i]
+        self.holding[i].append(obj)
+        self.minds[i].where[obj] = self.agents[i]
+
+    def _put(self, i: int, obj: int) -> None:
+        target = self.goal_of[self.names[obj]].target
+        if target in self.is_open:
+            self.is_open[target] = True
+        self.holding[i].remove(obj)
+        self.loc[obj] = target
+        self.contents[target].add(obj)
+        self.placed = self._placed_units()
+        if self.success_tick is None and self.placed == sum(p.count for p in self.task.goal):
+            self.success_tick = self.tick
+
+    # ----------------------------------------------------------------- goals
+    def _progress(self) -> dict[str, int]:
+        """Goal objects of each predicate currently in place (capped at the count)."""
+        out = {}
+        for p in self.task.goal:
+            here = sum(1 for o in self.contents[p.target] if self.names[o] == p.object)
+            out[p.object] = min(p.count, here)
+        return out
+
+    def _placed_units(self) -> int:
+        return sum(self._progress().values())
+
+    # ----------------------------------------------------------------- seeing
+    def _observe(self, i: int) -> None:
+        """Refresh seat i's beliefs with everything visible in its room."""
+        mind, room = self.minds[i], self.rooms[i]
+        mind.explored.add(room)
+        for fid in self.room_fixtures[room]:
+            is_open = self.is_open.get(fid)
+            if is_open is False:
+                mind.see_fixture(fid, False, None)
+            else:
+                mind.see_fixture(fid, is_open, self.contents[fid])
+                if is_open:
+                    mind.checked.add(fid)
+        for j, other in enumerate(self.agents):
+            if j != i and self.rooms[j] == room:
+                mind.see_partner(other, room, tuple(self.holding[j]), self.tick)
+
+    def _offers(self, i: int) -> dict[str, tuple[str, int]]:
+        """Available actions of seat i (action text -> (kind, target id)), in letter order."""
+        apt, mind = self.apartment, self.minds[i]
+        offers = {}
+        for rid in sorted(apt.rooms):
+            if rid != self.rooms[i]:
+                offers[f"[goexplore] {apt.room_token(rid)}"] = ("explore", rid)
+        for fid in sorted(mind.fixtures):
+            if apt.fixtures[fid].container and fid not in mind.checked:
+                offers[f"[gocheck] {apt.fixture_token(fid)}"] = ("check", fid)
+        if len(self.holding[i]) < 2:
+            for obj in sorted(mind.where):
+                at = mind.where[obj]
+                goal = self.goal_of.get(self.names[obj])
+                if isinstance(at, int) and goal is not None and at != goal.target:
+                    offers[f"[gograb] {token(self.names[obj], obj)}"] = ("grab", obj)
+        targets = {self.goal_of[self.names[o]].target for o in self.holding[i]}
+        for fid in sorted(targets):
+            if fid in mind.fixtures:
+                offers[f"[goput] {apt.fixture_token(fid)}"] = ("put", fid)
+        if len(self.agents) > 1:
+            offers[MESSAGE_ACTION] = ("message", -1)
+        return offers
+
+    def _observations(self, seats) -> dict[str, Observation]:
+        out = {}
+        for i in seats:
+            self._observe(i)
+            self.offers[i] = self._offers(i)
+            out[self.agents[i]] = render.observation(self, i, list(self.offers[i]))
+        return out

@@ -1,0 +1,205 @@
+"""What a seat is shown: goal sentence, intro rules, observation text, structured state, anchor."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from collabrl.envs.base import Observation, lettered
+from collabrl.envs.household.world import token
+
+if TYPE_CHECKING:
+    from collabrl.envs.household.game import HouseholdGame
+
+DIALOGUE_LINES = 5
+HISTORY_LINES = 10
+
+
+def intro_text(seat: str, others: list[str], goal: str, max_ticks: int) -> str:
+    """The rules of the game for a player's prompt."""
+    team = f"together with {', '.join(others)}" if others else "on your own"
+    return (
+        f"You are {seat}, working {team} in a shared apartment with a livingroom, kitchen, "
+        "bedroom and bathroom.\n"
+        f"Goal: {goal}\n"
+        "How the game works:\n"
+        "- Everything is written as <name> (id), for example <fridge> (105).\n"
+        "- You only see what is in your current room and inside containers that are open; "
+        "teammates learn what you found only if you tell them.\n"
+        "- You can carry at most two objects at a time.\n"
+        "- Actions take time: walking between rooms, opening containers and picking up or "
+        "placing objects all cost time steps. Sending a message costs exactly one time step "
+        "and every teammate receives it.\n"
+        f"- The team succeeds when every goal object is in place; after {max_ticks} time steps "
+        "the episode fails.\n"
+        "- Choose exactly one of the listed available actions; anything else wastes a time step."
+    )
+
+
+def _where(game: HouseholdGame, at: int | str, you: str) -> str:
+    if isinstance(at, str):
+        return "held by you" if at == you else f"held by {at}"
+    fixture = game.apartment.fixtures[at]
+    prep = "in" if fixture.container else "on"
+    return f"{prep} {token(fixture.name, fixture.id)}"
+
+
+def observation(game: HouseholdGame, i: int, actions: list[str]) -> Observation:
+    """Observation text, state and anchor of seat i (rendered only when it must decide)."""
+    state = build_state(game, i)
+    return Observation(
+        seat=game.agents[i],
+        tick=game.tick,
+        text=render_text(game, state, actions),
+        actions=actions,
+        anchor=anchor(game, i),
+        state=state,
+    )
+
+
+def build_state(game: HouseholdGame, i: int) -> dict[str, Any]:
+    """Structured form of what seat i knows (ids throughout)."""
+    apt, mind, names = game.apartment, game.minds[i], game.names
+    room = game.rooms[i]
+    contents: dict[int, list[int]] = {}
+    for obj, at in mind.where.items():
+        if isinstance(at, int):
+            contents.setdefault(at, []).append(obj)
+    fixtures = []
+    for fid in sorted(mind.fixtures):
+        fx = apt.fixtures[fid]
+        seen = not fx.container or fid in mind.checked
+        fixtures.append(
+            {
+                "id": fid,
+                "name": fx.name,
+                "room": fx.room,
+                "container": fx.container,
+                "open": mind.fixtures[fid],
+                "checked": seen,
+                "objects": sorted(contents.get(fid, ())) if seen else None,
+            }
+        )
+    goal_objects = [
+        {"id": o, "name": names[o], "at": at}
+        for o, at in sorted(mind.where.items())
+        if names[o] in game.goal_of
+    ]
+    progress = []
+    for p in game.task.goal:
+        here = sum(1 for o in contents.get(p.target, ()) if names[o] == p.object)
+        progress.append({"object": p.object, "count": p.count, "placed": min(here, p.count)})
+    return {
+        "seat": game.agents[i],
+        "seats": list(game.agents),
+        "tick": game.tick,
+        "max_ticks": game.max_ticks,
+        "goal": [vars(p) | {"target_name": apt.fixtures[p.target].name} for p in game.task.goal],
+        "room": room,
+        "holding": list(game.holding[i]),
+        "rooms": [
+            {
+                "id": r.id,
+                "name": r.name,
+                "explored": r.id in mind.explored,
+                "ticks": apt.travel[room, r.id],
+            }
+            for r in apt.rooms.values()
+        ],
+        "fixtures": fixtures,
+        "goal_objects": goal_objects,
+        "progress": progress,
+        "partners": {
+            name: {
+                "room": v.room,
+                "holding": list(v.holding),
+                "seen_tick": v.seen_tick,
+                "claims": [list(c) for c in v.claims],
+                "claim_tick": v.claim_tick,
+            }
+            for name, v in mind.partners.items()
+        },
+        "dialogue": [
+            {"tick": t, "speaker": s, "text": m} for t, s, m in game.dialogue[-DIALOGUE_LINES:]
+        ],
+        "history": mind.history[-HISTORY_LINES:],
+    }
+
+
+def _claim_text(game: HouseholdGame, verb: str, ident: int) -> str:
+    apt = game.apartment
+    if verb == "explore":
+        return f"explore {apt.room_token(ident)}"
+    if verb == "grab":
+        return f"grab {token(game.names[ident], ident)}"
+    return f"{verb} {apt.fixture_token(ident)}"
+
+
+def render_text(game: HouseholdGame, state: dict[str, Any], actions: list[str]) -> str:
+    """The observation text (goal, progress, dialogue, own history, lettered actions)."""
+    apt, names, you = game.apartment, game.names, state["seat"]
+    held = [token(names[o], o) for o in state["holding"]]
+    held += ["nothing"] * (2 - len(held))
+    explored = [apt.room_token(r["id"]) for r in state["rooms"] if r["explored"]]
+    unexplored = [apt.room_token(r["id"]) for r in state["rooms"] if not r["explored"]]
+    lines = [
+        f"Goal: {game.goal_text}",
+        f"Time: step {state['tick']} of {state['max_ticks']}.",
+        "Progress:",
+        f"- You are in {apt.room_token(state['room'])}; holding: {', '.join(held)}.",
+        "- Goal objects in place (as far as you know): "
+        + ", ".join(f"{p['object']} {p['placed']}/{p['count']}" for p in state["progress"])
+        + ".",
+        f"- Explored rooms: {', '.join(explored) or 'none'}; "
+        f"unexplored rooms: {', '.join(unexplored) or 'none'}.",
+    ]
+    found = []
+    for f in state["fixtures"]:
+        where = f"{token(f['name'], f['id'])} in {apt.room_token(f['room'])}"
+        if f["objects"] is None:
+            status = "closed, not checked" if f["open"] is False else "not checked"
+            found.append(f"{where} ({status})")
+        else:
+            items = ", ".join(token(names[o], o) for o in f["objects"]) or "nothing"
+            found.append(f"{where}: {items}")
+    lines.append(f"- Furniture and containers found: {'; '.join(found) or 'none'}.")
+    goal_found = [
+        f"{token(g['name'], g['id'])} {_where(game, g['at'], you)}" for g in state["goal_objects"]
+    ]
+    lines.append(f"- Goal objects found: {'; '.join(goal_found) or 'none yet'}.")
+    for name, p in state["partners"].items():
+        if p["seen_tick"] is None:
+            seen = f"- {name}: not seen yet"
+        else:
+            carry = ", ".join(token(names[o], o) for o in p["holding"]) or "nothing"
+            seen = (
+                f"- {name}: last seen in {apt.room_token(p['room'])} at step {p['seen_tick']}, "
+                f"holding {carry}"
+            )
+        if p["claims"]:
+            plans = ", ".join(_claim_text(game, v, x) for v, x in p["claims"])
+            seen += f"; said at step {p['claim_tick']} they will {plans}"
+        lines.append(seen + ".")
+    lines.append("Dialogue (last 5):")
+    lines.extend(f'{d["speaker"]}: "{d["text"]}"' for d in state["dialogue"])
+    if not state["dialogue"]:
+        lines.append("(no messages yet)")
+    lines.append("Your previous actions (last 10):")
+    lines.extend(state["history"] or ["(none yet)"])
+    lines.append("Available actions:")
+    lines.append(lettered(actions))
+    return "\n".join(lines)
+
+
+def anchor(game: HouseholdGame, i: int) -> tuple:
+    """GiGPO anchor: own room, hands, known goal-object places, containers, progress, partners."""
+    mind, names = game.minds[i], game.names
+    goal_where = tuple(sorted((o, at) for o, at in mind.where.items() if names[o] in game.goal_of))
+    containers = tuple(
+        sorted((f, mind.fixtures[f], f in mind.checked) for f in mind.fixtures if f in game.is_open)
+    )
+    progress = tuple(
+        sum(1 for o, at in mind.where.items() if at == p.target and names[o] == p.object)
+        for p in game.task.goal
+    )
+    partners = tuple((n, v.room, v.holding) for n, v in sorted(mind.partners.items()))
+    return (game.rooms[i], tuple(game.holding[i]), goal_where, containers, progress, partners)

@@ -1,0 +1,36 @@
+"""Play a household episode with scripted players (tests, benchmarks, expert baselines)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from collabrl.agents.player import Player
+from collabrl.agents.protocol import parse_response
+from collabrl.envs.household.expert import HouseholdExpert
+from collabrl.envs.household.game import HouseholdGame
+from collabrl.envs.household.tasks import Task
+
+
+def run_episode(
+    game: HouseholdGame, players: Mapping[str, Player], seed: int = 0
+) -> list[tuple[int, str, str]]:
+    """Reset ``game`` with ``seed``, play it to the end; the transcript is (tick, seat, reply)."""
+    observations = game.reset(seed)
+    for seat, player in players.items():
+        player.reset(seat, seed)
+    transcript = []
+    while not game.done:
+        decisions = {}
+        for seat, obs in observations.items():
+            reply = players[seat].act(obs)
+            transcript.append((obs.tick, seat, reply))
+            decisions[seat] = parse_response(reply, obs.actions).decision()
+        observations = game.step(decisions).observations
+    return transcript
+
+
+def play_experts(task: str | Task, seed: int = 0, seats: int = 2, **game_options) -> dict:
+    """Summary of an episode where every seat is a :class:`HouseholdExpert`."""
+    game = HouseholdGame(task, seats=seats, **game_options)
+    run_episode(game, {seat: HouseholdExpert() for seat in game.agents}, seed)
+    return game.summary()

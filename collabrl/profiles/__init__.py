@@ -1,0 +1,32 @@
+"""Simulated-partner profiles: schema, validated loading, and the shipped CollabBench-style library."""
+
+from collabrl.profiles.loader import ProfileError, get_profile, load_profiles, read_profile_file
+from collabrl.profiles.schema import (
+    PLAYER_TYPES,
+    TRAITS,
+    TYPE_ANCHORS,
+    BigFive,
+    Profile,
+)
+from collabrl.profiles.tasks import (
+    HOUSEHOLD_TASKS,
+    HOUSEHOLD_TEST_TASKS,
+    HOUSEHOLD_TRAIN_TASKS,
+    KITCHEN_LAYOUTS,
+)
+
+__all__ = [
+    "HOUSEHOLD_TASKS",
+    "HOUSEHOLD_TEST_TASKS",
+    "HOUSEHOLD_TRAIN_TASKS",
+    "KITCHEN_LAYOUTS",
+    "PLAYER_TYPES",
+    "TRAITS",
+    "TYPE_ANCHORS",
+    "BigFive",
+    "Profile",
+    "ProfileError",
+    "get_profile",
+    "load_profiles",
+    "read_profile_file",
+]

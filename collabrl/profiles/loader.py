@@ -1,0 +1,211 @@
+"""Load and validate profile files; every problem is a one-line error, never a silently empty set."""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+from collections.abc import Iterable
+from functools import lru_cache
+from importlib.resources import files
+from pathlib import Path
+
+import yaml
+from pydantic import ValidationError
+
+from collabrl.errors import CollabrlError
+from collabrl.profiles.schema import Profile
+from collabrl.profiles.tasks import GAME_TASKS
+
+LIBRARY_PACKAGE = "collabrl.data.profiles"
+LIBRARY_FILES = (
+    "household_test.jsonl",
+    "household_train.jsonl",
+    "kitchen_test.jsonl",
+    "kitchen_train.jsonl",
+)
+
+Located = tuple[str, object]  # (where: "file:line" or "file: record n", raw record)
+
+
+class ProfileError(CollabrlError):
+    """A profile file, record or id that cannot be used; the message names file, record and fault."""
+
+
+def load_profiles(
+    game: str | None = None,
+    split: str | None = None,
+    task: str | None = None,
+    path: str | os.PathLike[str] | None = None,
+) -> list[Profile]:
+    """Profiles matching the filters, from the shipped library or a user file (.jsonl/.json/.yaml)."""
+    _check_filters(game, split, task)
+    profiles = _library() if path is None else read_profile_file(path)
+    chosen = [
+        p
+        for p in profiles
+        if (game is None or p.game == game)
+        and (split is None or p.split == split)
+        and (task is None or p.task == task)
+    ]
+    if not chosen:
+        wanted = ", ".join(
+            f"{k}={v}" for k, v in (("game", game), ("split", split), ("task", task)) if v
+        )
+        raise ProfileError(f"no profiles with {wanted} in {_source(path)}")
+    return chosen
+
+
+def get_profile(profile_id: str, path: str | os.PathLike[str] | None = None) -> Profile:
+    """The profile with this id; an unknown id is an error with the closest known ids."""
+    profiles = _library() if path is None else read_profile_file(path)
+    by_id = {p.id: p for p in profiles}
+    if profile_id in by_id:
+        return by_id[profile_id]
+    close = difflib.get_close_matches(profile_id, by_id, n=3)
+    hint = f"; did you mean {', '.join(close)}?" if close else ""
+    raise ProfileError(f"unknown profile id {profile_id!r} in {_source(path)}{hint}")
+
+
+def read_profile_file(path: str | os.PathLike[str]) -> tuple[Profile, ...]:
+    """Every record of one user file, validated together (ids unique, no test reuse in train)."""
+    file = Path(path)
+    if not file.exists():
+        raise ProfileError(f"profile file not found: {file}")
+    if file.is_dir():
+        raise ProfileError(f"{file}: is a directory, expected a .jsonl, .json or .yaml file")
+    try:
+        text = file.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        raise ProfileError(f"{file}: cannot be read ({err})") from None
+    return validate_records(parse_records(str(file), text))
+
+
+def parse_records(label: str, text: str) -> list[Located]:
+    """Split a file's text into raw records, each tagged with where it came from."""
+    suffix = Path(label).suffix.lower()
+    if suffix == ".jsonl":
+        records = [_jsonl_line(label, n, line) for n, line in enumerate(text.splitlines(), 1)]
+        located = [r for r in records if r is not None]
+    else:
+        data = _parse_document(label, suffix, text)
+        if data is not None and not isinstance(data, list):
+            raise ProfileError(f"{label}: expected a list of profile records at the top level")
+        located = [(f"{label}: record {i}", raw) for i, raw in enumerate(data or [], 1)]
+    if not located:
+        raise ProfileError(f"{label}: no profiles in file")
+    return located
+
+
+def validate_records(records: Iterable[Located]) -> tuple[Profile, ...]:
+    """Validate every record, then the rules that span records."""
+    seen: dict[str, str] = {}
+    located: list[tuple[str, Profile]] = []
+    for where, raw in records:
+        profile = _validate_one(where, raw)
+        if profile.id in seen:
+            raise ProfileError(
+                f"{where}: duplicate id {profile.id!r} (first at {seen[profile.id]})"
+            )
+        seen[profile.id] = where
+        located.append((where, profile))
+    _check_no_test_reuse(located)
+    return tuple(p for _, p in located)
+
+
+def _jsonl_line(label: str, number: int, line: str) -> Located | None:
+    if not line.strip():
+        return None
+    try:
+        return f"{label}:{number}", json.loads(line)
+    except json.JSONDecodeError as err:
+        raise ProfileError(f"{label}:{number}: bad JSON ({err.msg}, column {err.colno})") from None
+
+
+def _parse_document(label: str, suffix: str, text: str) -> object:
+    if suffix == ".json":
+        try:
+            return json.loads(text) if text.strip() else None
+        except json.JSONDecodeError as err:
+            raise ProfileError(f"{label}: bad JSON ({err.msg}, line {err.lineno})") from None
+    if suffix in (".yaml", ".yml"):
+        try:
+            return yaml.safe_load(text)
+        except yaml.YAMLError as err:
+            problem = getattr(err, "problem", None) or type(err).__name__
+            raise ProfileError(f"{label}: bad YAML ({problem})") from None
+    raise ProfileError(f"{label}: unsupported file type {suffix!r}; use .jsonl, .json or .yaml")
+
+
+def _validate_one(where: str, raw: object) -> Profile:
+    if not isinstance(raw, dict):
+        raise ProfileError(f"{where}: expected a profile object, got {type(raw).__name__}")
+    try:
+        return Profile.model_validate(raw)
+    except ValidationError as err:
+        name = f"profile {raw['id']!r}: " if isinstance(raw.get("id"), str) else ""
+        raise ProfileError(f"{where}: {name}{_describe(err)}") from None
+
+
+def _describe(err: ValidationError) -> str:
+    """The first pydantic error in plain words, with a count of the rest."""
+    first = err.errors()[0]
+    field = ".".join(str(part) for part in first["loc"])
+    if first["type"] == "extra_forbidden":
+        text = f"unknown key {field!r}"
+    elif first["type"] == "missing":
+        text = f"missing field {field!r}"
+    else:
+        message = first["msg"].removeprefix("Value error, ")
+        text = f"{field}: {message}" if field else message
+    more = err.error_count() - 1
+    return f"{text} (and {more} more problem{'s' * (more > 1)})" if more else text
+
+
+def _check_no_test_reuse(located: list[tuple[str, Profile]]) -> None:
+    test_ids = {p.id for _, p in located if p.split == "test"}
+    test_behaviors = {p.behavior: p.id for _, p in located if p.split == "test"}
+    for where, p in located:
+        if p.split != "train":
+            continue
+        if p.behavior in test_behaviors:
+            raise ProfileError(
+                f"{where}: train profile {p.id!r} reuses the behavior of test profile "
+                f"{test_behaviors[p.behavior]!r}"
+            )
+        source = p.provenance.partition(":")[2]
+        if p.provenance.startswith("perturbed:") and source in test_ids:
+            raise ProfileError(
+                f"{where}: train profile {p.id!r} is perturbed from test profile {source!r}; "
+                "train profiles must come from held-out sources"
+            )
+
+
+def _check_filters(game: str | None, split: str | None, task: str | None) -> None:
+    if game is not None and game not in GAME_TASKS:
+        raise ProfileError(f"unknown game {game!r}; choose from {', '.join(GAME_TASKS)}")
+    if split is not None and split not in ("train", "test"):
+        raise ProfileError(f"unknown split {split!r}; choose train or test")
+    games = [game] if game else list(GAME_TASKS)
+    if task is not None and not any(task in GAME_TASKS[g] for g in games):
+        raise ProfileError(f"unknown task {task!r} for game {game or 'household/kitchen'}")
+
+
+def _source(path: str | os.PathLike[str] | None) -> str:
+    return "the shipped profile library" if path is None else str(path)
+
+
+@lru_cache(maxsize=1)
+def _library() -> tuple[Profile, ...]:
+    root = files(LIBRARY_PACKAGE)
+    records: list[Located] = []
+    for name in LIBRARY_FILES:
+        resource = root.joinpath(name)
+        label = f"{LIBRARY_PACKAGE.replace('.', '/')}/{name}"
+        if not resource.is_file():
+            raise ProfileError(
+                f"shipped profile file missing: {label}; reinstall collabrl or run "
+                "scripts/make_profiles.py"
+            )
+        records.extend(parse_records(label, resource.read_text(encoding="utf-8")))
+    return validate_records(records)

@@ -1,0 +1,115 @@
+"""The profile record: Big Five levels plus an observable play style, tied to one task and split."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from collabrl.profiles.tasks import check_task
+
+Level = Literal["low", "medium", "high", "unknown"]
+Game = Literal["household", "kitchen"]
+Split = Literal["train", "test"]
+PlayerType = Literal[
+    "efficient_collaborator",
+    "hesitant_laggard",
+    "anxious_doubter",
+    "proactive_leader",
+    "independent_loner",
+]
+TRAITS = ("openness", "conscientiousness", "extraversion", "agreeableness", "neuroticism")
+PLAYER_TYPES: tuple[PlayerType, ...] = PlayerType.__args__
+
+# The traits that define each player type and the levels they may take; the other traits vary
+# freely (and are the ones perturbation changes).
+TYPE_ANCHORS: dict[str, dict[str, tuple[Level, ...]]] = {
+    "efficient_collaborator": {"conscientiousness": ("high",), "agreeableness": ("high", "medium")},
+    "hesitant_laggard": {"conscientiousness": ("low", "medium"), "extraversion": ("low", "medium")},
+    "anxious_doubter": {"neuroticism": ("high",)},
+    "proactive_leader": {"extraversion": ("high",), "conscientiousness": ("high", "medium")},
+    "independent_loner": {"extraversion": ("low", "medium"), "agreeableness": ("low", "medium")},
+}
+
+# How each level shows up, in words a player or judge prompt can use directly.
+_TRAIT_WORDS: dict[str, dict[str, str]] = {
+    "openness": {
+        "high": "curious and eager to try new routes and ideas",
+        "medium": "open to new ideas when they look useful",
+        "low": "attached to familiar routines",
+    },
+    "conscientiousness": {
+        "high": "careful, organised and thorough",
+        "medium": "fairly organised without being meticulous",
+        "low": "casual about plans and details, easily sidetracked",
+    },
+    "extraversion": {
+        "high": "talkative and quick to speak up",
+        "medium": "speaks up when there is a reason to",
+        "low": "quiet and reserved, keeping messages to a minimum",
+    },
+    "agreeableness": {
+        "high": "warm, cooperative and accommodating",
+        "medium": "cooperative but willing to push back",
+        "low": "blunt and self-directed, slow to accommodate others",
+    },
+    "neuroticism": {
+        "high": "easily worried and unsettled by setbacks",
+        "medium": "sometimes tense under pressure",
+        "low": "calm and steady under pressure",
+    },
+}
+
+
+class BigFive(BaseModel):
+    """Five trait levels; "unknown" means the source did not pin the trait down."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    openness: Level
+    conscientiousness: Level
+    extraversion: Level
+    agreeableness: Level
+    neuroticism: Level
+
+
+class Profile(BaseModel):
+    """One simulated partner: who they are (Big Five) and how they visibly play one task."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str = Field(min_length=1, max_length=120, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.:-]*$")
+    game: Game
+    task: str
+    big_five: BigFive
+    behavior: str = Field(min_length=20, max_length=420)
+    player_type: PlayerType
+    split: Split
+    provenance: str = Field(pattern=r"^[a-z][a-z_-]*(:\S+)?$")
+
+    @field_validator("behavior")
+    @classmethod
+    def _one_clean_line(cls, text: str) -> str:
+        if text != text.strip() or "\n" in text:
+            raise ValueError("behavior must be a single line without surrounding spaces")
+        return text
+
+    @model_validator(mode="after")
+    def _task_fits(self) -> Profile:
+        check_task(self.game, self.task, self.split)
+        return self
+
+    def persona(self) -> str:
+        """The profile as one paragraph for a player or judge prompt: traits, then play style."""
+        levels = self.big_five.model_dump()
+        known = [
+            f"{trait} {level} ({_TRAIT_WORDS[trait][level]})"
+            for trait, level in levels.items()
+            if level != "unknown"
+        ]
+        unknown = [trait for trait, level in levels.items() if level == "unknown"]
+        parts = [f"Personality (Big Five): {'; '.join(known)}."] if known else []
+        if unknown:
+            parts.append(f"Not specified: {', '.join(unknown)}.")
+        parts.append(f"Observed play style: {self.behavior}")
+        return " ".join(parts)

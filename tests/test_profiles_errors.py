@@ -1,0 +1,146 @@
+"""Bad profile files and ids fail loudly with one line naming the file, record and fault."""
+
+import json
+import runpy
+from pathlib import Path
+
+import pytest
+
+from collabrl.errors import CollabrlError
+from collabrl.profiles import ProfileError, get_profile, load_profiles
+
+GOOD = {
+    "id": "mine-01",
+    "game": "kitchen",
+    "task": "cramped_room",
+    "big_five": {
+        "openness": "high",
+        "conscientiousness": "low",
+        "extraversion": "unknown",
+        "agreeableness": "medium",
+        "neuroticism": "high",
+    },
+    "behavior": "Grabs onions in a hurry and asks the partner twice whether the pot is full.",
+    "player_type": "anxious_doubter",
+    "split": "test",
+    "provenance": "handwritten",
+}
+
+
+def _with(**changes: object) -> dict:
+    record = json.loads(json.dumps(GOOD))
+    for key, value in changes.items():
+        if value is None:
+            del record[key]
+        else:
+            record[key] = value
+    return record
+
+
+def _write(tmp_path: Path, name: str, records: list[object]) -> Path:
+    path = tmp_path / name
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    return path
+
+
+def _error(path: Path) -> str:
+    with pytest.raises(ProfileError) as info:
+        load_profiles(path=path)
+    message = str(info.value)
+    assert "\n" not in message and isinstance(info.value, CollabrlError)
+    return message
+
+
+@pytest.mark.parametrize(
+    "record,expected",
+    [
+        (
+            _with(big_five={**GOOD["big_five"], "openness": "very"}),
+            "big_five.openness: Input should be",
+        ),
+        (_with(colour="red"), "unknown key 'colour'"),
+        (_with(behavior=None), "missing field 'behavior'"),
+        (_with(player_type="wizard"), "player_type: Input should be"),
+        (_with(task="0_read_book"), "unknown kitchen task '0_read_book'"),
+        (
+            _with(game="household", task="3_read_book"),
+            "3_read_book is a train task but split is 'test'",
+        ),
+        (_with(behavior="short"), "behavior: String should have at least 20 characters"),
+        ("not a record", "expected a profile object, got str"),
+    ],
+)
+def test_bad_record_names_line_and_fault(tmp_path: Path, record: object, expected: str) -> None:
+    path = _write(tmp_path, "p.jsonl", [GOOD | {"id": "first"}, record])
+    message = _error(path)
+    assert message.startswith(f"{path}:2: ") and expected in message
+
+
+def test_bad_json_line(tmp_path: Path) -> None:
+    path = tmp_path / "p.jsonl"
+    path.write_text(json.dumps(GOOD) + "\n{not json\n")
+    assert _error(path).startswith(f"{path}:2: bad JSON")
+
+
+def test_duplicate_id(tmp_path: Path) -> None:
+    message = _error(_write(tmp_path, "p.jsonl", [GOOD, GOOD]))
+    assert ":2: duplicate id 'mine-01' (first at" in message
+
+
+def test_test_profile_reused_in_train(tmp_path: Path) -> None:
+    copy = GOOD | {"id": "mine-02", "split": "train"}
+    assert "reuses the behavior of test profile 'mine-01'" in _error(
+        _write(tmp_path, "p.jsonl", [GOOD, copy])
+    )
+    perturbed = copy | {
+        "behavior": GOOD["behavior"] + " Also hums.",
+        "provenance": "perturbed:mine-01",
+    }
+    assert "perturbed from test profile 'mine-01'" in _error(
+        _write(tmp_path, "q.jsonl", [GOOD, perturbed])
+    )
+
+
+def test_missing_empty_and_unsupported_files(tmp_path: Path) -> None:
+    assert _error(tmp_path / "nope.jsonl") == f"profile file not found: {tmp_path / 'nope.jsonl'}"
+    (tmp_path / "empty.jsonl").write_text("\n\n")
+    assert _error(tmp_path / "empty.jsonl") == f"{tmp_path / 'empty.jsonl'}: no profiles in file"
+    (tmp_path / "empty.yaml").write_text("")
+    assert _error(tmp_path / "empty.yaml").endswith("no profiles in file")
+    (tmp_path / "p.csv").write_text("id\n")
+    assert "unsupported file type '.csv'" in _error(tmp_path / "p.csv")
+
+
+def test_json_and_yaml_files(tmp_path: Path) -> None:
+    (tmp_path / "p.json").write_text(json.dumps([GOOD]))
+    (tmp_path / "p.yaml").write_text(f"- {json.dumps(GOOD)}\n")
+    for name in ("p.json", "p.yaml"):
+        assert [p.id for p in load_profiles(path=tmp_path / name)] == ["mine-01"]
+    (tmp_path / "bad.json").write_text(json.dumps({"profiles": [GOOD]}))
+    assert "expected a list of profile records" in _error(tmp_path / "bad.json")
+    (tmp_path / "bad.yaml").write_text(f"- {json.dumps(_with(split='dev'))}\n")
+    assert _error(tmp_path / "bad.yaml").startswith(
+        f"{tmp_path / 'bad.yaml'}: record 1: profile 'mine-01': split"
+    )
+
+
+def test_unknown_id_and_empty_selection() -> None:
+    with pytest.raises(
+        ProfileError, match=r"unknown profile id 'cwah-0_read_book-test-99'.*did you mean"
+    ):
+        get_profile("cwah-0_read_book-test-99")
+    with pytest.raises(ProfileError, match="unknown task '0_read_book' for game kitchen"):
+        load_profiles(game="kitchen", task="0_read_book")
+    with pytest.raises(ProfileError, match="unknown game 'chess'"):
+        load_profiles(game="chess")
+    with pytest.raises(ProfileError, match="no profiles with split=train, task=0_read_book"):
+        load_profiles(split="train", task="0_read_book")
+
+
+def test_script_writes_and_checks(tmp_path: Path) -> None:
+    script = Path(__file__).resolve().parents[1] / "scripts" / "make_profiles.py"
+    main = runpy.run_path(str(script))["main"]
+    assert main(["--out", str(tmp_path)]) == 0
+    assert main(["--out", str(tmp_path), "--check"]) == 0
+    (tmp_path / "kitchen_train.jsonl").write_text("")
+    assert main(["--out", str(tmp_path), "--check"]) == 1
