@@ -47,9 +47,9 @@ class KitchenSpec(Strict):
 
     name: Literal["kitchen"] = "kitchen"
     layout: Literal[KITCHEN_LAYOUTS] = "cramped_room"  # type: ignore[valid-type]
-    seats: list[str] = Field(default_factory=lambda: ["Alice", "Bob"], min_length=1)
-    horizon: PositiveInt = 400
-    cooking: Literal["auto", "interact"] = "auto"
+    seats: list[str] = Field(default_factory=lambda: ["Player 0", "Player 1"], min_length=1)
+    horizon: PositiveInt = 400  # 400 ticks for evaluation, 150 in training
+    cooking: Literal["auto", "interact"] = "auto"  # auto: a full pot starts cooking by itself
 
 
 GameSpec = Annotated[HouseholdSpec | KitchenSpec, Field(discriminator="name")]

@@ -19,7 +19,7 @@ def make_game(spec: GameSpec) -> Game:
         from collabrl.envs.kitchen.game import KitchenGame
 
         return KitchenGame(
-            spec.layout, seats=spec.seats, horizon=spec.horizon, cooking=spec.cooking
+            spec.layout, seats=spec.seats, horizon=spec.horizon, cook_mode=spec.cooking
         )
     raise TypeError(f"unknown game spec {type(spec).__name__}")
 

@@ -119,3 +119,13 @@ def test_normalise() -> None:
 def test_garbage_reports_each_problem_once() -> None:
     p = parse_response("<think><action><message>" * 50_000, ACTIONS)
     assert not p.valid and len(p.errors) < 12
+
+
+def test_template_action_takes_an_integer() -> None:
+    skills = ["pickup(onion)", "wait(x)", "set_message()"]
+    assert match_action("wait(5)", skills) == ("wait(5)", None)
+    assert match_action("WAIT( 12 )", skills) == ("wait(12)", None)
+    assert match_action("B", skills) == ("wait(x)", None)
+    assert match_action("wait(five)", skills)[0] is None
+    assert match_action("sleep(5)", skills)[0] is None
+    assert match_action("wait(5)", ACTIONS)[0] is None  # no template offered

@@ -76,16 +76,32 @@ def normalise(text: str) -> str:
     return _NON_WORD_RE.sub(" ", text.lower()).strip()
 
 
+def _fill_template(answer: str, available_actions: list[str]) -> str | None:
+    """``wait(7)`` for an offered template ``wait(x)``: the concrete call with its integer."""
+    for offered in available_actions:
+        if offered.endswith("(x)"):
+            name = offered[:-3]
+            m = re.fullmatch(rf"{re.escape(name)}\s*\(?\s*(\d{{1,6}})\s*\)?", answer, re.I)
+            if m:
+                return f"{name}({int(m.group(1))})"
+    return None
+
+
 def match_action(answer: str, available_actions: list[str]) -> tuple[str | None, str | None]:
     """Map an answer to one available action: exact text, its letter, or one normalised match.
 
-    Returns (action, None) on success and (None, reason) otherwise.
+    An offered template such as ``wait(x)`` also accepts a concrete call (``wait(5)``), which is
+    returned as written; the game checks the argument's range. Returns (action, None) on success
+    and (None, reason) otherwise.
     """
     answer = answer.strip().strip("`'\"").strip()
     if not answer:
         return None, "empty <action>"
     if answer in available_actions:
         return answer, None
+    filled = _fill_template(answer, available_actions) if len(answer) < 100 else None
+    if filled:
+        return filled, None
     by_letter = _LETTER_RE.match(answer) if len(answer) < 1000 else None
     if by_letter:
         index = _letter_index(by_letter.group(1))

@@ -13,7 +13,7 @@ from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-MESSAGE_ACTION = "[send_message]"
+MESSAGE_ACTION = "[send_message]"  # the household game's message action (CWAH vocabulary)
 MAX_MESSAGE_CHARS = 500
 
 
@@ -61,6 +61,7 @@ class Game(Protocol):
 
     agents: list[str]
     tick: int
+    message_action: str  # the available action that delivers the <message> text
 
     def reset(self, seed: int | None = None) -> dict[str, Observation]: ...
 

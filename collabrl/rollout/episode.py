@@ -36,6 +36,7 @@ class EpisodeRecord:
     seed: int
     turns: list[Turn]
     summary: dict[str, Any]
+    message_action: str
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -71,16 +72,18 @@ def play_episode(game: Game, players: Mapping[str, Player], seed: int) -> Episod
                 )
             )
         observations = game.step(decisions).observations
-    return EpisodeRecord(seed=seed, turns=turns, summary=game.summary())
+    return EpisodeRecord(
+        seed=seed, turns=turns, summary=game.summary(), message_action=game.message_action
+    )
 
 
-def format_transcript(record: EpisodeRecord, message_action: str = "[send_message]") -> str:
+def format_transcript(record: EpisodeRecord) -> str:
     """A readable transcript: one line per decision, messages quoted, invalid turns flagged."""
     lines = []
     for turn in record.turns:
         if turn.action is None:
             what = f"INVALID ({'; '.join(turn.errors) or 'no action'})"
-        elif turn.action == message_action:
+        elif turn.action == record.message_action:
             what = f'says: "{turn.message}"'
         else:
             what = turn.action

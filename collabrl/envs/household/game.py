@@ -39,6 +39,8 @@ def default_seats(n: int) -> tuple[str, ...]:
 class HouseholdGame:
     """One household episode for any number of seats (see ``collabrl.envs.base.Game``)."""
 
+    message_action = MESSAGE_ACTION
+
     def __init__(
         self,
         task: str | Task,

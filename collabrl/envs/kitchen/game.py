@@ -1,0 +1,305 @@
+"""Cook-MultiPlayer: the seat-level kitchen game (skills over ticks, asynchronous decisions, chat).
+
+Implements :class:`collabrl.envs.base.Game`. Each seat picks a skill when idle; the skill runs
+tick by tick on the planner until it succeeds, becomes impossible, or stays blocked too long,
+and then the seat is asked again. ``wait(N)`` (1 <= N <= 20; offered as the single entry
+``wait(x)``) idles N ticks, ``set_message()`` costs one tick and broadcasts the decision's
+message. A missing, unknown or unavailable action idles the seat for one tick and is flagged
+``invalid`` in that seat's infos.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from collabrl.envs.base import MAX_MESSAGE_CHARS, Decision, Observation, StepResult
+from collabrl.envs.kitchen.engine import ACTIONS, DIRECTION_NAMES, STAY, KitchenEngine
+from collabrl.envs.kitchen.layouts import load_layout
+from collabrl.envs.kitchen.planner import Planner
+from collabrl.envs.kitchen.render import anchor_key, build_state, reach_kinds, render_text
+from collabrl.envs.kitchen.skills import SET_MESSAGE, WAIT, SkillBook, parse_timed
+
+EVAL_HORIZON, TRAIN_HORIZON = 400, 150
+STUCK_PATIENCE = 2  # blocked moves in a row before a random side step (the unstuck rule)
+GIVE_UP_AFTER = 12  # blocked moves in a row before a skill ends so the seat can rethink
+RANDOM_STEPS = ACTIONS[:5]  # the four moves and stay
+
+
+@dataclass
+class Activity:
+    """What a seat is doing: a movement skill, or a timed wait / message / idle."""
+
+    label: str  # as shown to partners, e.g. "pickup(onion)" or "wait(5)"
+    skill: str | None = None  # movement skill name; None for timed activities
+    ticks_left: int = 0
+    stuck: int = 0
+
+
+class KitchenGame:
+    """Two (or more) chefs on an Overcooked layout, deciding at their own pace."""
+
+    def __init__(
+        self,
+        layout: str = "cramped_room",
+        *,
+        horizon: int = EVAL_HORIZON,
+        cook_mode: str = "auto",
+        seats: list[str] | None = None,
+        chat_window: int = 5,
+    ) -> None:
+        self.layout = load_layout(layout)
+        n = len(self.layout.starts)
+        self.agents = list(seats) if seats else [f"Player {i}" for i in range(n)]
+        if len(self.agents) != n or len(set(self.agents)) != n:
+            raise ValueError(f"layout {layout!r} needs {n} distinct seat names, got {self.agents}")
+        self.engine = KitchenEngine(self.layout, cook_mode=cook_mode)
+        self.planner = Planner(self.layout)
+        self.skills = SkillBook(self.engine, self.planner)
+        self.horizon = horizon
+        self.chat_window = chat_window
+        self.message_action = SET_MESSAGE
+        self.reset(0)
+
+    # ----------------------------------------------------------------- Game protocol
+    @property
+    def tick(self) -> int:
+        return self.state.tick
+
+    @property
+    def done(self) -> bool:
+        return self.state.tick >= self.horizon
+
+    def reset(self, seed: int | None = None) -> dict[str, Observation]:
+        """Start an episode; every seat is pending. ``seed`` None means 0 (reproducible)."""
+        self.seed = 0 if seed is None else seed
+        self.rng = random.Random(self.seed)
+        self.state = self.engine.start_state()
+        self.activities: list[Activity | None] = [None] * len(self.agents)
+        self.chat: list[tuple[int, str, str]] = []
+        self.delivered = 0
+        self.counts = {
+            k: dict.fromkeys(self.agents, 0) for k in ("decisions", "invalid", "messages")
+        }
+        self._offered: dict[int, list[str]] = {}
+        self._paths: list[list] = [[] for _ in self.agents]
+        return self._observations()
+
+    def step(self, decisions: Mapping[str, Decision | None]) -> StepResult:
+        """Apply one decision per pending seat, then run ticks until a seat is pending again."""
+        infos: dict[str, dict[str, Any]] = {seat: {} for seat in self.agents}
+        if self.done:
+            return self._result({}, 0, infos)
+        for i, seat in enumerate(self.agents):
+            if self.activities[i] is None:
+                infos[seat].update(self._start(i, decisions.get(seat)))
+            elif decisions.get(seat) is not None:
+                infos[seat]["ignored"] = True  # not this seat's turn
+        points = 0
+        while True:
+            points += self._tick(infos)
+            if self.done or None in self.activities:
+                break
+        return self._result(self._observations(), points, infos)
+
+    def intro(self, seat: str) -> str:
+        """Rules of the kitchen for ``seat``, written for a player's prompt."""
+        me = self.agents.index(seat)
+        others = " and ".join(s for s in self.agents if s != seat)
+        start = (
+            "Once a pot holds 3 onions it starts cooking by itself"
+            if self.engine.cook_mode == "auto"
+            else "A pot with 3 onions starts cooking when someone empty-handed uses start_cooking()"
+        )
+        reach = reach_kinds(self.layout, self.planner.reachable_tiles(self.layout.starts[me]))
+        lines = [
+            f"You are {seat}, a chef in an Overcooked kitchen ({self.layout.name}) working with "
+            f"{others}. Together you earn points by serving onion soups within "
+            f"{self.horizon} timesteps.",
+            f"A soup needs exactly 3 onions in a pot. {start}; cooking takes "
+            f"{self.engine.cook_time} timesteps. Then fill a dish with the soup "
+            f"(pickup(dish), fill_dish_with_soup()) and serve it (deliver_soup()) for "
+            f"{self.engine.soup_value} points.",
+            "A chef holds one item at a time; place_obj_on_counter() puts it down on a free "
+            "counter, preferring one your partner can reach.",
+            "Skills walk by themselves: you never choose movements. You are asked again when your "
+            "skill is finished or has become impossible.",
+            "wait(x) idles x timesteps (write a number from 1 to 20, e.g. wait(3)). "
+            "set_message() spends one timestep and sends your message to every teammate.",
+        ]
+        if len(reach) < 4:
+            lines.append(
+                f"You can only reach: {', '.join(reach)}. Pass items to your partner over the "
+                "counters between you."
+            )
+        return "\n".join(lines)
+
+    def summary(self) -> dict[str, Any]:
+        """Score, soups delivered, ticks and per-seat decision / invalid / message counts."""
+        return {
+            "layout": self.layout.name,
+            "cook_mode": self.engine.cook_mode,
+            "seed": self.seed,
+            "score": self.state.score,
+            "soups_delivered": self.delivered,
+            "ticks": self.state.tick,
+            "horizon": self.horizon,
+            **{k: dict(v) for k, v in self.counts.items()},
+            "chat": [{"tick": t, "seat": s, "text": m} for t, s, m in self.chat],
+        }
+
+    # ----------------------------------------------------------------- decisions
+    def offered(self, index: int) -> list[str]:
+        """Actions offered to seat ``index`` now: legal movement skills, wait(x), set_message()."""
+        return [*self.skills.legal(self.state, index), WAIT, SET_MESSAGE]
+
+    def _start(self, i: int, decision: Decision | None) -> dict[str, Any]:
+        seat = self.agents[i]
+        self.counts["decisions"][seat] += 1
+        action = (decision.action or "").strip() if decision else ""
+        offered = self._offered.pop(i, None) or self.offered(i)
+        timed = parse_timed(action)
+        if timed is not None:
+            kind, ticks = timed
+            self.activities[i] = Activity(action, ticks_left=ticks)
+            if kind == "message":
+                text = decision.message[:MAX_MESSAGE_CHARS] if decision else ""
+                self.chat.append((self.state.tick, seat, text))
+                self.counts["messages"][seat] += 1
+                return {"invalid": False, "action": action, "message_sent": True}
+            return {"invalid": False, "action": action}
+        if action in offered:
+            self.activities[i] = Activity(action, skill=action)
+            return {"invalid": False, "action": action}
+        self.counts["invalid"][seat] += 1
+        self.activities[i] = Activity("idle", ticks_left=1)
+        return {"invalid": True, "action": None, "error": f"not available: {action!r}"}
+
+    # ----------------------------------------------------------------- ticks
+    def _tick(self, infos: dict[str, dict[str, Any]]) -> int:
+        chefs = self.state.chefs
+        reserved: set = set()  # cells on the paths of lower seats, which have right of way
+        self._paths = [[] for _ in chefs]
+        moves = [self._low_level(i, reserved) for i in range(len(chefs))]
+        for j, activity in enumerate(self.activities):
+            aside = self._make_way(j) if activity and activity.skill is None else None
+            if aside:
+                moves[j] = (aside, False)
+        before = [c.pos for c in chefs]
+        points = self.engine.step(self.state, [a for a, _ in moves])
+        self.delivered += points // self.engine.soup_value
+        for i, activity in enumerate(self.activities):
+            assert activity is not None
+            moved = chefs[i].pos != before[i]
+            activity.stuck = activity.stuck + 1 if moves[i][1] and not moved else 0
+            ended = self._ended(i, activity)
+            if ended:
+                self.activities[i] = None
+                infos[self.agents[i]].setdefault("ended", []).append((activity.label, ended))
+        return points
+
+    def _low_level(self, i: int, reserved: set) -> tuple[str, bool]:
+        """Low-level action of seat ``i`` this tick and whether it tries to walk.
+
+        Partners are obstacles; a seat also steers clear of the paths that lower seats just
+        planned (``reserved``, extended with this seat's path), so two chefs swapping places on
+        a ring go round opposite sides instead of meeting head-on.
+        """
+        activity = self.activities[i]
+        if activity is None or activity.skill is None:
+            return STAY, False
+        chef = self.state.chefs[i]
+        targets = self.skills.targets(activity.skill, self.state, i)
+        others = {c.pos for j, c in enumerate(self.state.chefs) if j != i}
+        planned = self.planner.next_action(
+            chef.pos, chef.facing, targets, ((others | reserved) - {chef.pos}, others)
+        )
+        if planned is None:
+            return STAY, False
+        action, path = planned
+        if path and activity.stuck >= STUCK_PATIENCE:
+            return self.rng.choice(RANDOM_STEPS), True
+        reserved.update(path)
+        self._paths[i] = path
+        return action, bool(path)
+
+    def _make_way(self, j: int) -> str | None:
+        """A waiting chef steps off the path of a teammate it is blocking (no parking deadlock)."""
+        chefs = self.state.chefs
+        pos = chefs[j].pos
+        for i, activity in enumerate(self.activities):
+            if i == j or not activity or activity.stuck < 1 or pos not in self._paths[i]:
+                continue
+            taken = {c.pos for c in chefs} | set(self._paths[i])
+            for direction, name in DIRECTION_NAMES.items():
+                cell = (pos[0] + direction[0], pos[1] + direction[1])
+                if cell in self.layout.floor and cell not in taken:
+                    return name
+        return None
+
+    def _ended(self, i: int, activity: Activity) -> str | None:
+        """Why the activity is over after this tick, or None while it goes on."""
+        if activity.skill is None:
+            activity.ticks_left -= 1
+            return "done" if activity.ticks_left <= 0 else None
+        if self.skills.done(activity.skill, self.state, i):
+            return "done"
+        if not self.skills.targets(activity.skill, self.state, i):
+            return "impossible"
+        if activity.stuck >= GIVE_UP_AFTER:
+            return "blocked"
+        return None
+
+    # ----------------------------------------------------------------- observations
+    def _observations(self) -> dict[str, Observation]:
+        if self.done:
+            return {}
+        return {
+            self.agents[i]: self._observe(i)
+            for i, activity in enumerate(self.activities)
+            if activity is None
+        }
+
+    def _observe(self, i: int) -> Observation:
+        actions = self.offered(i)
+        self._offered[i] = actions
+        view = build_state(
+            layout=self.layout,
+            state=self.state,
+            seat=i,
+            names=self.agents,
+            skills=[a.label if a else None for a in self.activities],
+            reach=[
+                reach_kinds(self.layout, self.planner.reachable_tiles(c.pos))
+                for c in self.state.chefs
+            ],
+            cook_time=self.engine.cook_time,
+            horizon=self.horizon,
+            soups_delivered=self.delivered,
+            chat=self.chat[-self.chat_window :],
+        )
+        view["actions"] = actions
+        return Observation(
+            seat=self.agents[i],
+            tick=self.state.tick,
+            text=render_text(view, actions),
+            actions=actions,
+            anchor=anchor_key(view),
+            state=view,
+        )
+
+    def _result(
+        self, observations: dict[str, Observation], points: int, infos: dict[str, dict[str, Any]]
+    ) -> StepResult:
+        done = self.done
+        for info in infos.values():
+            info["tick"] = self.state.tick
+        return StepResult(
+            observations=observations,
+            rewards=dict.fromkeys(self.agents, float(points)),
+            terminations=dict.fromkeys(self.agents, False),
+            truncations=dict.fromkeys(self.agents, done),
+            infos=infos,
+        )

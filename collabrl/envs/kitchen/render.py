@@ -1,0 +1,153 @@
+"""What a seat sees at a decision point: structured state, prompt text and GiGPO anchor key.
+
+The structured state is built first; text and anchor are both derived from it, so they never
+disagree. No positions are shown: CollabBench's Cook prompts forbid location information.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Hashable
+from typing import Any
+
+from collabrl.envs.base import lettered
+from collabrl.envs.kitchen.engine import SOUP_ONIONS, Item, KitchenState, Soup
+from collabrl.envs.kitchen.layouts import DISH_SOURCE, ONION_SOURCE, POT, SERVE, Layout
+
+REACH_KINDS = {
+    POT: "pots",
+    ONION_SOURCE: "onion dispenser",
+    DISH_SOURCE: "dish dispenser",
+    SERVE: "serving counter",
+}
+_HELD_TEXT = {None: "nothing", "onion": "an onion", "dish": "an empty dish", "soup": "a soup"}
+
+
+def item_name(item: Item | None) -> str | None:
+    """``None``, ``"onion"``, ``"dish"`` or ``"soup"``."""
+    return "soup" if isinstance(item, Soup) else item
+
+
+def pot_view(soup: Soup | None, cook_time: int) -> dict[str, Any]:
+    """Onion count, status (empty / filling / full / cooking / ready) and ticks left to cook."""
+    if soup is None:
+        return {"onions": 0, "status": "empty", "remaining": 0}
+    if soup.idle:
+        status = "full" if soup.onions >= SOUP_ONIONS else "filling"
+        return {"onions": soup.onions, "status": status, "remaining": 0}
+    remaining = max(0, cook_time - soup.tick)
+    return {
+        "onions": soup.onions,
+        "status": "cooking" if remaining else "ready",
+        "remaining": remaining,
+    }
+
+
+def reach_kinds(layout: Layout, reachable: frozenset) -> list[str]:
+    """Which kinds of kitchen stations a chef can reach, in a fixed order."""
+    return [
+        name
+        for kind, name in REACH_KINDS.items()
+        if any(t in reachable for t in layout.of_kind(kind))
+    ]
+
+
+def station_summary(layout: Layout) -> str:
+    """E.g. ``"1 pot, 2 onion dispensers, 1 dish dispenser, 1 serving counter"``."""
+    parts = []
+    for kind, plural in REACH_KINDS.items():
+        n = len(layout.of_kind(kind))
+        singular = "pot" if kind == POT else plural
+        parts.append(f"{n} {singular if n == 1 else plural if kind == POT else plural + 's'}")
+    return ", ".join(parts)
+
+
+def build_state(
+    *,
+    layout: Layout,
+    state: KitchenState,
+    seat: int,
+    names: list[str],
+    skills: list[str | None],
+    reach: list[list[str]],
+    cook_time: int,
+    horizon: int,
+    soups_delivered: int,
+    chat: list[tuple[int, str, str]],
+) -> dict[str, Any]:
+    """Structured observation for seat index ``seat`` (JSON-friendly)."""
+
+    def chef(i: int) -> dict[str, Any]:
+        return {
+            "name": names[i],
+            "index": i,
+            "held": item_name(state.chefs[i].held),
+            "skill": skills[i],
+            "can_reach": reach[i],
+        }
+
+    return {
+        "layout": layout.name,
+        "kitchen": station_summary(layout),
+        "tick": state.tick,
+        "horizon": horizon,
+        "score": state.score,
+        "soups_delivered": soups_delivered,
+        "self": chef(seat),
+        "partners": [chef(i) for i in range(len(names)) if i != seat],
+        "pots": [pot_view(state.pots.get(p), cook_time) for p in layout.pots],
+        "counters": dict(sorted(Counter(item_name(i) for i in state.counters.values()).items())),
+        "chat": [{"tick": t, "seat": s, "text": m} for t, s, m in chat],
+    }
+
+
+def anchor_key(view: dict[str, Any]) -> Hashable:
+    """Own held item, partners' held items and running skills, pot statuses, counter contents."""
+    return (
+        view["self"]["held"],
+        tuple((p["held"], p["skill"]) for p in view["partners"]),
+        tuple((p["onions"], p["status"]) for p in view["pots"]),
+        tuple(view["counters"].items()),
+    )
+
+
+def _pot_line(i: int, pot: dict[str, Any]) -> str:
+    n, status = pot["onions"], pot["status"]
+    onions = f"{n} onion{'s' if n != 1 else ''}"
+    text = {
+        "empty": "empty",
+        "filling": f"{onions}, not cooking (needs {SOUP_ONIONS - n} more)",
+        "full": f"{onions}, full but not cooking yet (start_cooking() starts it)",
+        "cooking": f"cooking {onions}, ready in {pot['remaining']} steps",
+        "ready": f"soup of {onions} is ready to be served",
+    }[status]
+    return f"Pot {i + 1}: {text}."
+
+
+def render_text(view: dict[str, Any], actions: list[str]) -> str:
+    """Prompt text: timestep, kitchen, who holds what, pots, counters, recent chat, actions."""
+    me = view["self"]
+    lines = [
+        f"Timestep {view['tick']} of {view['horizon']}. Score {view['score']} "
+        f"({view['soups_delivered']} soup{'' if view['soups_delivered'] == 1 else 's'} delivered).",
+        f"Kitchen {view['layout']}: {view['kitchen']}.",
+        f"You are {me['name']}, holding {_HELD_TEXT[me['held']]}.",
+    ]
+    missing = [k for k in REACH_KINDS.values() if k not in me["can_reach"]]
+    if missing:
+        lines.append(
+            f"You cannot reach: {', '.join(missing)}. Hand items over on a shared counter."
+        )
+    for p in view["partners"]:
+        doing = f"doing {p['skill']}" if p["skill"] else "deciding what to do"
+        lines.append(f"{p['name']} is holding {_HELD_TEXT[p['held']]} and {doing}.")
+    lines += [_pot_line(i, pot) for i, pot in enumerate(view["pots"])]
+    stock = ", ".join(f"{n} {k}{'s' if n > 1 else ''}" for k, n in view["counters"].items())
+    lines.append(f"Items on counters: {stock or 'none'}.")
+    if view["chat"]:
+        lines.append("Recent chat:")
+        lines += [f"  [{c['tick']}] {c['seat']}: {c['text']}" for c in view["chat"]]
+    else:
+        lines.append("Recent chat: none yet.")
+    lines += ["Available actions:", lettered(actions)]
+    return "\n".join(lines)
