@@ -13,7 +13,15 @@ from typing import Annotated, Any, Literal
 import yaml
 from omegaconf import OmegaConf
 from omegaconf.errors import OmegaConfBaseException
-from pydantic import BaseModel, ConfigDict, Field, PositiveInt, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PositiveInt,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from collabrl.errors import RecipeError
 
@@ -40,6 +48,17 @@ class HouseholdSpec(Strict):
     seats: list[str] = Field(default_factory=lambda: ["Alice", "Bob"], min_length=1)
     max_ticks: PositiveInt = 250
     max_decisions: PositiveInt = 50
+
+    @field_validator("task")
+    @classmethod
+    def _known_task(cls, task: str) -> str:
+        from collabrl.envs.household.tasks import get_task
+
+        try:
+            get_task(task)
+        except KeyError as exc:
+            raise ValueError(str(exc)) from None
+        return task
 
 
 class KitchenSpec(Strict):

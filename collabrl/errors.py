@@ -14,3 +14,10 @@ def missing_extra(package: str, extra: str) -> CollabrlError:
     return CollabrlError(
         f"{package} is not installed; install it with: pip install 'collabrl[{extra}]'"
     )
+
+
+class UnknownNameError(CollabrlError, KeyError):
+    """A task, layout or other named item that does not exist (also a KeyError for lookups)."""
+
+    def __str__(self) -> str:  # KeyError would wrap the message in quotes
+        return str(self.args[0]) if self.args else ""

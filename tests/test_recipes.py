@@ -36,6 +36,7 @@ def test_overrides_are_typed_and_index_lists() -> None:
         (["nonsense"], "must look like key=value"),
         (["players.9.kind=expert"], "cannot apply override"),
         (["game={name: kitchen, layout: tiny_room}"], "game.layout: Input should be"),
+        (["game.task=99_cook_dinner"], "game.task: unknown household task '99_cook_dinner'"),
     ],
 )
 def test_bad_overrides_give_one_line_errors(overrides: list[str], expected: str) -> None:

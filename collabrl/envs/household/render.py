@@ -138,14 +138,15 @@ def render_text(game: HouseholdGame, state: dict[str, Any], actions: list[str]) 
     """The observation text (goal, progress, dialogue, own history, lettered actions)."""
     apt, names, you = game.apartment, game.names, state["seat"]
     held = [token(names[o], o) for o in state["holding"]]
-    held += ["nothing"] * (2 - len(held))
+    free = 2 - len(held)
+    hands = f"{', '.join(held) or 'nothing'} ({free} free hand{'s' if free != 1 else ''})"
     explored = [apt.room_token(r["id"]) for r in state["rooms"] if r["explored"]]
     unexplored = [apt.room_token(r["id"]) for r in state["rooms"] if not r["explored"]]
     lines = [
         f"Goal: {game.goal_text}",
         f"Time: step {state['tick']} of {state['max_ticks']}.",
         "Progress:",
-        f"- You are in {apt.room_token(state['room'])}; holding: {', '.join(held)}.",
+        f"- You are in {apt.room_token(state['room'])}; holding: {hands}.",
         "- Goal objects in place (as far as you know): "
         + ", ".join(f"{p['object']} {p['placed']}/{p['count']}" for p in state["progress"])
         + ".",

@@ -9,6 +9,7 @@ from importlib.resources import files
 from typing import Any
 
 from collabrl.envs.household.world import load_apartments
+from collabrl.errors import UnknownNameError
 
 FAMILIES = ("read_book", "put_dishwasher", "prepare_food", "put_fridge", "setup_table")
 TASKS_PER_FAMILY = 10
@@ -33,6 +34,13 @@ def family_of(task_id: int) -> str:
 
 def task_name(task_id: int) -> str:
     return f"{task_id}_{family_of(task_id)}"
+
+
+def plural(noun: str) -> str:
+    """English plural of an object name: book -> books, waterglass -> waterglasses, chips stays."""
+    if noun.endswith(("ss", "sh", "ch", "x")):
+        return noun + "es"
+    return noun if noun.endswith("s") else noun + "s"
 
 
 @dataclass(frozen=True)
@@ -64,9 +72,8 @@ class Task:
         apartment = load_apartments()[self.apartment]
         by_target: dict[tuple[str, int], list[str]] = {}
         for p in self.goal:
-            bare = p.count == 1 or p.object.endswith("s")  # no plural "s"
             by_target.setdefault((p.relation, p.target), []).append(
-                f"{p.count} {p.object if bare else p.object + 's'}"
+                f"{p.count} {p.object if p.count == 1 else plural(p.object)}"
             )
         parts = [
             f"{', '.join(items)} {'into' if relation == 'INSIDE' else 'onto'} the "
@@ -108,6 +115,6 @@ def get_task(name: str) -> Task:
         if task.name == name:
             return task
     examples = ", ".join(TEST_TASK_NAMES[:4])
-    raise KeyError(
+    raise UnknownNameError(
         f"unknown household task {name!r}; names are '<id>_<family>' for ids 0..49, e.g. {examples}"
     )

@@ -10,6 +10,8 @@ from dataclasses import dataclass
 from functools import cache
 from importlib.resources import files
 
+from collabrl.errors import UnknownNameError
+
 Pos = tuple[int, int]
 
 LAYOUT_NAMES = (
@@ -87,6 +89,8 @@ def parse_grid(name: str, rows: list[str], overcooked_ai_name: str = "") -> Layo
 def load_layout(name: str) -> Layout:
     """Load a shipped layout by name (see ``LAYOUT_NAMES``); unknown names are an error."""
     if name not in LAYOUT_NAMES:
-        raise KeyError(f"unknown kitchen layout {name!r}; choose one of {', '.join(LAYOUT_NAMES)}")
+        raise UnknownNameError(
+            f"unknown kitchen layout {name!r}; choose one of {', '.join(LAYOUT_NAMES)}"
+        )
     raw = json.loads(files("collabrl.data.kitchen").joinpath(f"{name}.json").read_text("utf-8"))
     return parse_grid(raw["name"], raw["grid"], raw.get("overcooked_ai_name", ""))

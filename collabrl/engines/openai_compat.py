@@ -1,0 +1,242 @@
+"""Engine for any OpenAI-compatible server (vLLM serve, SGLang, DeepSeek, OpenAI) over
+``/v1/chat/completions``.
+
+Why: simulated partners and judges run on remote or separately served models; this client keeps
+many requests in flight within a bound, survives rate limits and transient faults, records every
+failure per request, and caches responses so judge/eval runs are reproducible.
+
+Secrets: the base URL and API key are read from environment variables named in the options at
+call time; the key is only ever put in the Authorization header (never stored on the engine,
+logged, hashed into cache keys or written to the cache).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import httpx
+
+from collabrl.engines.aio import run_sync
+from collabrl.engines.cache import ResponseCache, cache_key
+from collabrl.engines.factory import build_options
+from collabrl.engines.retry import RETRYABLE_STATUS, Backoff, parse_retry_after
+from collabrl.engines.stops import truncate_at_stop
+from collabrl.engines.types import Completion, Conversation, GenerationResult, SamplingParams
+
+if TYPE_CHECKING:
+    from collabrl.engines.factory import EngineConfig
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class OpenAIOptions:
+    """``base_url_env``/``api_key_env``: env var names tried in order (first one set wins; no key
+    is fine for local servers). ``concurrency``: most requests in flight per call. ``cache_dir``:
+    where ``responses.sqlite`` lives (None: no cache). ``extra_body``: merged into every request,
+    e.g. ``{"include_stop_str_in_output": true}`` or ``{"top_k": 20}`` for vLLM."""
+
+    base_url_env: tuple[str, ...] = ("COLLABRL_OPENAI_BASE_URL", "OPENAI_BASE_URL")
+    api_key_env: tuple[str, ...] = ("COLLABRL_OPENAI_API_KEY", "OPENAI_API_KEY")
+    concurrency: int = 16
+    timeout_s: float = 60.0
+    max_retries: int = 4
+    backoff_base_s: float = 0.5
+    backoff_cap_s: float = 30.0
+    cache_dir: str | None = None
+    extra_body: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for name in ("base_url_env", "api_key_env"):
+            value = getattr(self, name)
+            setattr(self, name, (value,) if isinstance(value, str) else tuple(value))
+        if self.concurrency < 1:
+            raise ValueError(f"concurrency must be >= 1, got {self.concurrency}")
+
+
+def _first_env(names: tuple[str, ...]) -> str | None:
+    return next((os.environ[n] for n in names if os.environ.get(n)), None)
+
+
+class _Malformed(ValueError):
+    """The server answered 200 with a body that is not a chat completion."""
+
+
+def _parse(body: bytes) -> dict[str, Any]:
+    """Reduce a chat completion to what the cache keeps: choices' text/finish/stop and usage."""
+    try:
+        data = json.loads(body)
+        choices = [
+            {
+                "text": c["message"]["content"] or "",
+                "finish_reason": c.get("finish_reason"),
+                "stop_reason": c.get("stop_reason"),
+            }
+            for c in data["choices"]
+        ]
+    except (ValueError, KeyError, TypeError) as e:
+        raise _Malformed(f"malformed response: {type(e).__name__}: {str(e)[:120]}") from None
+    if not choices:
+        raise _Malformed("malformed response: no choices")
+    usage = data.get("usage") or {}
+    return {
+        "choices": choices,
+        "prompt_tokens": int(usage.get("prompt_tokens") or 0),
+        "completion_tokens": int(usage.get("completion_tokens") or 0),
+    }
+
+
+def _completion(choice: dict[str, Any], stop: tuple[str, ...]) -> Completion:
+    """Apply the shared stop rule: vLLM says which stop string ended the text (``stop_reason``)
+    and drops it, so put it back; text a server did not cut is cut here."""
+    text, reason = choice["text"], choice["stop_reason"]
+    if isinstance(reason, str) and reason in stop and not text.endswith(reason):
+        text += reason
+    text, hit = truncate_at_stop(text, stop)
+    finish = "length" if choice["finish_reason"] == "length" and not hit else "stop"
+    return Completion(text=text, finish_reason=finish)
+
+
+class OpenAIEngine:
+    """Async, bounded, retrying, caching chat client; ``generate`` is the sync entry."""
+
+    def __init__(self, model: str, options: OpenAIOptions | None = None) -> None:
+        self.model = model
+        self.options = options or OpenAIOptions()
+        self.backoff = Backoff(self.options.backoff_base_s, self.options.backoff_cap_s)
+        self.cache = (
+            ResponseCache(Path(self.options.cache_dir) / "responses.sqlite")
+            if self.options.cache_dir
+            else None
+        )
+
+    @classmethod
+    def from_config(cls, config: EngineConfig) -> OpenAIEngine:
+        return cls(config.model, build_options(OpenAIOptions, config.options, "openai"))
+
+    def __repr__(self) -> str:
+        return f"OpenAIEngine(model={self.model!r}, concurrency={self.options.concurrency})"
+
+    def generate(
+        self, conversations: Sequence[Conversation], params: SamplingParams
+    ) -> list[GenerationResult]:
+        """Blocking form of :meth:`agenerate`."""
+        return run_sync(self.agenerate(conversations, params))
+
+    async def agenerate(
+        self, conversations: Sequence[Conversation], params: SamplingParams
+    ) -> list[GenerationResult]:
+        """All requests concurrently (at most ``concurrency`` in flight); results in order."""
+        base_url = _first_env(self.options.base_url_env)
+        if not base_url:
+            error = f"no server URL: set one of {list(self.options.base_url_env)}"
+            return [GenerationResult(error=error) for _ in conversations]
+        key = _first_env(self.options.api_key_env)
+        headers = {"Authorization": f"Bearer {key}"} if key else {}
+        limit = self.options.concurrency
+        async with httpx.AsyncClient(
+            base_url=base_url.rstrip("/") + "/",
+            headers=headers,
+            timeout=self.options.timeout_s,
+            limits=httpx.Limits(max_connections=limit, max_keepalive_connections=limit),
+        ) as client:
+            sem = asyncio.Semaphore(limit)
+            jobs = [
+                self._one(client, sem, self._body(conv, params, i), params, i)
+                for i, conv in enumerate(conversations)
+            ]
+            return list(await asyncio.gather(*jobs))
+
+    def _body(self, conv: Conversation, params: SamplingParams, index: int) -> dict[str, Any]:
+        body: dict[str, Any] = {
+            "model": self.model,
+            "messages": [{"role": m["role"], "content": m["content"]} for m in conv],
+            "temperature": params.temperature,
+            "top_p": params.top_p,
+            "max_tokens": params.max_new_tokens,
+            "n": params.n,
+        }
+        if params.stop:
+            body["stop"] = list(params.stop)
+        if params.seed is not None:
+            body["seed"] = params.seed + index
+        return {**body, **self.options.extra_body}
+
+    async def _one(
+        self,
+        client: httpx.AsyncClient,
+        sem: asyncio.Semaphore,
+        body: dict[str, Any],
+        params: SamplingParams,
+        index: int,
+    ) -> GenerationResult:
+        t0 = time.perf_counter()
+        key = cache_key(body) if self.cache is not None else None
+        cached = self.cache.get(key) if key is not None else None
+        if cached is not None:
+            data, error = cached, None
+        else:
+            data, error = await self._post_with_retries(client, sem, body, index)
+            if data is not None and key is not None:
+                self.cache.put(key, data)
+        result = GenerationResult(
+            latency_s=time.perf_counter() - t0, error=error, cached=cached is not None
+        )
+        if data is not None:
+            result.completions = [_completion(c, params.stop) for c in data["choices"]]
+            result.prompt_tokens = data["prompt_tokens"]
+            result.completion_tokens = data["completion_tokens"]
+        return result
+
+    async def _post_with_retries(
+        self, client: httpx.AsyncClient, sem: asyncio.Semaphore, body: dict[str, Any], index: int
+    ) -> tuple[dict[str, Any] | None, str | None]:
+        """(parsed response, None) or (None, error). Transient faults are retried with backoff;
+        the semaphore is held only while a request is on the wire, not while backing off."""
+        attempts = self.options.max_retries + 1
+        error = ""
+        for attempt in range(attempts):
+            retry_after = None
+            async with sem:
+                try:
+                    response = await client.post("chat/completions", json=body)
+                except httpx.TimeoutException:
+                    error = f"timeout after {self.options.timeout_s}s"
+                except httpx.TransportError as e:
+                    error = f"connection error: {type(e).__name__}"
+                else:
+                    status = response.status_code
+                    if status == 200:
+                        try:
+                            return _parse(response.content), None
+                        except _Malformed as e:
+                            error = str(e)
+                    else:
+                        error = f"HTTP {status}: {response.text[:200]}"
+                        if status not in RETRYABLE_STATUS:
+                            return None, error
+                        retry_after = parse_retry_after(response.headers.get("retry-after"))
+            if attempt + 1 < attempts:
+                delay = self.backoff.delay(attempt, retry_after)
+                log.warning(
+                    "request %d: %s; retry %d/%d in %.2fs",
+                    index,
+                    error,
+                    attempt + 1,
+                    attempts - 1,
+                    delay,
+                )
+                await asyncio.sleep(delay)
+        return None, f"{error} (gave up after {attempts} attempts)"
+
+    def close(self) -> None:
+        if self.cache is not None:
+            self.cache.close()

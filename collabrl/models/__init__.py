@@ -1,0 +1,1 @@
+"""Local models: tiny offline test models and preparation of small real ones (SmolLM2)."""
