@@ -17,6 +17,9 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    NonNegativeFloat,
+    NonNegativeInt,
+    PositiveFloat,
     PositiveInt,
     ValidationError,
     field_validator,
@@ -74,10 +77,148 @@ class KitchenSpec(Strict):
 GameSpec = Annotated[HouseholdSpec | KitchenSpec, Field(discriminator="name")]
 
 
-class PlayerSpec(Strict):
-    """Who fills a seat."""
+class EngineSpec(Strict):
+    """Which inference backend and model: a local HF folder, or a server-side model name."""
 
-    kind: Literal["expert"] = "expert"
+    backend: Literal["transformers", "openai", "vllm"] = "transformers"
+    model: str = ""
+    options: dict[str, Any] = Field(default_factory=dict)  # backend options (device, base_url_env...)
+
+
+class SamplingSpec(Strict):
+    """Sampling settings of one LLM role."""
+
+    temperature: float = Field(0.7, ge=0)
+    top_p: float = Field(1.0, gt=0, le=1)
+    max_new_tokens: PositiveInt = 512
+
+
+class PlayerSpec(Strict):
+    """Who fills a seat: a rule-based expert, a persona-scripted player, or an LLM."""
+
+    kind: Literal["expert", "persona", "llm"] = "expert"
+    profile: str | None = None  # profile id: required for persona, optional persona for llm
+    engine: EngineSpec | None = None  # llm only
+    sampling: SamplingSpec = Field(default_factory=SamplingSpec)
+
+    @model_validator(mode="after")
+    def _complete(self) -> PlayerSpec:
+        if self.kind == "persona" and not self.profile:
+            raise ValueError("a persona player needs a profile id (players.N.profile=...)")
+        if self.kind == "llm" and (self.engine is None or not self.engine.model):
+            raise ValueError("an llm player needs engine.model (and engine.backend)")
+        if self.profile:
+            _check_profile(self.profile)
+        return self
+
+
+def _check_profile(profile_id: str) -> None:
+    """Fail at recipe load, in one line, on a profile id that does not exist."""
+    from collabrl.profiles import get_profile
+
+    try:
+        get_profile(profile_id)
+    except Exception as exc:  # ProfileError: keep only its message
+        raise ValueError(str(exc)) from None
+
+
+class LoraSpec(Strict):
+    """LoRA adapters (PEFT); the reference policy is the base model with adapters disabled."""
+
+    rank: PositiveInt = 32
+    alpha: PositiveInt = 16
+    dropout: float = Field(0.0, ge=0, lt=1)
+    target_modules: list[str] | str = "all-linear"
+
+
+class PolicySpec(Strict):
+    """The trained model and how it generates rollouts.
+
+    ``model`` is an HF folder, or ``tiny``/``tiny-small`` for a seeded random model with its own
+    tokenizer, created under the run directory (offline, for CPU runs and tests).
+    """
+
+    model: str = "tiny"
+    backend: Literal["transformers", "vllm"] = "transformers"
+    engine_options: dict[str, Any] = Field(default_factory=dict)
+    lora: LoraSpec | None = None
+    sampling: SamplingSpec = Field(default_factory=SamplingSpec)
+    max_prompt_tokens: PositiveInt = 4096  # longer prompts are cut from the left of history
+
+
+class PartnerSpec(Strict):
+    """Who plays beside the policy during training (profiles drawn per group)."""
+
+    kind: Literal["persona", "llm", "expert", "none"] = "persona"
+    split: Literal["train", "test"] = "train"  # which profiles partners are drawn from
+    profiles: list[str] = Field(default_factory=list)  # explicit profile ids (else the split)
+    use_profile: bool = True  # false: llm partners play without a persona (ablation)
+    engine: EngineSpec | None = None  # llm partners
+    sampling: SamplingSpec = Field(default_factory=SamplingSpec)
+
+
+class RolloutSpec(Strict):
+    """G groups x N episodes; a group shares task, seed and partner profile."""
+
+    groups: PositiveInt = 4
+    episodes_per_group: PositiveInt = 8
+    tasks: list[str] | Literal["train", "test"] = "train"  # household tasks / kitchen layouts
+    target_seat: NonNegativeInt = 0
+    max_decisions: PositiveInt = 50  # per seat and episode
+    horizon: PositiveInt = 150  # kitchen ticks per training episode
+
+
+class JudgeSpec(Strict):
+    """The step-level interactivity judge."""
+
+    kind: Literal["heuristic", "llm", "none"] = "heuristic"
+    engine: EngineSpec | None = None
+    sampling: SamplingSpec = Field(default_factory=lambda: SamplingSpec(temperature=0.0))
+
+
+class RewardSpec(Strict):
+    """Hybrid reward weights (facts: efficiency, -0.1 format, +0.01 message, 0.25 x judge)."""
+
+    efficiency: float = 1.0
+    household_free_steps: NonNegativeInt = 40
+    household_rate: float = 0.025
+    kitchen_scale: PositiveFloat = 100.0
+    format_penalty: float = -0.1
+    communication: float = 0.01
+    judge_weight: float = 0.25
+    judge: JudgeSpec = Field(default_factory=JudgeSpec)
+
+
+class AlgoSpec(Strict):
+    """GiGPO advantages + PPO-clip loss with a KL penalty (paper settings by default)."""
+
+    name: Literal["gigpo", "grpo"] = "gigpo"
+    omega: float = 1.0
+    gamma: float = Field(0.0, ge=0, le=1)
+    norm: Literal["mean_std_norm", "mean_norm"] = "mean_std_norm"
+    clip: PositiveFloat = 0.2
+    dual_clip: NonNegativeFloat = 3.0
+    kl_coef: NonNegativeFloat = 0.01
+    entropy_coef: NonNegativeFloat = 0.0
+    lr: PositiveFloat = 1e-6
+    weight_decay: NonNegativeFloat = 0.0
+    warmup_iterations: NonNegativeInt = 0
+    mini_batch: PositiveInt = 32
+    micro_batch: PositiveInt = 4
+    epochs: PositiveInt = 1
+    grad_clip: PositiveFloat = 1.0
+    drop_uniform_groups: bool = False  # dynamic sampling: skip groups whose returns are equal
+
+
+class TrainSpec(Strict):
+    """The outer loop: iterations, checkpoints, resume, logging."""
+
+    iterations: PositiveInt = 100
+    checkpoint_every: NonNegativeInt = 10  # 0: only at the end
+    keep_checkpoints: PositiveInt = 2
+    resume: bool = False
+    wandb: Literal["auto", "online", "offline", "disabled"] = "auto"
+    wandb_project: str = "collabrl"
 
 
 class Recipe(Strict):
@@ -89,6 +230,12 @@ class Recipe(Strict):
     game: GameSpec = Field(default_factory=HouseholdSpec)
     players: list[PlayerSpec] = Field(default_factory=lambda: [PlayerSpec(), PlayerSpec()])
     output_dir: str = "runs"
+    policy: PolicySpec = Field(default_factory=PolicySpec)
+    partner: PartnerSpec = Field(default_factory=PartnerSpec)
+    rollout: RolloutSpec = Field(default_factory=RolloutSpec)
+    reward: RewardSpec = Field(default_factory=RewardSpec)
+    algo: AlgoSpec = Field(default_factory=AlgoSpec)
+    train: TrainSpec = Field(default_factory=TrainSpec)
 
     @model_validator(mode="after")
     def _one_player_per_seat(self) -> Recipe:
@@ -96,6 +243,11 @@ class Recipe(Strict):
             raise ValueError(
                 f"players has {len(self.players)} entries but game.seats has "
                 f"{len(self.game.seats)}: give one player per seat"
+            )
+        if self.rollout.target_seat >= len(self.game.seats):
+            raise ValueError(
+                f"rollout.target_seat {self.rollout.target_seat} is not a seat index "
+                f"(game.seats has {len(self.game.seats)})"
             )
         return self
 

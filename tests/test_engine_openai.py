@@ -42,7 +42,10 @@ def test_reply_shape_and_stop_kept(server):
 def test_length_and_n(server):
     (r,) = engine().generate(convs("hi"), SamplingParams(max_new_tokens=1, n=3, stop=()))
     assert len(r.completions) == 3
-    assert all(c.finish_reason == "length" and c.text == "<think>ok</think>\n<message>heard:" for c in r.completions)
+    assert all(
+        c.finish_reason == "length" and c.text == "<think>ok</think>\n<message>heard:"
+        for c in r.completions
+    )
 
 
 def test_concurrency_bound_respected(server):
@@ -54,7 +57,13 @@ def test_concurrency_bound_respected(server):
 
 
 def test_transient_faults_are_retried(server):
-    server.inject("flaky", Fault.http(429, retry_after=0.01), Fault.http(500), Fault.http(503), Fault.malformed())
+    server.inject(
+        "flaky",
+        Fault.http(429, retry_after=0.01),
+        Fault.http(500),
+        Fault.http(503),
+        Fault.malformed(),
+    )
     server.inject("slow", Fault.delay(3.0))  # longer than the client timeout: one timeout, then ok
     results = engine(timeout_s=0.5).generate(convs("flaky", "slow", "fine"), SamplingParams())
     assert [r.error for r in results] == [None, None, None]
@@ -65,7 +74,9 @@ def test_permanent_faults_recorded_per_request(server):
     server.inject("dead", *[Fault.http(503)] * 3)
     server.inject("bad", Fault.http(400))
     server.inject("junk", *[Fault.malformed()] * 3)
-    results = engine(max_retries=2).generate(convs("dead", "ok1", "bad", "junk", "ok2"), SamplingParams())
+    results = engine(max_retries=2).generate(
+        convs("dead", "ok1", "bad", "junk", "ok2"), SamplingParams()
+    )
     dead, ok1, bad, junk, ok2 = results
     assert ok1.ok and ok2.ok
     assert dead.error.startswith("HTTP 503") and "gave up after 3 attempts" in dead.error
@@ -90,7 +101,9 @@ def test_cache_hits_avoid_server_and_keep_no_secret(server, tmp_path, caplog):
     again = engine(cache_dir=str(tmp_path)).generate(convs("a", "flaky"), params)
     assert server.requests == calls == 3
     assert all(r.cached for r in again) and [r.text for r in again] == [r.text for r in first]
-    other = engine(cache_dir=str(tmp_path)).generate(convs("a"), SamplingParams(temperature=0.5, seed=3))
+    other = engine(cache_dir=str(tmp_path)).generate(
+        convs("a"), SamplingParams(temperature=0.5, seed=3)
+    )
     assert not other[0].cached and server.requests == calls + 1
     cache_bytes = b"".join(p.read_bytes() for p in tmp_path.iterdir())
     assert SECRET.encode() not in cache_bytes

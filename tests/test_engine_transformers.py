@@ -25,7 +25,9 @@ def engine(tmp_path_factory) -> TransformersEngine:
     return make_engine({"backend": "transformers", "model": str(path), "batch_size": 8})
 
 
-def forward_logprobs(engine: TransformersEngine, prompt: list[int], response: list[int], temperature: float) -> torch.Tensor:
+def forward_logprobs(
+    engine: TransformersEngine, prompt: list[int], response: list[int], temperature: float
+) -> torch.Tensor:
     ids = torch.tensor([prompt + response])
     with torch.no_grad():
         logits = engine.model(ids).logits[0, len(prompt) - 1 : -1]
@@ -64,7 +66,9 @@ def find_stop(engine) -> str:
 
 def test_stop_string_inclusive_and_tokens_cut(engine):
     stop = find_stop(engine)
-    (r,) = engine.generate(CONVS[:1], SamplingParams(temperature=0, max_new_tokens=12, stop=(stop,)))
+    (r,) = engine.generate(
+        CONVS[:1], SamplingParams(temperature=0, max_new_tokens=12, stop=(stop,))
+    )
     c = r.completions[0]
     assert c.finish_reason == "stop" and c.text.endswith(stop) and c.text.count(stop) == 1
     assert len(c.token_ids) < 12 and len(c.logprobs) == len(c.token_ids)
@@ -77,7 +81,9 @@ def test_length_finish_and_eos_masking(engine):
     assert r.completions[0].finish_reason == "length" and len(r.completions[0].token_ids) == 5
     # rows that end early are padded with pad == eos; their length stops at the first eos
     eos = engine.tokenizer.eos_token_id
-    results = engine.generate(CONVS * 4, SamplingParams(temperature=1.5, max_new_tokens=40, seed=0, stop=()))
+    results = engine.generate(
+        CONVS * 4, SamplingParams(temperature=1.5, max_new_tokens=40, seed=0, stop=())
+    )
     for r in results:
         ids = r.completions[0].token_ids
         assert eos not in ids[:-1]
@@ -89,9 +95,13 @@ def test_n_samples_and_seed_reproducibility(engine):
     a = engine.generate(CONVS, params)
     b = engine.generate(CONVS, params)
     assert [len(r.completions) for r in a] == [3, 3, 3]
-    assert [[c.token_ids for c in r.completions] for r in a] == [[c.token_ids for c in r.completions] for r in b]
+    assert [[c.token_ids for c in r.completions] for r in a] == [
+        [c.token_ids for c in r.completions] for r in b
+    ]
     assert len({tuple(c.token_ids) for c in a[0].completions}) > 1
-    c = engine.generate(CONVS, SamplingParams(temperature=1.0, max_new_tokens=16, n=3, seed=12, stop=()))
+    c = engine.generate(
+        CONVS, SamplingParams(temperature=1.0, max_new_tokens=16, n=3, seed=12, stop=())
+    )
     assert [x.completions[0].token_ids for x in a] != [x.completions[0].token_ids for x in c]
     assert a[0].completion_tokens == sum(len(x.token_ids) for x in a[0].completions)
 
@@ -107,7 +117,9 @@ def test_seeded_call_leaves_global_rng_alone(engine):
 def test_bad_requests_are_errors_not_exceptions(engine):
     too_long = [{"role": "user", "content": "onion " * 3000}]
     broken = [{"content": "no role"}]
-    results = engine.generate([CONVS[0], too_long, broken], SamplingParams(temperature=0, max_new_tokens=4))
+    results = engine.generate(
+        [CONVS[0], too_long, broken], SamplingParams(temperature=0, max_new_tokens=4)
+    )
     assert results[0].ok and results[0].completions
     assert "prompt too long" in results[1].error and not results[1].completions
     assert "chat template failed" in results[2].error

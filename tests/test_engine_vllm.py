@@ -11,14 +11,23 @@ import torch  # noqa: E402
 from collabrl.engines import SamplingParams, make_engine  # noqa: E402
 from collabrl.models.tiny import make_tiny_model  # noqa: E402
 
-CONVS = [[{"role": "user", "content": "You are in the kitchen."}], [{"role": "user", "content": "hi"}]]
+CONVS = [
+    [{"role": "user", "content": "You are in the kitchen."}],
+    [{"role": "user", "content": "hi"}],
+]
 
 
 @pytest.fixture(scope="module")
 def engine_and_path(tmp_path_factory):
     path = make_tiny_model(tmp_path_factory.mktemp("tiny"), seed=0)
     engine = make_engine(
-        {"backend": "vllm", "model": str(path), "enforce_eager": True, "max_model_len": 512, "dtype": "float32"}
+        {
+            "backend": "vllm",
+            "model": str(path),
+            "enforce_eager": True,
+            "max_model_len": 512,
+            "dtype": "float32",
+        }
     )
     yield engine, path
     engine.close()
@@ -37,7 +46,11 @@ def test_generate_shape_and_logprobs_match_transformers(engine_and_path):
             ids = torch.tensor([r.prompt_token_ids + c.token_ids])
             with torch.no_grad():
                 logits = hf.model(ids).logits[0, len(r.prompt_token_ids) - 1 : -1]
-            direct = torch.log_softmax(logits / 0.8, -1).gather(1, torch.tensor(c.token_ids)[:, None]).squeeze(1)
+            direct = (
+                torch.log_softmax(logits / 0.8, -1)
+                .gather(1, torch.tensor(c.token_ids)[:, None])
+                .squeeze(1)
+            )
             assert torch.allclose(direct, torch.tensor(c.logprobs), atol=1e-2)
 
 
@@ -51,6 +64,10 @@ def test_weight_push_changes_outputs(engine_and_path):
             p.mul_(-1.5)
     engine.load_weights(hf.model.state_dict().items())
     after = engine.generate(CONVS, params)
-    assert [r.completions[0].token_ids for r in after] != [r.completions[0].token_ids for r in before]
+    assert [r.completions[0].token_ids for r in after] != [
+        r.completions[0].token_ids for r in before
+    ]
     expected = hf.generate(CONVS, params)
-    assert [r.completions[0].token_ids for r in after] == [r.completions[0].token_ids for r in expected]
+    assert [r.completions[0].token_ids for r in after] == [
+        r.completions[0].token_ids for r in expected
+    ]

@@ -1,0 +1,78 @@
+"""Player plumbing shared by the household and kitchen personas: seeding, slips, the reply format.
+
+A game-specific subclass supplies ``_decide`` (think, message, action) and ``_blunder`` (an
+action that is not available, used at the temperament's small ``slip`` rate); this class makes
+the choice reproducible for a given (profile, seat, seed) and keeps behaviour counters that
+benchmarks and tests read.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+from collabrl.agents.persona.temperament import Temperament, stable_seed
+from collabrl.agents.persona.voice import Voice
+from collabrl.agents.player import format_response
+from collabrl.envs.base import MAX_MESSAGE_CHARS, Observation
+from collabrl.profiles.schema import Profile
+
+Reply = tuple[str, str, str]  # (think, message, action)
+
+
+def clip_message(text: str, limit: int = MAX_MESSAGE_CHARS) -> str:
+    """``text`` cut at a word boundary so it fits the game's message limit."""
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    return text[:limit].rsplit(" ", 1)[0]
+
+
+class PersonaBase:
+    """A profile-driven scripted player (implements ``collabrl.agents.player.Player``).
+
+    ``stats`` counts behaviour per episode: ``requests`` heard, ``honoured`` requests acted on,
+    ``doubts`` (reassurance questions), ``instructions`` given, ``dawdles``, ``rechecks``,
+    ``hesitations`` and ``slips`` (deliberately unavailable actions).
+    """
+
+    game = ""
+
+    def __init__(self, profile: Profile) -> None:
+        if profile.game != self.game:
+            raise ValueError(f"profile {profile.id!r} is for {profile.game}, not {self.game}")
+        self.profile = profile
+        self.temperament = Temperament.from_profile(profile)
+        self.name = f"persona:{profile.id}"
+        self.reset("", 0)
+
+    def reset(self, seat: str, seed: int) -> None:
+        self.seat = seat
+        self.rng = random.Random(stable_seed(self.profile.id, seat, seed))
+        self.voice = Voice(self.temperament, self.rng)
+        self.stats: Counter[str] = Counter()
+        self._reset_game()
+
+    def chance(self, p: float) -> bool:
+        """True with probability ``p`` (one draw from this episode's rng)."""
+        return self.rng.random() < p
+
+    def act(self, obs: Observation) -> str:
+        if self.chance(self.temperament.slip):
+            blunder = self._blunder(obs)
+            if blunder is not None:
+                self.stats["slips"] += 1
+                think = self.voice.think("That should do, I think.")
+                return format_response(think, "", blunder)
+        think, message, action = self._decide(obs)
+        return format_response(think, clip_message(message), action)
+
+    # ----------------------------------------------------------------- game-specific parts
+    def _reset_game(self) -> None:
+        raise NotImplementedError
+
+    def _decide(self, obs: Observation) -> Reply:
+        raise NotImplementedError
+
+    def _blunder(self, obs: Observation) -> str | None:
+        raise NotImplementedError

@@ -1,0 +1,243 @@
+"""Household persona: the rule-based expert's competent move, bent by the profile's temperament.
+
+Each decision first gives the persona's impulses a chance (open the game, answer a teammate's
+request, voice a doubt, hand out an instruction, hesitate, wander off, re-check a room, carry out
+an accepted request); when none fires, :class:`HouseholdExpert` picks the move, seeing the
+teammates' claims only if the persona is minded to honour them and allowed to speak only if it
+feels talkative.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from collabrl.agents.persona.base import PersonaBase, Reply
+from collabrl.agents.protocol import parse_response
+from collabrl.envs.base import MESSAGE_ACTION, Observation
+from collabrl.envs.household.expert import ACTION, HouseholdExpert
+from collabrl.envs.household.world import token
+
+REQUEST_TTL = 40  # ticks an accepted request stays worth carrying out
+DOUBTS = (
+    "Are you sure {obj} is in {at}?",
+    "Wait, is {obj} really in {at}? Did you look properly?",
+    "Hmm, {obj} in {at}? Can you double-check that?",
+)
+VAGUE_DOUBTS = (
+    "Are we still on track? I keep feeling we missed something.",
+    "Is this really the right plan? I'm a bit worried.",
+    "Did we actually look everywhere? Please tell me we did.",
+)
+ASK_GRAB = "{obj} is in {at}. Could you grab {obj}?"
+ASK_EXPLORE = "Could you explore {room}? I'll cover the rest."
+SPLIT = "Let's split up: I'll explore {mine}. Could you explore {yours}?"
+
+Offers = dict[tuple[str, int], str]
+
+
+def offers(actions: list[str]) -> Offers:
+    """Offered moves keyed by (verb, id), e.g. ("grab", 301) -> "[gograb] <apple> (301)"."""
+    out = {}
+    for a in actions:
+        m = ACTION.match(a)
+        if m:
+            out[m.group(1), int(m.group(3))] = a
+    return out
+
+
+class HouseholdPersona(PersonaBase):
+    """A household teammate whose play follows a profile's Big Five traits."""
+
+    game = "household"
+
+    def _reset_game(self) -> None:
+        self.expert = HouseholdExpert()
+        self.expert.reset(self.seat, 0)
+        self.answered: dict[str, int] = {}  # teammate -> tick of the request already answered
+        self.tasks: list[tuple[str, int]] = []  # accepted requests still to carry out
+        self.task_tick = -1
+        self.task_counted = True
+        self.reply: str | None = None  # acceptance or refusal still to be said
+        self.doubted: set[int] = set()
+        self.opened = False
+
+    # ----------------------------------------------------------------- decision
+    def _decide(self, obs: Observation) -> Reply:
+        s = obs.state
+        offered = offers(obs.actions)
+        self._hear(s)
+        if MESSAGE_ACTION in obs.actions:
+            for speak in (self._open, self._answer, self._doubt, self._chatter, self._hesitate):
+                message = speak(s)
+                if message:
+                    return self.voice.think("Better say something first."), message, MESSAGE_ACTION
+        for move in (self._dawdle, self._recheck, self._follow):
+            reply = move(s, offered)
+            if reply:
+                return reply
+        return self._competent(obs, offered)
+
+    def _blunder(self, obs: Observation) -> str | None:
+        """Walk into the room it already stands in: a plausible, never-offered action."""
+        s = obs.state
+        room = next(r for r in s["rooms"] if r["id"] == s["room"])
+        return f"[goexplore] {token(room['name'], room['id'])}"
+
+    # ----------------------------------------------------------------- listening
+    def _hear(self, s: dict[str, Any]) -> None:
+        """Take in teammates' new requests: accept (agreeable) or ignore them."""
+        for name, p in s["partners"].items():
+            when = p.get("request_tick")
+            if when is None or self.answered.get(name) == when:
+                continue
+            self.answered[name] = when
+            self.stats["requests"] += 1
+            if self.chance(self.temperament.comply):
+                self.tasks = [tuple(r) for r in p["requests"]]
+                self.task_tick, self.task_counted = s["tick"], False
+                self.reply = self.voice.accept() if self.chance(self.temperament.talk) else None
+            else:
+                self.reply = self.voice.refuse() if self.chance(self.temperament.talk / 2) else None
+
+    # ----------------------------------------------------------------- things to say
+    def _open(self, s: dict[str, Any]) -> str | None:
+        if self.opened:
+            return None
+        self.opened = True
+        if not self.chance(self.temperament.opening):
+            return None
+        rooms = sorted((r for r in s["rooms"] if not r["explored"]), key=lambda r: r["ticks"])
+        if self.temperament.leads and len(rooms) >= 2:
+            half = (len(rooms) + 1) // 2
+            self.stats["instructions"] += 1
+            return SPLIT.format(
+                mine=" and ".join(token(r["name"], r["id"]) for r in rooms[:half]),
+                yours=", ".join(token(r["name"], r["id"]) for r in rooms[half:]),
+            )
+        return self.voice.greeting()
+
+    def _answer(self, s: dict[str, Any]) -> str | None:
+        reply, self.reply = self.reply, None
+        return reply
+
+    def _doubt(self, s: dict[str, Any]) -> str | None:
+        """Question a location known only from a teammate's report (or, rarely, the whole plan)."""
+        if not self.chance(self.temperament.doubt):
+            return None
+        fixtures = {f["id"]: f for f in s["fixtures"]}
+        explored = {r["id"] for r in s["rooms"] if r["explored"]}
+        for g in s["goal_objects"]:
+            f = fixtures.get(g["at"]) if isinstance(g["at"], int) else None
+            hearsay = f is not None and (not f["checked"] or f["room"] not in explored)
+            if hearsay and g["id"] not in self.doubted:
+                self.doubted.add(g["id"])
+                self.stats["doubts"] += 1
+                obj, at = token(g["name"], g["id"]), token(f["name"], f["id"])
+                return self.voice.pick(DOUBTS).format(obj=obj, at=at)
+        if self.chance(0.3):
+            self.stats["doubts"] += 1
+            return self.voice.pick(VAGUE_DOUBTS)
+        return None
+
+    def _chatter(self, s: dict[str, Any]) -> str | None:
+        """Unprompted talk: a leader hands out a job, anyone else cheers the team on."""
+        if not self.chance(self.temperament.chatter):
+            return None
+        if not self.temperament.leads:
+            return self.voice.cheer()
+        fixtures = {f["id"]: f for f in s["fixtures"]}
+        for g in s["goal_objects"]:
+            f = fixtures.get(g["at"]) if isinstance(g["at"], int) else None
+            targets = {t["target"] for t in s["goal"]}
+            if f is not None and g["at"] not in targets and f["room"] != s["room"]:
+                self.stats["instructions"] += 1
+                obj = token(g["name"], g["id"])
+                return ASK_GRAB.format(obj=obj, at=token(f["name"], f["id"]))
+        rooms = [r for r in s["rooms"] if not r["explored"]]
+        if rooms:
+            far = max(rooms, key=lambda r: r["ticks"])
+            self.stats["instructions"] += 1
+            return ASK_EXPLORE.format(room=token(far["name"], far["id"]))
+        return self.voice.cheer()
+
+    def _hesitate(self, s: dict[str, Any]) -> str | None:
+        if self.chance(self.temperament.hesitate * self.temperament.talk):
+            self.stats["hesitations"] += 1
+            return self.voice.hesitation()
+        return None
+
+    # ----------------------------------------------------------------- moves
+    def _dawdle(self, s: dict[str, Any], offered: Offers) -> Reply | None:
+        """Wander to some room for no good reason (a silent hesitation looks the same)."""
+        t = self.temperament
+        if not self.chance(t.dawdle + t.hesitate * (1 - t.talk)):
+            return None
+        rooms = [a for (verb, _), a in offered.items() if verb == "explore"]
+        if not rooms:
+            return None
+        self.stats["dawdles"] += 1
+        action = self.voice.pick(rooms)
+        return self.voice.think("Let me just wander over there first."), "", action
+
+    def _recheck(self, s: dict[str, Any], offered: Offers) -> Reply | None:
+        """Go back to a room already seen, in case something was missed."""
+        if not self.chance(self.temperament.recheck):
+            return None
+        seen = [r["id"] for r in s["rooms"] if r["explored"]]
+        again = [offered[v, i] for v, i in offered if v == "explore" and i in seen]
+        if not again:
+            return None
+        self.stats["rechecks"] += 1
+        return self.voice.think("I'd better look there again, just in case."), "", again[0]
+
+    def _follow(self, s: dict[str, Any], offered: Offers) -> Reply | None:
+        """Carry out an accepted request while it is fresh and still possible."""
+        if s["tick"] - self.task_tick > REQUEST_TTL:
+            self.tasks = []
+        for task in list(self.tasks):
+            if task in offered:
+                self.tasks.remove(task)
+                if not self.task_counted:
+                    self.task_counted = True
+                    self.stats["honoured"] += 1
+                why = "My teammate asked me to do this, so I will."
+                return self.voice.think(why), "", offered[task]
+            if task[0] in ("explore", "check") and task[1] in (s["room"], *self._checked(s)):
+                self.tasks.remove(task)  # already done
+        return None
+
+    @staticmethod
+    def _checked(s: dict[str, Any]) -> list[int]:
+        return [f["id"] for f in s["fixtures"] if f["checked"]]
+
+    def _competent(self, obs: Observation, offered: Offers) -> Reply:
+        """The expert's move, seen through the persona: claims it ignores, talk it holds back."""
+        s = obs.state
+        view = obs
+        if not self.chance(self.temperament.comply):
+            partners = {n: {**p, "claims": [], "claim_tick": None} for n, p in s["partners"].items()}
+            view = replace(view, state={**s, "partners": partners})
+        if not self.chance(self.temperament.talk):
+            view = replace(view, actions=[a for a in obs.actions if a != MESSAGE_ACTION])
+        parsed = parse_response(self.expert.act(view), view.actions)
+        action = parsed.action or next(iter(offered.values()), MESSAGE_ACTION)
+        if action == MESSAGE_ACTION:
+            return self.voice.think(parsed.think), self.voice.decorate(parsed.message), action
+        return self.voice.think(parsed.think), parsed.message, self._taste(s, offered, action)
+
+    def _taste(self, s: dict[str, Any], offered: Offers, action: str) -> str:
+        """Openness: swap a search step for an unexplored room (curious) or a known one (routine)."""
+        novelty = self.temperament.novelty
+        m = ACTION.match(action)
+        if not m or m.group(1) not in ("check", "explore") or not self.chance(abs(novelty)):
+            return action
+        explored = {r["id"]: r["explored"] for r in s["rooms"]}
+        room_of = {f["id"]: f["room"] for f in s["fixtures"]}
+        if novelty > 0:
+            fresh = [a for (v, i), a in offered.items() if v == "explore" and not explored[i]]
+            return fresh[0] if fresh else action
+        known = [
+            a for (v, i), a in offered.items() if v == "check" and explored.get(room_of.get(i))
+        ]
+        return known[0] if known else action
