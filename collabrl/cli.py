@@ -61,7 +61,7 @@ def play(args: tuple[str, ...], quiet: bool, no_save: bool) -> None:
     recipe = recipe_from_args(args)
     game = make_game(recipe.game)
     players = {
-        seat: make_player(spec, recipe.game)
+        seat: make_player(spec, recipe.game, game, recipe.seed)
         for seat, spec in zip(recipe.game.seats, recipe.players, strict=True)
     }
     records = []
@@ -105,6 +105,16 @@ def train(args: tuple[str, ...]) -> None:
     from collabrl.train import run
 
     run(list(args))
+
+
+def _register_groups() -> None:
+    """Subcommand groups that live next to the code they drive."""
+    from collabrl.models.cli import models
+
+    cli.add_command(models)
+
+
+_register_groups()
 
 
 def main(argv: list[str] | None = None) -> None:

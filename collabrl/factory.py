@@ -3,7 +3,14 @@
 from __future__ import annotations
 
 from collabrl.agents.player import Player
-from collabrl.config import GameSpec, HouseholdSpec, KitchenSpec, PlayerSpec
+from collabrl.config import (
+    EngineSpec,
+    GameSpec,
+    HouseholdSpec,
+    KitchenSpec,
+    PlayerSpec,
+    SamplingSpec,
+)
 from collabrl.envs.base import Game
 
 
@@ -24,14 +31,50 @@ def make_game(spec: GameSpec) -> Game:
     raise TypeError(f"unknown game spec {type(spec).__name__}")
 
 
-def make_player(spec: PlayerSpec, game: GameSpec) -> Player:
+def make_engine_from_spec(spec: EngineSpec):
+    """An inference engine for a recipe's ``engine`` section."""
+    from collabrl.engines import make_engine
+
+    return make_engine({"backend": spec.backend, "model": spec.model, **spec.options})
+
+
+def sampling_params(spec: SamplingSpec, seed: int | None = None):
+    """Engine sampling parameters for a recipe's ``sampling`` section."""
+    from collabrl.engines import SamplingParams
+
+    return SamplingParams(
+        temperature=spec.temperature,
+        top_p=spec.top_p,
+        max_new_tokens=spec.max_new_tokens,
+        seed=seed,
+    )
+
+
+def make_player(spec: PlayerSpec, game_spec: GameSpec, game: Game, seed: int = 0) -> Player:
     """The player a recipe's ``players`` entry describes, for the given game."""
+    if spec.kind == "llm":
+        from collabrl.agents.llm_player import LLMPlayer
+        from collabrl.profiles import get_profile
+
+        persona = get_profile(spec.profile).persona() if spec.profile else None
+        engine = make_engine_from_spec(spec.engine)
+        return LLMPlayer(engine, game, sampling_params(spec.sampling, seed), persona=persona)
+    if spec.kind == "persona":
+        from collabrl.agents.persona import make_persona_player
+        from collabrl.profiles import get_profile
+
+        return make_persona_player(get_profile(spec.profile))
     if spec.kind == "expert":
-        if isinstance(game, HouseholdSpec):
-            from collabrl.envs.household.expert import HouseholdExpert
-
-            return HouseholdExpert()
-        from collabrl.envs.kitchen.expert import KitchenExpert
-
-        return KitchenExpert()
+        return make_expert(game_spec)
     raise TypeError(f"unknown player kind {spec.kind!r}")
+
+
+def make_expert(game_spec: GameSpec) -> Player:
+    """The rule-based expert of the recipe's game."""
+    if isinstance(game_spec, HouseholdSpec):
+        from collabrl.envs.household.expert import HouseholdExpert
+
+        return HouseholdExpert()
+    from collabrl.envs.kitchen.expert import KitchenExpert
+
+    return KitchenExpert()
