@@ -109,9 +109,13 @@ def train(args: tuple[str, ...]) -> None:
 
 def _register_groups() -> None:
     """Subcommand groups that live next to the code they drive."""
+    from collabrl.eval.cli import eval_command
     from collabrl.models.cli import models
+    from collabrl.profiles.cli import profiles
 
     cli.add_command(models)
+    cli.add_command(profiles)
+    cli.add_command(eval_command)
 
 
 _register_groups()

@@ -82,7 +82,9 @@ class EngineSpec(Strict):
 
     backend: Literal["transformers", "openai", "vllm"] = "transformers"
     model: str = ""
-    options: dict[str, Any] = Field(default_factory=dict)  # backend options (device, base_url_env...)
+    options: dict[str, Any] = Field(
+        default_factory=dict
+    )  # backend options (device, base_url_env...)
 
 
 class SamplingSpec(Strict):
@@ -202,7 +204,7 @@ class AlgoSpec(Strict):
     entropy_coef: NonNegativeFloat = 0.0
     lr: PositiveFloat = 1e-6
     weight_decay: NonNegativeFloat = 0.0
-    warmup_iterations: NonNegativeInt = 0
+    warmup_steps: NonNegativeInt = 0  # optimizer steps of linear learning-rate warm-up
     mini_batch: PositiveInt = 32
     micro_batch: PositiveInt = 4
     epochs: PositiveInt = 1

@@ -1,20 +1,15 @@
-"""Training entry point shared by ``train.py`` and ``collabrl train``.
-
-GiGPO training arrives with a later milestone; until then the entry validates the recipe and stops
-with a clear message instead of pretending to train.
-"""
+"""Training entry point shared by ``train.py``, ``accelerate launch train.py`` and
+``collabrl train``: parse ``recipe=NAME key=value ...``, print the resolved recipe, train."""
 
 from __future__ import annotations
 
-from collabrl.errors import CollabrlError
-
 
 def run(argv: list[str]) -> None:
-    """Parse ``recipe=NAME key=value ...`` and train (not available yet: a clear error)."""
+    """Validate the recipe named on the command line and run GiGPO training."""
     from collabrl.cli import recipe_from_args
+    from collabrl.training.loop import train
 
     recipe = recipe_from_args(argv)
-    raise CollabrlError(
-        f"recipe {recipe.name!r} is valid, but training is not implemented in this version of "
-        "collabrl yet; `collabrl play RECIPE` runs games with scripted players"
-    )
+    print(recipe.to_yaml())
+    run_dir = train(recipe)
+    print(f"run directory: {run_dir}")

@@ -1,9 +1,12 @@
-"""Reading teammates' messages: reported locations and claimed plans."""
+"""Reading teammates' messages: reported locations, claimed plans and requests to the listener."""
 
 from __future__ import annotations
 
 import pytest
 
+from collabrl.envs.base import MESSAGE_ACTION, Decision
+from collabrl.envs.household.game import HouseholdGame
+from collabrl.envs.household.knowledge import PartnerView, SeatMind
 from collabrl.envs.household.messages import MessageReader
 from collabrl.envs.household.tasks import get_task
 from collabrl.envs.household.world import load_apartments
@@ -54,3 +57,68 @@ def test_carrying_reports_mark_objects_as_held() -> None:
     info = READER.read(f"I have <{NAME}> ({OBJ}). I'll explore <kitchen> ({KITCHEN}).")
     assert info.held == [OBJ] and info.claims == [("explore", KITCHEN)]
     assert READER.read(f"I don't have {NAME} ({OBJ})").held == []
+
+
+@pytest.mark.parametrize(
+    ("text", "requests"),
+    [
+        ("can you check the kitchen", [("explore", KITCHEN)]),
+        ("Could you look in the fridge?", [("check", FRIDGE)]),
+        (f"please bring <{NAME}> ({OBJ}) to the coffee table", [("grab", OBJ), ("put", TABLE)]),
+        ("you take the kitchen, I'll take the living room", [("explore", KITCHEN)]),
+        ("please don't go to the kitchen", []),
+        ("I'll check the kitchen", []),
+    ],
+)
+def test_requests_addressed_to_the_listener(text: str, requests) -> None:
+    assert READER.read(text).requests == requests
+
+
+def test_request_sentence_keeps_the_speakers_own_claim() -> None:
+    info = READER.read("you take the kitchen, and I'll take the living room")
+    assert info.requests == [("explore", KITCHEN)] and info.claims == [("explore", LIVING)]
+
+
+def test_object_named_without_id_when_unique() -> None:
+    names = [n for _, n, _ in TASK.objects]
+    unique = next(n for n in names if names.count(n) == 1)
+    oid = next(o for o, n, _ in TASK.objects if n == unique)
+    assert READER.read(f"could you grab the {unique}").requests == [("grab", oid)]
+
+
+def test_requests_reach_the_listeners_state_and_text() -> None:
+    game = HouseholdGame(TASK)
+    obs = game.reset(0)
+    result = game.step(
+        {
+            "Alice": Decision(MESSAGE_ACTION, message="Could you check the kitchen?"),
+            "Bob": Decision(MESSAGE_ACTION, message="ok"),
+        }
+    )
+    bob = result.observations["Bob"]
+    assert bob.state["partners"]["Alice"]["requests"] == [["explore", KITCHEN]]
+    assert bob.state["partners"]["Alice"]["request_tick"] == 0
+    assert "asked you at step 0 to explore <kitchen>" in bob.text
+    assert obs["Alice"].state["partners"]["Bob"]["requests"] == []
+
+
+def test_a_stale_report_does_not_override_what_the_listener_holds() -> None:
+    mind = SeatMind(partners={"Alice": PartnerView()})
+    mind.where[OBJ] = "Bob"  # Bob (this mind) holds it
+    mind.hear("Alice", READER.read(f"<{NAME}> ({OBJ}) is in the fridge"), 3)
+    assert mind.where[OBJ] == "Bob"
+
+
+def test_grab_of_an_object_a_teammate_just_said_they_hold_idles() -> None:
+    game = HouseholdGame(TASK)
+    game.reset(0)
+    mind = game.minds[1]
+    mind.where[OBJ] = FRIDGE
+    game.offers[1] = {f"[gograb] <{NAME}> ({OBJ})": ("grab", OBJ)}
+    game.step(
+        {
+            "Alice": Decision(MESSAGE_ACTION, message=f"I have <{NAME}> ({OBJ})."),
+            "Bob": Decision(f"[gograb] <{NAME}> ({OBJ})"),
+        }
+    )
+    assert not game.holding[1] and game.invalid[1] == 0

@@ -81,7 +81,7 @@ def test_cli_lint_prints_resolved_recipe() -> None:
         ("lint", "household_experts", "game.max_tick=3"),
         ("lint", "no_such_recipe"),
         ("lint",),
-        ("train", "recipe=household_experts"),
+        ("train", "recipe=household_experts", "algo.lr=-1"),
     ],
 )
 def test_cli_errors_are_one_line_without_traceback(args: tuple[str, ...]) -> None:
@@ -96,11 +96,11 @@ def test_train_script_fails_cleanly(tmp_path) -> None:
 
     root = Path(__file__).resolve().parents[1]
     out = subprocess.run(
-        [sys.executable, str(root / "train.py"), "recipe=household_experts"],
+        [sys.executable, str(root / "train.py"), "recipe=household_experts", "algo.lr=-1"],
         capture_output=True,
         text=True,
         timeout=120,
         cwd=tmp_path,
     )
     assert out.returncode == 2 and "Traceback" not in out.stderr
-    assert "training is not implemented" in out.stderr
+    assert "algo.lr: Input should be greater than 0" in out.stderr

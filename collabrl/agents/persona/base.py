@@ -51,11 +51,41 @@ class PersonaBase:
         self.rng = random.Random(stable_seed(self.profile.id, seat, seed))
         self.voice = Voice(self.temperament, self.rng)
         self.stats: Counter[str] = Counter()
+        self.reply: str | None = None  # acceptance or refusal still to be said
+        self.opened = False
+        self.owed = False  # an accepted request not yet acted on
         self._reset_game()
 
     def chance(self, p: float) -> bool:
         """True with probability ``p`` (one draw from this episode's rng)."""
         return self.rng.random() < p
+
+    def consider_request(self) -> bool:
+        """A teammate asked something: accept it (agreeable) or not; queue what to say back."""
+        t = self.temperament
+        self.stats["requests"] += 1
+        accepted = self.chance(t.comply)
+        if accepted:
+            self.owed = True
+            self.reply = self.voice.accept() if self.chance(t.talk) else None
+        else:
+            self.reply = self.voice.refuse() if self.chance(t.talk / 2) else None
+        return accepted
+
+    def honour(self) -> None:
+        """Count the accepted request as honoured the first time it is acted on."""
+        if self.owed:
+            self.owed = False
+            self.stats["honoured"] += 1
+
+    def opens_now(self) -> bool:
+        """True once, at the first decision, if this persona opens the conversation."""
+        first, self.opened = not self.opened, True
+        return first and self.chance(self.temperament.opening)
+
+    def _answer(self, state: dict) -> str | None:
+        reply, self.reply = self.reply, None
+        return reply
 
     def act(self, obs: Observation) -> str:
         if self.chance(self.temperament.slip):

@@ -57,10 +57,7 @@ class HouseholdPersona(PersonaBase):
         self.answered: dict[str, int] = {}  # teammate -> tick of the request already answered
         self.tasks: list[tuple[str, int]] = []  # accepted requests still to carry out
         self.task_tick = -1
-        self.task_counted = True
-        self.reply: str | None = None  # acceptance or refusal still to be said
         self.doubted: set[int] = set()
-        self.opened = False
 
     # ----------------------------------------------------------------- decision
     def _decide(self, obs: Observation) -> Reply:
@@ -92,20 +89,13 @@ class HouseholdPersona(PersonaBase):
             if when is None or self.answered.get(name) == when:
                 continue
             self.answered[name] = when
-            self.stats["requests"] += 1
-            if self.chance(self.temperament.comply):
+            if self.consider_request():
                 self.tasks = [tuple(r) for r in p["requests"]]
-                self.task_tick, self.task_counted = s["tick"], False
-                self.reply = self.voice.accept() if self.chance(self.temperament.talk) else None
-            else:
-                self.reply = self.voice.refuse() if self.chance(self.temperament.talk / 2) else None
+                self.task_tick = s["tick"]
 
     # ----------------------------------------------------------------- things to say
     def _open(self, s: dict[str, Any]) -> str | None:
-        if self.opened:
-            return None
-        self.opened = True
-        if not self.chance(self.temperament.opening):
+        if not self.opens_now():
             return None
         rooms = sorted((r for r in s["rooms"] if not r["explored"]), key=lambda r: r["ticks"])
         if self.temperament.leads and len(rooms) >= 2:
@@ -113,13 +103,9 @@ class HouseholdPersona(PersonaBase):
             self.stats["instructions"] += 1
             return SPLIT.format(
                 mine=" and ".join(token(r["name"], r["id"]) for r in rooms[:half]),
-                yours=", ".join(token(r["name"], r["id"]) for r in rooms[half:]),
+                yours=" and ".join(token(r["name"], r["id"]) for r in rooms[half:]),
             )
         return self.voice.greeting()
-
-    def _answer(self, s: dict[str, Any]) -> str | None:
-        reply, self.reply = self.reply, None
-        return reply
 
     def _doubt(self, s: dict[str, Any]) -> str | None:
         """Question a location known only from a teammate's report (or, rarely, the whole plan)."""
@@ -147,14 +133,17 @@ class HouseholdPersona(PersonaBase):
         if not self.temperament.leads:
             return self.voice.cheer()
         fixtures = {f["id"]: f for f in s["fixtures"]}
+        targets = {t["target"] for t in s["goal"]}
+        taken = {i for p in s["partners"].values() for v, i in p["claims"] if v == "grab"}
         for g in s["goal_objects"]:
             f = fixtures.get(g["at"]) if isinstance(g["at"], int) else None
-            targets = {t["target"] for t in s["goal"]}
-            if f is not None and g["at"] not in targets and f["room"] != s["room"]:
+            free = g["id"] not in taken and g["at"] not in targets
+            if f is not None and free and f["room"] != s["room"]:
                 self.stats["instructions"] += 1
                 obj = token(g["name"], g["id"])
                 return ASK_GRAB.format(obj=obj, at=token(f["name"], f["id"]))
-        rooms = [r for r in s["rooms"] if not r["explored"]]
+        claimed = {i for p in s["partners"].values() for v, i in p["claims"] if v == "explore"}
+        rooms = [r for r in s["rooms"] if not r["explored"] and r["id"] not in claimed]
         if rooms:
             far = max(rooms, key=lambda r: r["ticks"])
             self.stats["instructions"] += 1
@@ -198,25 +187,19 @@ class HouseholdPersona(PersonaBase):
         for task in list(self.tasks):
             if task in offered:
                 self.tasks.remove(task)
-                if not self.task_counted:
-                    self.task_counted = True
-                    self.stats["honoured"] += 1
+                self.honour()
                 why = "My teammate asked me to do this, so I will."
                 return self.voice.think(why), "", offered[task]
-            if task[0] in ("explore", "check") and task[1] in (s["room"], *self._checked(s)):
-                self.tasks.remove(task)  # already done
         return None
-
-    @staticmethod
-    def _checked(s: dict[str, Any]) -> list[int]:
-        return [f["id"] for f in s["fixtures"] if f["checked"]]
 
     def _competent(self, obs: Observation, offered: Offers) -> Reply:
         """The expert's move, seen through the persona: claims it ignores, talk it holds back."""
         s = obs.state
         view = obs
         if not self.chance(self.temperament.comply):
-            partners = {n: {**p, "claims": [], "claim_tick": None} for n, p in s["partners"].items()}
+            partners = {
+                n: {**p, "claims": [], "claim_tick": None} for n, p in s["partners"].items()
+            }
             view = replace(view, state={**s, "partners": partners})
         if not self.chance(self.temperament.talk):
             view = replace(view, actions=[a for a in obs.actions if a != MESSAGE_ACTION])

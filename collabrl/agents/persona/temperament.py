@@ -39,12 +39,12 @@ def _lerp(low: float, high: float, x: float) -> float:
 class Temperament:
     """How a persona plays; each field is the probability of one kind of behaviour per decision."""
 
-    talk: float  # pass on news and plans when there is something to say (extraversion)
+    talk: float  # pass on news and plans (extraversion; a little agreeableness: sharing)
     chatter: float  # speak up unprompted: instructions, encouragement (extraversion)
     opening: float  # open the game with a greeting or a division of labour (extraversion)
     leads: bool  # proposes who does what and hands out requests (extraversion + conscientiousness)
     wordiness: float  # 0..1: how much decoration a message carries (extraversion)
-    doubt: float  # ask for reassurance about what a teammate reported (neuroticism)
+    doubt: float  # ask for reassurance about a teammate's report (neuroticism; less if quiet)
     recheck: float  # go back to a place already seen, just to be sure (neuroticism)
     hesitate: float  # stall before acting (neuroticism, low conscientiousness)
     dawdle: float  # waste a move on something off-task (low conscientiousness)
@@ -56,16 +56,17 @@ class Temperament:
     def from_profile(cls, profile: Profile) -> Temperament:
         """The knobs for ``profile`` (same profile, same knobs, in every process)."""
         o, c, e, a, n = (trait_degree(profile, t) for t in TRAITS)
+        talk = _lerp(0.15, 1.0, 0.6 * e + 0.4 * a)
         return cls(
-            talk=_lerp(0.25, 1.0, e),
-            chatter=_lerp(0.0, 0.2, e),
+            talk=talk,
+            chatter=_lerp(0.0, 0.3, e),
             opening=_lerp(0.1, 1.0, e),
             leads=e >= 0.75 and c >= 0.4,
             wordiness=e,
-            doubt=_lerp(0.0, 0.4, n),
+            doubt=_lerp(0.0, 0.5, n * n) * talk,
             recheck=_lerp(0.0, 0.15, n),
             hesitate=_lerp(0.0, 0.12, n) + _lerp(0.12, 0.0, c),
-            dawdle=_lerp(0.3, 0.0, c),
+            dawdle=_lerp(0.4, 0.0, c),
             slip=0.08 * (1.0 - c) ** 2,
             comply=_lerp(0.1, 0.95, a),
             novelty=_lerp(-0.3, 0.3, o),

@@ -126,8 +126,9 @@ class Voice:
     def hesitation(self) -> str:
         return self.rng.choice(HESITATIONS)
 
-    def cheer(self) -> str:
-        return self.rng.choice(CHEERS)
+    def cheer(self) -> str | None:
+        """Encouragement from a warm persona; a cold one keeps it to itself (None)."""
+        return self.rng.choice(CHEERS) if self.rng.random() < self.t.comply else None
 
     def pick(self, options: tuple[str, ...] | list[str]) -> str:
         """One of ``options`` (game modules keep their own banks of templates)."""

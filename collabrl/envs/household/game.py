@@ -39,6 +39,7 @@ def default_seats(n: int) -> tuple[str, ...]:
 class HouseholdGame:
     """One household episode for any number of seats (see ``collabrl.envs.base.Game``)."""
 
+    name = "household"
     message_action = MESSAGE_ACTION
 
     def __init__(
@@ -190,6 +191,10 @@ class HouseholdGame:
             t += self.apartment.travel[self.rooms[i], target]
             plan.append((t, ARRIVE, target))
             plan.append((t + LOOK_TICKS, LOOK, target))
+            return
+        if kind == "grab" and not isinstance(mind.where.get(target), int):
+            # a teammate's message in this same step said they hold it: nothing to walk to
+            plan.append((t + 1, IDLE, None))
             return
         fixture = fixtures[mind.where[target]] if kind == "grab" else fixtures[target]
         if fixture.room != self.rooms[i]:

@@ -13,13 +13,15 @@ from collabrl.envs.household.messages import MessageInfo
 
 @dataclass
 class PartnerView:
-    """A teammate as this seat knows it: last sighting and the plans it last announced."""
+    """A teammate as this seat knows it: last sighting, the plans it announced, what it asked of us."""
 
     room: int | None = None
     holding: tuple[int, ...] = ()
     seen_tick: int | None = None
     claims: tuple[tuple[str, int], ...] = ()
     claim_tick: int | None = None
+    requests: tuple[tuple[str, int], ...] = ()  # (explore|check|grab|put, id) asked of the listener
+    request_tick: int | None = None
 
 
 @dataclass
@@ -50,15 +52,22 @@ class SeatMind:
         for obj in holding:
             self.where[obj] = name
 
+    def holds(self, obj: int) -> bool:
+        """Whether this seat itself carries ``obj`` (held by a seat that is not a teammate)."""
+        at = self.where.get(obj)
+        return isinstance(at, str) and at not in self.partners
+
     def hear(self, speaker: str, info: MessageInfo, tick: int) -> None:
         """Take in a teammate's message (already parsed into ids)."""
         for fixture in info.fixtures:
             self.fixtures.setdefault(fixture, None)
         for obj, fixture in info.locations:
-            self.where[obj] = fixture
+            if not self.holds(obj):  # a stale report never overrides what is in our own hands
+                self.where[obj] = fixture
         for obj in info.held:
             self.where[obj] = speaker
-        claims = info.claims
-        if claims:
-            view = self.partners[speaker]
-            view.claims, view.claim_tick = tuple(claims), tick
+        view = self.partners[speaker]
+        if info.claims:
+            view.claims, view.claim_tick = tuple(info.claims), tick
+        if info.requests:
+            view.requests, view.request_tick = tuple(info.requests), tick

@@ -1,8 +1,10 @@
-"""Read teammates' messages: object locations they report and plans they claim.
+"""Read teammates' messages: object locations they report, plans they claim, requests they make.
 
 Understands the expert's templates ("Found <apple> (301) in <fridge> (105).", "I'll check
-<fridge> (105).") and simple free text ("I'm going to the bedroom", "let me grab the apple (301)").
-Only entities that exist in the apartment/task and whose name matches their id are kept.
+<fridge> (105).") and simple free text ("I'm going to the bedroom", "let me grab the apple (301)",
+"could you check the kitchen?", "please bring <plate> (12) to the coffee table").
+Only entities that exist in the apartment/task and whose name matches their id are kept; an object
+named without an id counts only when the task has exactly one object of that name.
 """
 
 from __future__ import annotations
@@ -24,6 +26,13 @@ INTENT = re.compile(
     r"i'm checking|i am checking|i'm exploring|i am exploring|i'm grabbing|i am grabbing)\b"
 )
 NEGATION = re.compile(r"\b(won't|will not|not going|can't|cannot|don't)\b")
+REQUEST = re.compile(
+    r"\b(can you|could you|would you|will you|can u|please|pls|you should|you could|"
+    r"you need to|you take|you go|you check|you grab|you bring|you explore|you search|"
+    r"you look|you handle|you cover|your job)\b"
+)
+# Where a request sentence changes speaker intent: "you take the kitchen, and I'll check the bedroom".
+CLAUSE = re.compile(r",|;|\b(?:and|while|then)\b(?=\s+(?:i\b|i'll|i'm|let me|you\b))")
 PUT_VERB = re.compile(r"\b(put|place|bring|deliver|drop)\b")
 HOLDING = re.compile(
     r"\b(i have|i've got|i got|got|i'm holding|i am holding|i'm carrying|i am carrying|"
@@ -39,6 +48,7 @@ class MessageInfo:
     claims: list[tuple[str, int]] = field(default_factory=list)  # (explore|check|grab|put, id)
     fixtures: list[int] = field(default_factory=list)  # fixtures mentioned (so they become known)
     held: list[int] = field(default_factory=list)  # objects the speaker says it is carrying
+    requests: list[tuple[str, int]] = field(default_factory=list)  # what the speaker asks of us
 
 
 class MessageReader:
@@ -52,6 +62,10 @@ class MessageReader:
         for fx in apartment.fixtures.values():
             counts.setdefault(fx.name, []).append(fx.id)
         self.unique_fixtures = {n: ids[0] for n, ids in counts.items() if len(ids) == 1}
+        by_name: dict[str, list[int]] = {}
+        for oid, name in objects.items():
+            by_name.setdefault(name, []).append(oid)
+        self.unique_objects = {n: ids[0] for n, ids in by_name.items() if len(ids) == 1}
 
     def _entity(self, name: str, ident: int | None) -> tuple[str, int] | None:
         """Classify a mention as ("room"|"fixture"|"object", id), or None if it names nothing."""
@@ -62,6 +76,8 @@ class MessageReader:
                 return "room", self.room_names[name]
             if name in self.unique_fixtures:
                 return "fixture", self.unique_fixtures[name]
+            if name in self.unique_objects:
+                return "object", self.unique_objects[name]
             return None
         if ident in apt.rooms and apt.rooms[ident].name == name:
             return "room", ident
@@ -86,25 +102,42 @@ class MessageReader:
         """Everything usable in ``text``; unknown words and invented ids are ignored."""
         info = MessageInfo()
         for sentence in SENTENCE.split(TWO_WORDS.sub(r"\1\2", text.lower())):
-            mentions = self._mentions(sentence)
-            if not mentions:
-                continue
-            info.fixtures.extend(i for kind, i in mentions if kind == "fixture")
-            if HOLDING.search(sentence) and not NEGATION.search(sentence):
-                info.held.extend(i for kind, i in mentions if kind == "object")
-                continue
-            if INTENT.search(sentence):
-                if not NEGATION.search(sentence):
-                    info.claims.extend(self._claims(sentence, mentions))
-                continue
-            pending: list[int] = []
-            for kind, ident in mentions:
-                if kind == "object":
-                    pending.append(ident)
-                elif kind == "fixture" and pending:
-                    info.locations.extend((o, ident) for o in pending)
-                    pending = []
+            if REQUEST.search(sentence):
+                for clause in CLAUSE.split(sentence):
+                    self._read_sentence(clause, info)
+            else:
+                self._read_sentence(sentence, info)
         return info
+
+    def _read_sentence(self, sentence: str, info: MessageInfo) -> None:
+        """Add what one sentence (or one clause of a request sentence) says to ``info``."""
+        mentions = self._mentions(sentence)
+        if not mentions:
+            return
+        info.fixtures.extend(i for kind, i in mentions if kind == "fixture")
+        negated = NEGATION.search(sentence) is not None
+        if HOLDING.search(sentence):
+            if not negated:
+                info.held.extend(i for kind, i in mentions if kind == "object")
+        elif INTENT.search(sentence):
+            if not negated:
+                info.claims.extend(self._claims(sentence, mentions))
+        elif REQUEST.search(sentence):
+            if not negated:
+                info.requests.extend(self._claims(sentence, mentions))
+        else:
+            self._locations(mentions, info)
+
+    @staticmethod
+    def _locations(mentions: list[tuple[str, int]], info: MessageInfo) -> None:
+        """'<apple> (301) ... <fridge> (105)': each object lies in the fixture named after it."""
+        pending: list[int] = []
+        for kind, ident in mentions:
+            if kind == "object":
+                pending.append(ident)
+            elif kind == "fixture" and pending:
+                info.locations.extend((o, ident) for o in pending)
+                pending = []
 
     def _claims(self, sentence: str, mentions: list[tuple[str, int]]) -> list[tuple[str, int]]:
         putting = PUT_VERB.search(sentence) is not None

@@ -115,6 +115,8 @@ def build_state(game: HouseholdGame, i: int) -> dict[str, Any]:
                 "seen_tick": v.seen_tick,
                 "claims": [list(c) for c in v.claims],
                 "claim_tick": v.claim_tick,
+                "requests": [list(r) for r in v.requests],
+                "request_tick": v.request_tick,
             }
             for name, v in mind.partners.items()
         },
@@ -179,6 +181,9 @@ def render_text(game: HouseholdGame, state: dict[str, Any], actions: list[str]) 
         if p["claims"]:
             plans = ", ".join(_claim_text(game, v, x) for v, x in p["claims"])
             seen += f"; said at step {p['claim_tick']} they will {plans}"
+        if p["requests"]:
+            asks = ", ".join(_claim_text(game, v, x) for v, x in p["requests"])
+            seen += f"; asked you at step {p['request_tick']} to {asks}"
         lines.append(seen + ".")
     lines.append("Dialogue (last 5):")
     lines.extend(f'{d["speaker"]}: "{d["text"]}"' for d in state["dialogue"])

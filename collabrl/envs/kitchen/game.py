@@ -41,6 +41,8 @@ class Activity:
 class KitchenGame:
     """Two (or more) chefs on an Overcooked layout, deciding at their own pace."""
 
+    name = "kitchen"
+
     def __init__(
         self,
         layout: str = "cramped_room",

@@ -1,0 +1,89 @@
+"""``collabrl eval``: the CollabBench protocol from the command line.
+
+Settings come from an optional YAML file (an :class:`EvalSpec`) and ``key=value`` overrides with
+YAML values and dotted keys, e.g.::
+
+    collabrl eval games=[household] tasks=[0_read_book] max_profiles=3 judge.kind=heuristic
+    collabrl eval my_eval.yaml policy.kind=llm policy.engine.backend=openai \
+        policy.engine.model=Qwen/Qwen2.5-7B-Instruct judge.kind=llm judge.engine.backend=openai \
+        judge.engine.model=deepseek-v3.1
+    collabrl eval --checkpoint runs/step_100/policy    # a local HF folder via transformers
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+import yaml
+from pydantic import ValidationError
+
+from collabrl.errors import CollabrlError
+
+
+def _set(tree: dict[str, Any], dotted: str, value: Any) -> None:
+    *parents, leaf = dotted.split(".")
+    for key in parents:
+        node = tree.setdefault(key, {})
+        if not isinstance(node, dict):
+            raise CollabrlError(f"cannot set {dotted!r}: {key!r} is not a section")
+        tree = node
+    tree[leaf] = value
+
+
+def build_spec(args: tuple[str, ...], checkpoint: str | None, oracle: bool):
+    """Merge the YAML file (if any), ``key=value`` overrides and flags into an EvalSpec."""
+    from collabrl.eval.config import EvalSpec
+
+    tree: dict[str, Any] = {}
+    for arg in args:
+        if "=" not in arg:
+            path = Path(arg)
+            if not path.is_file():
+                raise CollabrlError(f"eval settings file not found: {arg}")
+            loaded = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+            if not isinstance(loaded, dict):
+                raise CollabrlError(f"{arg}: expected a mapping of settings")
+            tree.update(loaded)
+            continue
+        key, _, raw = arg.partition("=")
+        try:
+            _set(tree, key.strip(), yaml.safe_load(raw) if raw else None)
+        except yaml.YAMLError as exc:
+            raise CollabrlError(f"bad value in {arg!r}: {exc}") from None
+    if checkpoint:
+        _set(
+            tree,
+            "policy",
+            {"kind": "llm", "engine": {"backend": "transformers", "model": checkpoint}},
+        )
+    if oracle:
+        tree["oracle"] = True
+    try:
+        return EvalSpec.model_validate(tree)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in e['loc']) or 'settings'}: {e['msg']}" for e in exc.errors()
+        )
+        raise CollabrlError(f"invalid eval settings: {problems}") from None
+
+
+@click.command("eval")
+@click.argument("args", nargs=-1, metavar="[SETTINGS.yaml] [KEY=VALUE]...")
+@click.option("--checkpoint", default=None, help="Evaluate a local HF model folder (transformers).")
+@click.option("--oracle", is_flag=True, help="Oracle setting: policy sees the partner's profile.")
+@click.option("--quiet", is_flag=True, help="No progress bars.")
+def eval_command(args: tuple[str, ...], checkpoint: str | None, oracle: bool, quiet: bool) -> None:
+    """Run the CollabBench evaluation (CB-Efficiency + CB-Affective) and write the tables."""
+    from collabrl.eval.protocol import PROXY_NOTE, run_evaluation
+    from collabrl.eval.report import summary_table
+
+    spec = build_spec(args, checkpoint, oracle)
+    result = run_evaluation(spec, progress=not quiet)
+    if result.stamp["judge_is_proxy"]:
+        click.echo(PROXY_NOTE)
+    click.echo(summary_table(result.tables))
+    for warning in result.warnings:
+        click.echo(warning, err=True)
+    click.echo(f"wrote {result.output_dir}/tables.md (and .csv, results.json, trajectories)")

@@ -1,0 +1,169 @@
+"""Seat wrappers for evaluation (recording, Oracle information) and the player builders.
+
+Why wrappers: judges need the exact observation behind every decision, and the Oracle setting
+needs the partner's profile and previous decision in the policy's prompt; wrapping any
+:class:`collabrl.agents.player.Player` gives both without touching players, games or the runner.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from typing import Any
+
+from collabrl.agents.player import Player
+from collabrl.agents.protocol import Parsed, parse_response
+from collabrl.config import GameSpec, PlayerSpec
+from collabrl.envs.base import Game, Observation
+from collabrl.errors import CollabrlError
+from collabrl.eval.config import PartnerSpec
+from collabrl.profiles import Profile
+
+PolicyFactory = Callable[[Game, GameSpec, int], Player]
+PartnerFactory = Callable[[Profile, Game, GameSpec, int], Player]
+
+
+class RecordingPlayer:
+    """Passes every call through and keeps each observation with the parsed decision."""
+
+    def __init__(self, inner: Player) -> None:
+        self.inner, self.name, self.seat = inner, inner.name, ""
+        self.observations: list[Observation] = []
+        self.decisions: list[Parsed] = []
+
+    def reset(self, seat: str, seed: int) -> None:
+        self.seat, self.observations, self.decisions = seat, [], []
+        self.inner.reset(seat, seed)
+
+    def act(self, obs: Observation) -> str:
+        response = self.inner.act(obs)
+        self.observations.append(obs)
+        self.decisions.append(parse_response(response, obs.actions))
+        return response
+
+    def last_before(self, tick: int) -> tuple[int, Parsed] | None:
+        """The latest decision made strictly before ``tick`` (with its tick), if any."""
+        for obs, parsed in zip(reversed(self.observations), reversed(self.decisions), strict=True):
+            if obs.tick < tick:
+                return obs.tick, parsed
+        return None
+
+
+ORACLE_GUIDANCE = (
+    "Use this to collaborate well: fit your tone and plan to this teammate's personality, answer "
+    "their questions and requests, tell them promptly about discoveries and finished subgoals, "
+    "and reassure them when they seem unsure or frustrated."
+)
+
+
+def oracle_block(profile: Profile, partner_name: str, last: tuple[int, Parsed] | None) -> str:
+    """The extra observation text of the Oracle setting."""
+    if last is None:
+        previous = "(they have not decided anything yet)"
+    else:
+        tick, p = last
+        previous = (
+            f"at tick {tick}: reasoning: {p.think or '(none)'} | message: {p.message or '(none)'}"
+            f" | action: {p.action or '(invalid)'}"
+        )
+    return (
+        f"[Oracle information about {partner_name}]\n"
+        f"Profile: {profile.persona()}\n"
+        f"Their previous decision {previous}\n"
+        f"{ORACLE_GUIDANCE}"
+    )
+
+
+class OraclePlayer:
+    """Adds the Oracle block to the observation text before the wrapped player sees it."""
+
+    def __init__(self, inner: Player, profile: Profile, partner: RecordingPlayer) -> None:
+        self.inner, self.profile, self.partner = inner, profile, partner
+        self.name = f"oracle:{inner.name}"
+
+    def reset(self, seat: str, seed: int) -> None:
+        self.seat = seat
+        self.inner.reset(seat, seed)
+
+    def act(self, obs: Observation) -> str:
+        block = oracle_block(self.profile, self.partner.seat, self.partner.last_before(obs.tick))
+        return self.inner.act(dataclasses.replace(obs, text=f"{block}\n\n{obs.text}"))
+
+
+def generated_tokens(player: Player) -> int:
+    """Completion tokens an LLM-backed player spent this episode (0 for scripted players)."""
+    calls: list[Any] = getattr(player, "calls", None) or []
+    return sum(getattr(c, "completion_tokens", 0) for c in calls)
+
+
+class EngineCache:
+    """One engine per spec for the whole run: models load once, caches and limits are shared."""
+
+    def __init__(self) -> None:
+        self._engines: dict[str, Any] = {}
+
+    def get(self, spec: Any) -> Any:
+        from collabrl.factory import make_engine_from_spec
+
+        key = spec.model_dump_json()
+        if key not in self._engines:
+            self._engines[key] = make_engine_from_spec(spec)
+        return self._engines[key]
+
+    def close(self) -> None:
+        for engine in self._engines.values():
+            engine.close()
+        self._engines.clear()
+
+
+def _llm_player(engines: EngineCache, spec: Any, game: Game, seed: int, persona: str | None):
+    from collabrl.agents.llm_player import LLMPlayer
+    from collabrl.factory import sampling_params
+
+    engine = engines.get(spec.engine)
+    return LLMPlayer(engine, game, sampling_params(spec.sampling, seed), persona=persona)
+
+
+def policy_factory(spec: PlayerSpec, engines: EngineCache) -> PolicyFactory:
+    """Builds the evaluated policy for one episode (LLM engines are shared across episodes)."""
+
+    def build(game: Game, game_spec: GameSpec, seed: int) -> Player:
+        if spec.kind == "llm":
+            from collabrl.profiles import get_profile
+
+            persona = get_profile(spec.profile).persona() if spec.profile else None
+            return _llm_player(engines, spec, game, seed, persona)
+        from collabrl.factory import make_player
+
+        return make_player(spec, game_spec, game, seed)
+
+    return build
+
+
+def partner_factory(spec: PartnerSpec, engines: EngineCache) -> PartnerFactory:
+    """Builds the partner seat for one episode from one test profile."""
+
+    def build(profile: Profile, game: Game, game_spec: GameSpec, seed: int) -> Player:
+        if spec.kind == "llm":
+            return _llm_player(engines, spec, game, seed, profile.persona())
+        if spec.kind == "expert":
+            from collabrl.factory import make_expert
+
+            return make_expert(game_spec)
+        try:
+            from collabrl.agents.persona import make_persona_player
+        except ImportError as exc:
+            raise CollabrlError(
+                f"persona partners are not available in this install ({exc}); "
+                "use partner.kind=expert or partner.kind=llm"
+            ) from None
+        return make_persona_player(profile)
+
+    return build
+
+
+def policy_label(spec: PlayerSpec) -> str:
+    """Short name of the evaluated policy for tables and stamps."""
+    if spec.kind == "llm" and spec.engine is not None:
+        return f"llm:{spec.engine.backend}:{spec.engine.model}"
+    return f"persona:{spec.profile}" if spec.kind == "persona" else spec.kind

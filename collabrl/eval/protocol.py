@@ -1,0 +1,161 @@
+"""The whole CollabBench evaluation: play, judge, score, tabulate, write, stamp.
+
+``run_evaluation`` is the library entry; ``collabrl eval`` is a thin CLI over it. Every output is
+stamped with the policy, the partner set, the judge and its prompt versions, and the seeds.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import time
+from dataclasses import dataclass
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+from typing import Any
+
+from tqdm import tqdm
+
+from collabrl.eval import export, report
+from collabrl.eval.config import EvalSpec
+from collabrl.eval.players import EngineCache, partner_factory, policy_factory, policy_label
+from collabrl.eval.runner import EpisodeOutcome, play_all, select_jobs
+from collabrl.eval.scoring import judge_outcomes, score_outcome
+from collabrl.rewards.judges import DIMENSIONS, HeuristicJudge, Judge, LLMJudge
+from collabrl.rewards.judges.heuristic import VERSION as HEURISTIC_VERSION
+from collabrl.rewards.judges.llm import default_judge_params
+from collabrl.rewards.judges.prompts import window_prompt_stamp
+
+PROXY_NOTE = (
+    "PROXY: affective scores come from the offline heuristic judge (rule-based cue counting), "
+    "not from an LLM judge; they are not comparable with CollabBench's numbers."
+)
+
+
+TRAJECTORY_STAMP = ("policy", "oracle", "judge", "judge_is_proxy", "judge_prompts", "seeds")
+"""The stamp fields repeated on every trajectory record (the full stamp is in results.json)."""
+
+
+@dataclass
+class EvalResult:
+    outcomes: list[EpisodeOutcome]
+    tables: dict[str, Any]
+    stamp: dict[str, Any]
+    output_dir: Path
+    warnings: list[str]
+
+
+def make_judge(spec: EvalSpec, engines: EngineCache) -> Judge:
+    if spec.judge.kind == "heuristic":
+        return HeuristicJudge()
+    params = dataclasses.replace(default_judge_params(), max_new_tokens=spec.judge.max_new_tokens)
+    engine = engines.get(spec.judge.engine)
+    return LLMJudge(engine, name=spec.judge.engine.model, params=params)
+
+
+def _stamp(spec: EvalSpec, judge: Judge, profiles: list[str], wall_s: float) -> dict[str, Any]:
+    try:
+        pkg = version("collabrl")
+    except PackageNotFoundError:
+        pkg = "unknown"
+    prompts = (
+        {"window": HEURISTIC_VERSION}
+        if judge.proxy
+        else {d: window_prompt_stamp(d) for d in DIMENSIONS}
+    )
+    return {
+        "collabrl": pkg,
+        "policy": policy_label(spec.policy),
+        "policy_spec": spec.policy.model_dump(),
+        "oracle": spec.oracle,
+        "partner_set": {
+            "kind": spec.partner.kind,
+            "split": "test",
+            "profiles": len(profiles),
+            "profile_ids": profiles,
+        },
+        "judge": judge.name,
+        "judge_is_proxy": judge.proxy,
+        "judge_prompts": prompts,
+        "seeds": list(spec.seeds),
+        "seats": [f"Agent {s}" for s in spec.seats],
+        "window": spec.window,
+        "a": spec.a,
+        "b": spec.b,
+        "message_penalty": {"eps": 0.15, "k": 4.0, "p_max": 2.0},
+        "wall_s": round(wall_s, 2),
+        "spec": spec.model_dump(),
+    }
+
+
+def run_evaluation(
+    spec: EvalSpec,
+    *,
+    judge: Judge | None = None,
+    engines: EngineCache | None = None,
+    progress: bool = True,
+) -> EvalResult:
+    """Run the protocol in ``spec`` and write tables, CSV, JSON and trajectories.
+
+    ``judge`` and ``engines`` replace the ones the spec would build (tests, shared servers).
+    """
+    start = time.perf_counter()
+    engines = engines or EngineCache()
+    try:
+        judge = judge or make_judge(spec, engines)
+        jobs = select_jobs(spec)
+        with tqdm(total=len(jobs), desc="episodes", disable=not progress) as bar:
+            outcomes = play_all(
+                spec,
+                jobs,
+                policy_factory(spec.policy, engines),
+                partner_factory(spec.partner, engines),
+                progress=lambda: bar.update(1),
+            )
+        n_windows = sum(o.decisions // spec.window for o in outcomes)
+        with tqdm(total=n_windows, desc="judge windows", disable=not progress) as bar:
+            judge_outcomes(
+                outcomes,
+                judge,
+                k=spec.window,
+                batch_size=spec.judge.batch_size,
+                progress=bar.update,
+            )
+    finally:
+        engines.close()
+    for outcome in outcomes:
+        score_outcome(outcome, a=spec.a, b=spec.b)
+    profiles = sorted({j.profile.id for j in jobs})
+    stamp = _stamp(spec, judge, profiles, time.perf_counter() - start)
+    result = EvalResult(outcomes, report.build_tables(outcomes), stamp, Path(spec.output_dir), [])
+    write_outputs(result, proxy=judge.proxy)
+    return result
+
+
+def write_outputs(result: EvalResult, *, proxy: bool) -> None:
+    """tables.md, tables.csv, episodes.csv, results.json, trajectories.jsonl, trajectories_hf/."""
+    out = result.output_dir
+    out.mkdir(parents=True, exist_ok=True)
+    method = ("Oracle " if result.stamp["oracle"] else "") + result.stamp["policy"]
+    note = PROXY_NOTE if proxy else None
+    stamp_line = (
+        f"policy={result.stamp['policy']} partners={result.stamp['partner_set']['kind']}"
+        f"(test, {result.stamp['partner_set']['profiles']} profiles) judge={result.stamp['judge']}"
+        f" prompts={result.stamp['judge_prompts']} seeds={result.stamp['seeds']}"
+    )
+    (out / "tables.md").write_text(
+        f"{report.markdown(result.tables, method, note)}\n_{stamp_line}_\n", encoding="utf-8"
+    )
+    rows = report.table_rows(result.tables, method)
+    report.write_csv(out / "tables.csv", rows)
+    report.write_csv(out / "episodes.csv", report.episode_rows(result.outcomes))
+    failures = report.judge_failures(result.outcomes)
+    payload = {"stamp": result.stamp, "note": note, "tables": rows, "judge_failures": failures}
+    (out / "results.json").write_text(json.dumps(payload, indent=2, default=str), encoding="utf-8")
+    short = {k: result.stamp[k] for k in TRAJECTORY_STAMP}
+    short["partners"] = result.stamp["partner_set"]["kind"]
+    records = [export.trajectory(o, short) for o in result.outcomes]
+    export.write_jsonl(out / "trajectories.jsonl", records)
+    warning = export.write_hf_dataset(out / "trajectories_hf", records)
+    if warning:
+        result.warnings.append(warning)

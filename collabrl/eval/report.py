@@ -1,0 +1,221 @@
+"""Turn scored episodes into CollabBench-shaped tables (Table 1 and Tables 6-7) and files.
+
+Metrics per (game, task, seat): mean efficiency; its std across partner profiles (each profile's
+mean over seeds first; population std, so one profile gives 0); generated tokens per decision in
+thousands; mean of each affective dimension over episodes that have it; "Affective" = mean of the
+three dimension means. "Overall" pools every episode of the game (std across task x profile).
+"""
+
+from __future__ import annotations
+
+import csv
+import statistics
+from collections import defaultdict
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from tabulate import tabulate
+
+from collabrl.eval.runner import GAME_TASKS, EpisodeOutcome
+from collabrl.rewards.judges import DIMENSIONS
+
+METRICS = ("efficiency", "std", "tokens_k", *DIMENSIONS, "affective")
+GAME_TITLES = {"household": "CWAH-MultiPlayer (household)", "kitchen": "Cook-MultiPlayer (kitchen)"}
+EFFICIENCY_TITLES = {"household": "Step ↓", "kitchen": "Score ↑"}
+TITLES = {
+    "std": "Std. ↓",
+    "tokens_k": "#Tokens(k) ↓",
+    "helpfulness": "Helpfulness ↑",
+    "trustfulness": "Trustfulness ↑",
+    "empathy": "Empathy ↑",
+    "affective": "Affective ↑",
+}
+OVERALL = "Overall"
+
+
+def _mean(values: Sequence[float]) -> float | None:
+    return sum(values) / len(values) if values else None
+
+
+def metrics(outcomes: Sequence[EpisodeOutcome]) -> dict[str, Any]:
+    """Every metric of one table cell group, plus episode and missing-score counts."""
+    per_profile: dict[tuple[str, str], list[float]] = defaultdict(list)
+    for o in outcomes:
+        per_profile[o.job.task, o.job.profile.id].append(o.efficiency)
+    profile_means = [sum(v) / len(v) for v in per_profile.values()]
+    row: dict[str, Any] = {
+        "efficiency": _mean([o.efficiency for o in outcomes]),
+        "std": statistics.pstdev(profile_means) if profile_means else None,
+        "tokens_k": _mean([o.tokens_per_step_k for o in outcomes]),
+        "episodes": len(outcomes),
+    }
+    for d in DIMENSIONS:
+        have = [o.scores[d] for o in outcomes if o.scores.get(d) is not None]
+        row[d] = _mean(have)
+        row[f"missing_{d}"] = len(outcomes) - len(have)
+    dims = [row[d] for d in DIMENSIONS]
+    row["affective"] = None if None in dims else sum(dims) / len(dims)
+    return row
+
+
+def judge_failures(outcomes: Sequence[EpisodeOutcome]) -> dict[str, Any]:
+    """Window judgements made and failed per dimension (failed ones are excluded, not zeroed)."""
+    made = {d: 0 for d in DIMENSIONS}
+    failed = {d: 0 for d in DIMENSIONS}
+    errors: dict[str, int] = defaultdict(int)
+    for o in outcomes:
+        for verdict in o.judgements:
+            for d, j in verdict.items():
+                made[d] += 1
+                if j.failed:
+                    failed[d] += 1
+                    errors[(j.error or "").split(":")[0]] += 1
+    return {
+        "windows": sum(len(o.windows) for o in outcomes),
+        "judgements": made,
+        "failed": failed,
+        "failure_kinds": dict(errors),
+        "episodes_missing": {
+            d: sum(1 for o in outcomes if o.scores.get(d) is None) for d in DIMENSIONS
+        },
+    }
+
+
+def build_tables(outcomes: Sequence[EpisodeOutcome]) -> dict[str, dict[str, dict[int, dict]]]:
+    """game -> task (then "Overall") -> seat -> metrics, tasks in the benchmark's order."""
+    tables: dict[str, dict[str, dict[int, dict]]] = {}
+    for game in GAME_TASKS:
+        mine = [o for o in outcomes if o.job.game == game]
+        if not mine:
+            continue
+        seats = sorted({o.job.seat for o in mine})
+        tasks = [t for t in GAME_TASKS[game] if any(o.job.task == t for o in mine)]
+        table = {
+            task: {
+                s: metrics([o for o in mine if o.job.task == task and o.job.seat == s])
+                for s in seats
+            }
+            for task in tasks
+        }
+        table[OVERALL] = {s: metrics([o for o in mine if o.job.seat == s]) for s in seats}
+        tables[game] = table
+    return tables
+
+
+def _cell(value: float | None) -> str:
+    return "—" if value is None else f"{value:.2f}"
+
+
+def _header(game: str, first: list[str]) -> list[str]:
+    cols = list(first)
+    for m in METRICS:
+        title = EFFICIENCY_TITLES[game] if m == "efficiency" else TITLES[m]
+        cols += [f"{title} Agent 1", f"{title} Agent 2"]
+    return cols
+
+
+def _cells(by_seat: dict[int, dict]) -> list[str]:
+    out = []
+    for m in METRICS:
+        out += [_cell(by_seat[s][m]) if s in by_seat else "—" for s in (1, 2)]
+    return out
+
+
+def markdown(tables: dict, method: str, proxy_note: str | None) -> str:
+    """Table 1 shape (one row per game) and Tables 6-7 shape (per task + Overall), as Markdown."""
+    parts = []
+    if proxy_note:
+        parts.append(f"> **{proxy_note}**\n")
+    for game, table in tables.items():
+        parts.append(f"### {GAME_TITLES[game]}: overall (Table 1 shape)\n")
+        parts.append(
+            tabulate(
+                [[method, *_cells(table[OVERALL])]],
+                _header(game, ["Method"]),
+                tablefmt="github",
+                disable_numparse=True,
+            )
+        )
+        parts.append(
+            f"\n### {GAME_TITLES[game]}: per task (Table {6 if game == 'household' else 7} shape)\n"
+        )
+        rows = [[task, method, *_cells(by_seat)] for task, by_seat in table.items()]
+        parts.append(
+            tabulate(
+                rows, _header(game, ["Task", "Method"]), tablefmt="github", disable_numparse=True
+            )
+        )
+        parts.append("")
+    return "\n".join(parts) + "\n"
+
+
+def table_rows(tables: dict, method: str) -> list[dict[str, Any]]:
+    """Flat rows (game, task, seat, metrics...) for CSV and JSON."""
+    return [
+        {"game": game, "task": task, "seat": f"Agent {seat}", "method": method, **m}
+        for game, table in tables.items()
+        for task, by_seat in table.items()
+        for seat, m in by_seat.items()
+    ]
+
+
+def write_csv(path: Path, rows: Sequence[dict[str, Any]]) -> None:
+    if not rows:
+        path.write_text("", encoding="utf-8")
+        return
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+def episode_rows(outcomes: Sequence[EpisodeOutcome]) -> list[dict[str, Any]]:
+    """One flat row per episode (for episodes.csv)."""
+    return [
+        {
+            "game": o.job.game,
+            "task": o.job.task,
+            "profile": o.job.profile.id,
+            "player_type": o.job.profile.player_type,
+            "seat": f"Agent {o.job.seat}",
+            "seed": o.job.seed,
+            "efficiency": o.efficiency,
+            "decisions": o.decisions,
+            "message_ratio": round(o.message_ratio, 4),
+            "tokens_per_step_k": round(o.tokens_per_step_k, 4),
+            "windows": len(o.windows),
+            **{k: (None if v is None else round(v, 4)) for k, v in o.scores.items()},
+        }
+        for o in outcomes
+    ]
+
+
+def summary_table(tables: dict) -> str:
+    """The short end-of-run summary: one line per game and seat."""
+    rows = [
+        [
+            game,
+            f"Agent {seat}",
+            _cell(m["efficiency"]),
+            _cell(m["std"]),
+            _cell(m["tokens_k"]),
+            *(_cell(m[d]) for d in (*DIMENSIONS, "affective")),
+            m["episodes"],
+        ]
+        for game, table in tables.items()
+        for seat, m in table[OVERALL].items()
+    ]
+    head = [
+        "game",
+        "seat",
+        "steps/score",
+        "std",
+        "tok(k)",
+        "help",
+        "trust",
+        "empathy",
+        "affective",
+        "episodes",
+    ]
+    return tabulate(rows, head, tablefmt="github", disable_numparse=True)

@@ -1,0 +1,151 @@
+"""Enumerate the evaluation episodes and play them, keeping what the judges and tables need.
+
+One job = (game, task, test profile in the partner seat, evaluated seat, seed). Each episode gets
+fresh players, so jobs are independent and may run on several threads (useful when the policy or
+partner is a remote LLM; local engines should keep ``workers=1``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from collabrl.config import GameSpec, HouseholdSpec, KitchenSpec
+from collabrl.eval.config import EvalSpec
+from collabrl.eval.players import (
+    OraclePlayer,
+    PartnerFactory,
+    PolicyFactory,
+    RecordingPlayer,
+    generated_tokens,
+)
+from collabrl.profiles import Profile, load_profiles
+from collabrl.profiles.tasks import HOUSEHOLD_TEST_TASKS, KITCHEN_LAYOUTS
+from collabrl.rewards.judges import StepView, WindowJudgement, step_views
+from collabrl.rollout.episode import EpisodeRecord, play_episode
+
+GAME_TASKS = {"household": tuple(HOUSEHOLD_TEST_TASKS), "kitchen": tuple(KITCHEN_LAYOUTS)}
+
+
+@dataclass(frozen=True)
+class Job:
+    game: str
+    task: str
+    profile: Profile
+    seat: int  # 1 = Agent 1 (first seat), 2 = Agent 2
+    seed: int
+
+
+@dataclass
+class EpisodeOutcome:
+    """One played episode from the evaluated seat's point of view; judge fields filled later."""
+
+    job: Job
+    seat_name: str
+    record: EpisodeRecord
+    views: list[StepView]
+    efficiency: float  # household: steps (failure = max ticks); kitchen: score
+    tokens_per_step_k: float
+    windows: list[list[int]] = field(default_factory=list)  # decision indices per window
+    judgements: list[dict[str, WindowJudgement]] = field(default_factory=list)
+    scores: dict[str, float | None] = field(default_factory=dict)
+
+    @property
+    def decisions(self) -> int:
+        return len(self.views)
+
+    @property
+    def message_ratio(self) -> float:
+        """rho: share of the evaluated seat's decisions that sent a message."""
+        return sum(v.sent_message for v in self.views) / self.decisions if self.views else 0.0
+
+
+def select_jobs(spec: EvalSpec) -> list[Job]:
+    """Every requested task x test profile x seat x seed, in a stable order."""
+    unknown = set(spec.tasks or ()) - {t for ts in GAME_TASKS.values() for t in ts}
+    if unknown:
+        raise ValueError(f"unknown test task(s) {sorted(unknown)}; choose from {GAME_TASKS}")
+    jobs = []
+    for game in spec.games:
+        tasks = [t for t in GAME_TASKS[game] if spec.tasks is None or t in spec.tasks]
+        for task in tasks:
+            profiles = load_profiles(game=game, split="test", task=task)
+            if spec.profiles is not None:
+                profiles = [p for p in profiles if p.id in spec.profiles]
+            profiles = profiles[: spec.max_profiles] if spec.max_profiles else profiles
+            jobs += [
+                Job(game, task, p, seat, seed)
+                for p in profiles
+                for seat in spec.seats
+                for seed in spec.seeds
+            ]
+    return jobs
+
+
+def game_spec(spec: EvalSpec, job: Job) -> GameSpec:
+    if job.game == "household":
+        return HouseholdSpec(
+            task=job.task,
+            max_ticks=spec.household_max_ticks,
+            max_decisions=spec.household_max_decisions,
+        )
+    return KitchenSpec(layout=job.task, horizon=spec.kitchen_horizon)
+
+
+def efficiency(game: str, summary: dict[str, Any]) -> float:
+    """The CB-Efficiency number: household steps (failures count as the tick limit), kitchen score."""
+    return float(summary["steps"] if game == "household" else summary["score"])
+
+
+def play_job(
+    spec: EvalSpec, job: Job, make_policy: PolicyFactory, make_partner: PartnerFactory
+) -> EpisodeOutcome:
+    """Play one job with fresh players and return the evaluated seat's outcome."""
+    from collabrl.factory import make_game
+
+    gspec = game_spec(spec, job)
+    game = make_game(gspec)
+    me, other = game.agents[job.seat - 1], game.agents[2 - job.seat]
+    policy = make_policy(game, gspec, job.seed)
+    partner = RecordingPlayer(make_partner(job.profile, game, gspec, job.seed))
+    seated = OraclePlayer(policy, job.profile, partner) if spec.oracle else policy
+    recorder = RecordingPlayer(seated)
+    record = play_episode(game, {me: recorder, other: partner}, seed=job.seed)
+    views = step_views(
+        job.game,
+        recorder.observations,
+        recorder.decisions,
+        message_action=game.message_action,
+        partner_profile=job.profile.persona(),
+    )
+    tokens = generated_tokens(policy)
+    return EpisodeOutcome(
+        job=job,
+        seat_name=me,
+        record=record,
+        views=views,
+        efficiency=efficiency(job.game, record.summary),
+        tokens_per_step_k=tokens / len(views) / 1000 if views else 0.0,
+    )
+
+
+def play_all(
+    spec: EvalSpec,
+    jobs: Iterable[Job],
+    make_policy: PolicyFactory,
+    make_partner: PartnerFactory,
+    progress: Callable[[], None] = lambda: None,
+) -> list[EpisodeOutcome]:
+    """Play every job (on ``spec.workers`` threads), calling ``progress`` after each episode."""
+
+    def one(job: Job) -> EpisodeOutcome:
+        outcome = play_job(spec, job, make_policy, make_partner)
+        progress()
+        return outcome
+
+    if spec.workers == 1:
+        return [one(job) for job in jobs]
+    with ThreadPoolExecutor(spec.workers) as pool:
+        return list(pool.map(one, jobs))

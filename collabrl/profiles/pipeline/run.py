@@ -1,0 +1,118 @@
+"""Wire the stages to real dependencies from the config, and run them one by one or all.
+
+Why: the stage functions take their engines, player factory and embedder as arguments (so tests
+can pass stand-ins); this module builds the real ones from ``engines.*`` and ``cluster.embedder``
+and closes the engines afterwards.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from typing import Any
+
+from collabrl.engines.types import Engine, SamplingParams
+from collabrl.profiles.pipeline.cluster import cluster
+from collabrl.profiles.pipeline.config import PipelineConfig, PipelineError
+from collabrl.profiles.pipeline.embed import Embedder, make_embedder
+from collabrl.profiles.pipeline.filtering import filter_profiles
+from collabrl.profiles.pipeline.generate import generate
+from collabrl.profiles.pipeline.players import PlayerFactory, llm_player_factory
+from collabrl.profiles.pipeline.report import report
+from collabrl.profiles.pipeline.rundir import RunDir
+from collabrl.profiles.pipeline.stage import StageSummary
+from collabrl.profiles.pipeline.summarise import summarise
+
+STAGES = ("generate", "cluster", "summarise", "filter", "report")
+
+
+class Resources(AbstractContextManager["Resources"]):
+    """Engines (one per distinct engine config, shared across roles), players and embedder.
+
+    Anything passed in is used as is (test stand-ins); the rest is built on first use.
+    """
+
+    def __init__(
+        self,
+        config: PipelineConfig,
+        *,
+        player_factory: PlayerFactory | None = None,
+        summariser: Engine | None = None,
+        judge: Engine | None = None,
+        embedder: Embedder | None = None,
+    ) -> None:
+        self.config = config
+        self._given: dict[str, Any] = {
+            "player": player_factory,
+            "summariser": summariser,
+            "judge": judge,
+            "embedder": embedder,
+        }
+        self._engines: dict[str, Engine] = {}
+
+    def engine(self, role: str) -> Engine:
+        given = self._given.get(role)
+        if given is not None:
+            return given
+        spec = self.config.engines.for_role(role)
+        key = json.dumps(spec, sort_keys=True)
+        if key not in self._engines:
+            from collabrl.engines.factory import make_engine
+
+            try:
+                self._engines[key] = make_engine(spec)
+            except (ValueError, ImportError) as err:
+                raise PipelineError(f"engines.{role}: {err}") from None
+        return self._engines[key]
+
+    def players(self, temperature: float, max_new_tokens: int) -> PlayerFactory:
+        given = self._given["player"]
+        if given is not None:
+            return given
+        params = SamplingParams(
+            temperature=temperature, max_new_tokens=max_new_tokens, seed=self.config.seed
+        )
+        return llm_player_factory(self.engine("player"), params)
+
+    def embedder(self) -> Embedder:
+        if self._given["embedder"] is None:
+            self._given["embedder"] = make_embedder(self.config.cluster.embedder)
+        return self._given["embedder"]
+
+    def __exit__(self, *exc: object) -> None:
+        for engine in self._engines.values():
+            engine.close()
+
+
+def run_stage(stage: str, run: RunDir, res: Resources, progress: bool = True) -> StageSummary:
+    """Run one stage against the files in ``run``."""
+    config = res.config
+    actions: dict[str, Callable[[], StageSummary]] = {
+        "generate": lambda: generate(
+            run,
+            config,
+            res.players(config.generate.temperature, config.generate.max_new_tokens),
+            progress=progress,
+        ),
+        "cluster": lambda: cluster(run, config, res.embedder(), progress=progress),
+        "summarise": lambda: summarise(run, config, res.engine("summariser"), progress=progress),
+        "filter": lambda: filter_profiles(
+            run,
+            config,
+            res.players(config.filter.temperature, config.filter.max_new_tokens),
+            res.engine("judge"),
+            progress=progress,
+        ),
+        "report": lambda: report(run, config, res.embedder()),
+    }
+    if stage not in actions:
+        raise PipelineError(f"unknown stage {stage!r}; choose from {', '.join(STAGES)}")
+    return actions[stage]()
+
+
+def run_pipeline(
+    run: RunDir, res: Resources, stages: tuple[str, ...] = STAGES, progress: bool = True
+) -> list[StageSummary]:
+    """Run ``stages`` in order; each reads what the previous one wrote."""
+    return [run_stage(stage, run, res, progress) for stage in stages]

@@ -1,0 +1,1 @@
+"""Prompt texts and descriptor wording of the profile pipeline (package data, each versioned)."""

@@ -1,0 +1,1 @@
+"""Versioned judge prompt templates (data files, loaded by ``collabrl.rewards.judges.prompts``)."""

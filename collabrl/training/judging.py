@@ -1,0 +1,87 @@
+"""Judge the policy's steps while the rollout goes on, then hand back the interactivity levels.
+
+After every policy round the round's new steps become judge inputs (``StepView``: the step plus
+what the partner said since the seat last decided and what the seat itself achieved) and go to a
+background thread as one batched judge call, so LLM judging overlaps the rest of the rollout. A
+judge failure leaves the step's level missing (None), never 0.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+
+from collabrl.config import JudgeSpec
+from collabrl.envs.base import Observation
+from collabrl.rewards.judges.views import step_views
+from collabrl.training.rewards import SampleKey, sample_key
+from collabrl.training.rollout import EpisodeSlot, Sample
+
+
+def make_step_judge(spec: JudgeSpec):
+    """The recipe's step judge: heuristic proxy, an LLM judge, or None (no judge reward)."""
+    if spec.kind == "none":
+        return None
+    if spec.kind == "heuristic":
+        from collabrl.rewards.judges.heuristic import HeuristicJudge
+
+        return HeuristicJudge()
+    from collabrl.factory import make_engine_from_spec, sampling_params
+    from collabrl.rewards.judges.llm import LLMJudge
+
+    if spec.engine is None or not spec.engine.model:
+        raise ValueError("reward.judge.kind=llm needs reward.judge.engine.model")
+    return LLMJudge(
+        make_engine_from_spec(spec.engine),
+        name=spec.engine.model,
+        params=sampling_params(spec.sampling),
+    )
+
+
+class StepJudging:
+    """Per-rollout judging state: each episode's history and the batches in flight."""
+
+    def __init__(self, judge, profiles: Mapping[str, object], workers: int = 2) -> None:
+        self.judge, self.profiles = judge, profiles
+        self.pool = ThreadPoolExecutor(workers) if judge is not None else None
+        self.history: dict[tuple[int, int], tuple[list[Observation], list[Sample]]] = {}
+        self.batches: list[tuple[list[SampleKey], Future]] = []
+
+    def submit(self, steps: Sequence[tuple[EpisodeSlot, Sample, Observation]]) -> None:
+        """Queue one policy round's steps (invalid ones need no judge: their reward is 0)."""
+        if self.pool is None:
+            return
+        keys, views = [], []
+        for slot, sample, obs in steps:
+            observations, samples = self.history.setdefault((slot.group, slot.episode), ([], []))
+            observations.append(obs)
+            samples.append(sample)
+            if not sample.valid:
+                continue
+            profile = self.profiles.get(slot.profile_id) if slot.profile_id else None
+            view = step_views(
+                slot.game.name,
+                observations,
+                samples,
+                message_action=slot.game.message_action,
+                partner_profile=profile.persona() if profile is not None else "",
+            )[-1]
+            keys.append(sample_key(sample))
+            views.append(view)
+        if views:
+            self.batches.append((keys, self.pool.submit(self._judge, views)))
+
+    def _judge(self, views: list) -> list[float | None]:
+        try:
+            return [j.level for j in self.judge.judge_steps(views)]
+        except Exception:  # a judge failure is a missing reward, not a crashed run
+            return [None] * len(views)
+
+    def collect(self) -> dict[SampleKey, float | None]:
+        """Wait for every batch; sample key -> level (None where the judge failed)."""
+        levels: dict[SampleKey, float | None] = {}
+        for keys, future in self.batches:
+            levels.update(zip(keys, future.result(), strict=True))
+        if self.pool is not None:
+            self.pool.shutdown()
+        return levels

@@ -1,0 +1,194 @@
+"""The GiGPO training recipe, top to bottom: rollout -> rewards -> advantages -> PPO -> log.
+
+Run it with ``python train.py recipe=NAME key=value ...`` or
+``accelerate launch [--config_file launch/zero2.yaml] train.py recipe=NAME ...``.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+from tqdm import trange
+
+from collabrl.algos.gigpo import gigpo_advantages
+from collabrl.config import Recipe
+from collabrl.factory import make_engine_from_spec, sampling_params
+from collabrl.training.checkpoint import complete_checkpoints, load_checkpoint, save_checkpoint
+from collabrl.training.groups import make_slots, partner_profiles, plan_groups
+from collabrl.training.judging import StepJudging, make_step_judge
+from collabrl.training.logging import RunLogger
+from collabrl.training.metrics import iteration_metrics, summary_line
+from collabrl.training.policy import load_policy, resolve_model_path
+from collabrl.training.rewards import score_rollout
+from collabrl.training.rollout import run_rollout
+from collabrl.training.update import ppo_update, token_logprobs
+
+
+def train(recipe: Recipe) -> Path:
+    """Train the policy the recipe describes; returns the run directory."""
+    from accelerate import Accelerator
+    from accelerate.utils import set_seed
+    from transformers import get_scheduler
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.disable_progress_bar()
+
+    algo, run_dir = recipe.algo, Path(recipe.output_dir)
+    accelerator = Accelerator(
+        gradient_accumulation_steps=max(1, algo.mini_batch // algo.micro_batch)
+    )
+    set_seed(recipe.seed)
+    main = accelerator.is_main_process
+    if main:
+        run_dir.mkdir(parents=True, exist_ok=True)
+        (run_dir / "recipe.yaml").write_text(recipe.to_yaml())
+    accelerator.wait_for_everyone()
+
+    # --- policy, optimizer, rollout engine ------------------------------------------------------
+    model_path = resolve_model_path(recipe.policy, run_dir, recipe.seed)
+    policy = load_policy(recipe.policy, model_path, need_reference=algo.kl_coef > 0)
+    trainable = [p for p in policy.model.parameters() if p.requires_grad]
+    optimizer = torch.optim.AdamW(trainable, lr=algo.lr, weight_decay=algo.weight_decay)
+    scheduler = get_scheduler("constant_with_warmup", optimizer, num_warmup_steps=algo.warmup_steps)
+    model, optimizer, scheduler = accelerator.prepare(policy.model, optimizer, scheduler)
+    engine = _rollout_engine(recipe, accelerator.unwrap_model(model), policy.tokenizer, model_path)
+    partner_engine = (
+        make_engine_from_spec(recipe.partner.engine) if recipe.partner.kind == "llm" else None
+    )
+    judge = make_step_judge(recipe.reward.judge)
+    profiles = partner_profiles(recipe)
+    temperature = recipe.policy.sampling.temperature or 1.0
+
+    def reference(batch):
+        return policy.reference(lambda m: token_logprobs(m, batch, temperature)[0])
+
+    # --- resume ---------------------------------------------------------------------------------
+    logger = RunLogger(
+        run_dir,
+        recipe.model_dump(mode="json"),
+        recipe.train.wandb,
+        recipe.train.wandb_project,
+        enabled=main,
+    )
+    start = 0
+    done = complete_checkpoints(run_dir) if recipe.train.resume else []
+    if done:
+        start = load_checkpoint(accelerator, done[-1])["iteration"] + 1
+        logger.truncate_after(start - 1)
+        accelerator.print(f"resumed from {done[-1]} at iteration {start}")
+
+    # --- the loop -------------------------------------------------------------------------------
+    for iteration in trange(start, recipe.train.iterations, desc="GiGPO", disable=not main):
+        t0 = time.perf_counter()
+        slots = make_slots(recipe, plan_groups(recipe, profiles, iteration), partner_engine)
+        judging = StepJudging(judge, profiles={p.id: p for p in profiles})
+        model.eval()
+        params = sampling_params(recipe.policy.sampling, seed=recipe.seed * 1_000_003 + iteration)
+        times = run_rollout(slots, engine, params, on_steps=judging.submit)
+        t1 = time.perf_counter()
+        scored = score_rollout(slots, judging.collect(), recipe.reward)
+        t2 = time.perf_counter()
+        advantages = gigpo_advantages(
+            [s.group for s in scored.samples],
+            [s.episode for s in scored.samples],
+            [s.anchor for s in scored.samples],
+            scored.step_rewards,
+            scored.episode_returns,
+            gamma=algo.gamma,
+            omega=algo.omega if algo.name == "gigpo" else 0.0,
+            mode=algo.norm,
+        )
+        keep = _keep_groups(scored, algo.drop_uniform_groups)
+        model.train()
+        stats = ppo_update(
+            model,
+            optimizer,
+            scheduler,
+            accelerator,
+            [scored.samples[i] for i in keep],
+            [float(advantages[i]) for i in keep],
+            algo,
+            temperature,
+            policy.tokenizer.pad_token_id,
+            reference if algo.kl_coef > 0 else None,
+            np.random.default_rng([recipe.seed, iteration, 2]),
+        )
+        t3 = time.perf_counter()
+        _push_weights(engine, accelerator.unwrap_model(model), recipe)
+        t4 = time.perf_counter()
+        timings = {
+            "generation": times.generation,
+            "partners": times.partners,
+            "game": times.game,
+            "judge_wait": t2 - t1,
+            "training": t3 - t2,
+            "weight_push": t4 - t3,
+            "iteration": t4 - t0,
+        }
+        metrics = iteration_metrics(slots, scored, advantages, stats, timings, len(keep))
+        logger.log(iteration, metrics)
+        accelerator.print(summary_line(iteration, metrics))
+        every = recipe.train.checkpoint_every
+        last = iteration == recipe.train.iterations - 1
+        if last or (every and (iteration + 1) % every == 0):
+            save_checkpoint(
+                accelerator,
+                model,
+                policy.tokenizer,
+                run_dir,
+                iteration,
+                recipe.train.keep_checkpoints,
+                {"metrics": metrics},
+            )
+    logger.close()
+    return run_dir
+
+
+def _keep_groups(scored, drop_uniform: bool) -> list[int]:
+    """Indices of samples to train on; with dynamic sampling, groups whose episode returns are
+    all equal carry no episode-level signal and are dropped."""
+    if not drop_uniform:
+        return list(range(len(scored.samples)))
+    returns: dict[int, set[float]] = {}
+    for s, r in zip(scored.samples, scored.episode_returns, strict=True):
+        returns.setdefault(s.group, set()).add(round(r, 9))
+    return [i for i, s in enumerate(scored.samples) if len(returns[s.group]) > 1]
+
+
+def _rollout_engine(recipe: Recipe, model, tokenizer, model_path: str):
+    """transformers: the trainer's own model object (no copy); vLLM: a separate engine."""
+    options = dict(recipe.policy.engine_options)
+    if recipe.policy.backend == "vllm":
+        from collabrl.engines.vllm_engine import VLLMEngine, VLLMOptions
+
+        return VLLMEngine(model_path, VLLMOptions(**options))
+    from collabrl.engines.hf import TransformersEngine, TransformersOptions
+
+    options.setdefault(
+        "max_context", recipe.policy.max_prompt_tokens + recipe.policy.sampling.max_new_tokens
+    )
+    options["device"] = str(next(model.parameters()).device)
+    return TransformersEngine(model, tokenizer, TransformersOptions(**options))
+
+
+def _push_weights(engine, model, recipe: Recipe) -> None:
+    """Make the rollout engine use the updated weights (a no-op when it shares the model)."""
+    if recipe.policy.backend != "vllm":
+        return
+    if recipe.policy.lora is None:
+        engine.load_weights(model.state_dict().items())
+        return
+    # LoRA: push base + adapter merged, then undo the merge so training goes on unchanged.
+    model.merge_adapter()
+    try:
+        merged = {
+            k.removeprefix("base_model.model.").replace(".base_layer", ""): v
+            for k, v in model.state_dict().items()
+            if "lora_" not in k
+        }
+        engine.load_weights(merged.items())
+    finally:
+        model.unmerge_adapter()

@@ -1,0 +1,96 @@
+"""What one training iteration reports: rewards, game outcomes, behaviour, optimisation, timing."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from collabrl.training.rewards import Scored
+from collabrl.training.rollout import EpisodeSlot
+from collabrl.training.update import UpdateStats
+
+
+def _mean(values: Sequence[float]) -> float:
+    return float(np.mean(values)) if len(values) else 0.0
+
+
+def _outcome(slots: Sequence[EpisodeSlot]) -> dict[str, float]:
+    """Game results and the policy seat's behaviour over a set of episodes."""
+    samples = [s for slot in slots for s in slot.samples]
+    out = {
+        "messages_per_step": _mean([s.sent_message for s in samples]),
+        "valid_rate": _mean([s.valid for s in samples]),
+        "reward/efficiency": _mean(
+            [slot.samples[-1].rewards.get("efficiency", 0.0) for slot in slots if slot.samples]
+        ),
+    }
+    if slots and "score" in slots[0].summary:
+        out["score"] = _mean([slot.summary["score"] for slot in slots])
+    elif slots:
+        out["success_rate"] = _mean([bool(slot.summary["success"]) for slot in slots])
+        out["steps"] = _mean([slot.summary["steps"] for slot in slots])
+    return out
+
+
+def iteration_metrics(
+    slots: Sequence[EpisodeSlot],
+    scored: Scored,
+    advantages: np.ndarray,
+    stats: UpdateStats,
+    timings: dict[str, float],
+    trained_samples: int,
+) -> dict[str, Any]:
+    """A flat dict of everything worth plotting for this iteration."""
+    samples = [s for slot in slots for s in slot.samples]
+    judged = [s.rewards["judge"] for s in samples if s.rewards.get("judge") is not None]
+    lengths = [len(s.response_ids) for s in samples]
+    metrics: dict[str, Any] = {
+        **_outcome(slots),
+        "reward/format": _mean([s.rewards["format"] for s in samples]),
+        "reward/communication": _mean([s.rewards["communication"] for s in samples]),
+        "reward/judge": _mean(judged),
+        "reward/judge_missing": scored.judge_missing,
+        "reward/episode_return": _mean(scored.episode_returns),
+        "response_length": _mean(lengths),
+        "tokens_per_step": _mean([len(s.prompt_ids) + len(s.response_ids) for s in samples]),
+        "decisions": len(samples),
+        "trained_samples": trained_samples,
+        "adv/mean": float(advantages.mean()) if advantages.size else 0.0,
+        "adv/std": float(advantages.std()) if advantages.size else 0.0,
+        "adv/abs_max": float(np.abs(advantages).max()) if advantages.size else 0.0,
+        "loss": stats.loss,
+        "pg_loss": stats.pg_loss,
+        "kl": stats.kl,
+        "entropy": stats.entropy,
+        "clip_fraction": stats.clip_fraction,
+        "approx_kl": stats.approx_kl,
+        "grad_norm": stats.grad_norm,
+        "logprob_mismatch": stats.mismatch,
+        **{f"time/{k}": v for k, v in timings.items()},
+    }
+    by_type: dict[str, list[EpisodeSlot]] = defaultdict(list)
+    for slot in slots:
+        if slot.player_type:
+            by_type[slot.player_type].append(slot)
+    for player_type, group in sorted(by_type.items()):
+        for key, value in _outcome(group).items():
+            metrics[f"type/{player_type}/{key}"] = value
+    return metrics
+
+
+def summary_line(iteration: int, m: dict[str, Any]) -> str:
+    """One human-readable line per iteration."""
+    outcome = (
+        f"score {m['score']:.1f}"
+        if "score" in m
+        else f"success {m.get('success_rate', 0):.2f} steps {m.get('steps', 0):.1f}"
+    )
+    return (
+        f"iter {iteration}: {outcome} | eff {m['reward/efficiency']:.3f} "
+        f"fmt {m['reward/format']:.3f} msg/step {m['messages_per_step']:.2f} "
+        f"valid {m['valid_rate']:.2f} | kl {m['kl']:.4f} clip {m['clip_fraction']:.2f} "
+        f"| {m['time/iteration']:.1f}s"
+    )

@@ -1,0 +1,81 @@
+"""Load the trained policy, wrap it with LoRA if asked, and give the trainer its reference.
+
+On CPU (transformers backend) the rollout engine and the trainer share one model object, so new
+weights are used by the next rollout with no copy. With vLLM, weights are pushed after each update.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+
+from collabrl.config import PolicySpec
+from collabrl.errors import CollabrlError, missing_extra
+
+TINY_MODELS = {"tiny": "tiny", "tiny-small": "small"}
+
+
+@dataclass
+class Policy:
+    """The trainable model, its tokenizer, and how to get reference logprobs."""
+
+    model: torch.nn.Module
+    tokenizer: object
+    lora: bool
+    reference_model: torch.nn.Module | None  # a frozen copy for full fine-tuning
+
+    def reference(self, logprobs_of: Callable[[torch.nn.Module], torch.Tensor]) -> torch.Tensor:
+        """Evaluate ``logprobs_of`` under the reference policy (the initial weights)."""
+        if self.lora:
+            with self.model.disable_adapter():
+                return logprobs_of(self.model)
+        assert self.reference_model is not None
+        return logprobs_of(self.reference_model)
+
+
+def resolve_model_path(spec: PolicySpec, run_dir: Path, seed: int) -> str:
+    """An HF folder for ``spec.model``; ``tiny``/``tiny-small`` are created once per run."""
+    if spec.model in TINY_MODELS:
+        from collabrl.models.tiny import make_tiny_model
+
+        folder = run_dir / f"{spec.model}-model"
+        if not (folder / "config.json").is_file():
+            make_tiny_model(folder, seed=seed, size=TINY_MODELS[spec.model])
+        return str(folder)
+    path = Path(spec.model).expanduser()
+    if not (path / "config.json").is_file():
+        raise CollabrlError(
+            f"policy.model {spec.model!r} is not a model folder (no config.json); give a local "
+            "HF folder (see `collabrl models prepare`), or 'tiny' for a random test model"
+        )
+    return str(path)
+
+
+def load_policy(spec: PolicySpec, path: str, need_reference: bool) -> Policy:
+    """Tokenizer + fp32 model (optionally LoRA-wrapped) and its reference for the KL term."""
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(path)
+    model = AutoModelForCausalLM.from_pretrained(path, dtype=torch.float32)
+    if spec.lora is not None:
+        try:
+            from peft import LoraConfig, get_peft_model
+        except ImportError:
+            raise missing_extra("peft", "train") from None
+        config = LoraConfig(
+            r=spec.lora.rank,
+            lora_alpha=spec.lora.alpha,
+            lora_dropout=spec.lora.dropout,
+            target_modules=spec.lora.target_modules,
+            task_type="CAUSAL_LM",
+        )
+        model = get_peft_model(model, config)
+        return Policy(model, tokenizer, lora=True, reference_model=None)
+    reference = None
+    if need_reference:
+        reference = copy.deepcopy(model).eval().requires_grad_(False)
+    return Policy(model, tokenizer, lora=False, reference_model=reference)

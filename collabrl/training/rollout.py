@@ -1,0 +1,184 @@
+"""Lockstep rollout of G groups x N episodes for the policy seat of every game.
+
+Each round, every game that is waiting on its policy seat contributes one prompt to a single
+batched policy-engine call; partner seats answer in-process (scripted players) or in one batched
+call per LLM engine. Every policy decision becomes a :class:`Sample`; step rewards that need a
+judge are handed to ``on_steps`` as soon as the decision is known, so judging overlaps the rest
+of the rollout.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from collabrl.agents.llm_player import LLMPlayer, act_all
+from collabrl.agents.player import Player
+from collabrl.agents.prompts import build_messages
+from collabrl.agents.protocol import parse_response
+from collabrl.engines.types import Engine, SamplingParams
+from collabrl.envs.base import Game, Observation
+
+
+@dataclass
+class Sample:
+    """One decision of the policy seat: what it saw, what it wrote, and how it was scored."""
+
+    group: int
+    episode: int
+    decision: int  # index of this decision within its episode (time order)
+    tick: int
+    prompt_ids: list[int]
+    response_ids: list[int]
+    old_logprobs: list[float]
+    anchor: Hashable
+    valid: bool
+    sent_message: bool
+    text: str
+    observation: str
+    think: str = ""
+    message: str = ""
+    action: str | None = None
+    rewards: dict[str, float | None] = field(default_factory=dict)  # format, communication, ...
+
+    @property
+    def trainable(self) -> bool:
+        """Has tokens to learn from (a failed generation has none)."""
+        return bool(self.response_ids)
+
+
+@dataclass
+class EpisodeSlot:
+    """One episode of the rollout: its game, players and what came out of it."""
+
+    group: int
+    episode: int
+    game: Game
+    players: dict[str, Player]  # partner seats only
+    policy_seat: str
+    profile_id: str | None
+    player_type: str | None
+    seed: int
+    pending: dict[str, Observation] = field(default_factory=dict)
+    samples: list[Sample] = field(default_factory=list)
+    summary: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class RolloutTimes:
+    """Wall time spent per part of the rollout (seconds)."""
+
+    generation: float = 0.0
+    partners: float = 0.0
+    game: float = 0.0
+
+
+def _policy_round(
+    slots: Sequence[EpisodeSlot],
+    engine: Engine,
+    params: SamplingParams,
+    round_index: int,
+    on_steps: Callable[[list[tuple[EpisodeSlot, Sample, Observation]]], None] | None,
+) -> dict[int, Any]:
+    """Ask the policy for every slot waiting on it; return slot index -> Decision."""
+    waiting = [i for i, s in enumerate(slots) if s.policy_seat in s.pending]
+    if not waiting:
+        return {}
+    chats = [build_messages(slots[i].game, slots[i].pending[slots[i].policy_seat]) for i in waiting]
+    seed = None if params.seed is None else params.seed * 100_003 + round_index
+    results = engine.generate(chats, SamplingParams(**{**params.__dict__, "seed": seed}))
+    decisions = {}
+    new_steps = []
+    for i, result in zip(waiting, results, strict=True):
+        slot = slots[i]
+        obs = slot.pending[slot.policy_seat]
+        completion = result.completions[0] if result.completions else None
+        text = completion.text if completion else ""
+        parsed = parse_response(text, obs.actions)
+        decisions[i] = parsed.decision()
+        sample = Sample(
+            group=slot.group,
+            episode=slot.episode,
+            decision=len(slot.samples),
+            tick=obs.tick,
+            prompt_ids=list(result.prompt_token_ids or []) if completion else [],
+            response_ids=list(completion.token_ids or []) if completion else [],
+            old_logprobs=list(completion.logprobs or []) if completion else [],
+            anchor=obs.anchor,
+            valid=parsed.valid,
+            sent_message=parsed.valid and parsed.action == slot.game.message_action,
+            text=text,
+            observation=obs.text,
+            think=parsed.think,
+            message=parsed.message,
+            action=parsed.action,
+        )
+        slot.samples.append(sample)
+        new_steps.append((slot, sample, obs))
+    if on_steps is not None:
+        on_steps(new_steps)
+    return decisions
+
+
+def _partner_round(slots: Sequence[EpisodeSlot]) -> dict[tuple[int, str], Any]:
+    """Decisions of every waiting partner seat: LLM partners batched, scripted ones in-process."""
+    llm_requests: list[tuple[LLMPlayer, Observation]] = []
+    llm_keys: list[tuple[int, str]] = []
+    replies: dict[tuple[int, str], str] = {}
+    for i, slot in enumerate(slots):
+        for seat, obs in slot.pending.items():
+            if seat == slot.policy_seat:
+                continue
+            player = slot.players[seat]
+            if isinstance(player, LLMPlayer):
+                llm_requests.append((player, obs))
+                llm_keys.append((i, seat))
+            else:
+                replies[i, seat] = player.act(obs)
+    for key, text in zip(llm_keys, act_all(llm_requests), strict=True):
+        replies[key] = text
+    return {
+        (i, seat): parse_response(text, slots[i].pending[seat].actions).decision()
+        for (i, seat), text in replies.items()
+    }
+
+
+def run_rollout(
+    slots: Sequence[EpisodeSlot],
+    engine: Engine,
+    params: SamplingParams,
+    on_steps: Callable[[list[tuple[EpisodeSlot, Sample, Observation]]], None] | None = None,
+) -> RolloutTimes:
+    """Play every slot to the end in lockstep; fills ``slot.samples`` and ``slot.summary``."""
+    times = RolloutTimes()
+    for slot in slots:
+        slot.pending = slot.game.reset(seed=slot.seed)
+        for seat, player in slot.players.items():
+            player.reset(seat, slot.seed)
+    round_index = 0
+    while any(not s.game.done for s in slots):
+        t0 = time.perf_counter()
+        policy = _policy_round(slots, engine, params, round_index, on_steps)
+        t1 = time.perf_counter()
+        partners = _partner_round(slots)
+        t2 = time.perf_counter()
+        for i, slot in enumerate(slots):
+            if slot.game.done:
+                continue
+            decisions = {
+                seat: partners[i, seat] for seat in slot.pending if seat != slot.policy_seat
+            }
+            if i in policy:
+                decisions[slot.policy_seat] = policy[i]
+            slot.pending = slot.game.step(decisions).observations
+            if slot.game.done:
+                slot.summary = slot.game.summary()
+            elif not slot.pending:
+                raise RuntimeError(f"game of group {slot.group} is not over but no seat is pending")
+        times.generation += t1 - t0
+        times.partners += t2 - t1
+        times.game += time.perf_counter() - t2
+        round_index += 1
+    return times
