@@ -334,8 +334,11 @@ def _apply_override(config: Any, item: str) -> None:
         raise RecipeError(f"cannot apply override {item!r}: {str(exc).splitlines()[0]}") from None
 
 
-def load_recipe(name_or_path: str, overrides: list[str] | tuple[str, ...] = ()) -> Recipe:
-    """Read, merge overrides into, resolve and validate a recipe. Raises only RecipeError."""
+def _raw_recipe(name_or_path: str, seen: tuple[str, ...] = ()) -> tuple[Any, str]:
+    """The recipe's YAML as an OmegaConf node, with its ``base:`` recipe merged underneath.
+
+    ``base: cwah_gigpo`` lets an ablation recipe state only what it changes.
+    """
     text, where = _read_recipe_text(name_or_path)
     try:
         raw = yaml.safe_load(text) or {}
@@ -345,8 +348,22 @@ def load_recipe(name_or_path: str, overrides: list[str] | tuple[str, ...] = ()) 
         raise RecipeError(f"{where}: not valid YAML{at}: {getattr(exc, 'problem', exc)}") from None
     if not isinstance(raw, dict):
         raise RecipeError(f"{where}: a recipe must be a mapping of keys to values")
+    base = raw.pop("base", None)
+    if base is None:
+        return OmegaConf.create(raw), where
+    if not isinstance(base, str) or base in seen:
+        raise RecipeError(f"{where}: base must name another recipe (and not form a cycle)")
+    parent, _ = _raw_recipe(base, (*seen, name_or_path))
+    child_game = raw.get("game")
+    if isinstance(child_game, dict) and child_game.get("name") != parent.get("game", {}).get("name"):
+        parent.pop("game", None)  # another game: its options replace the base's, not merge in
+    return OmegaConf.merge(parent, OmegaConf.create(raw)), where
+
+
+def load_recipe(name_or_path: str, overrides: list[str] | tuple[str, ...] = ()) -> Recipe:
+    """Read, merge overrides into, resolve and validate a recipe. Raises only RecipeError."""
+    config, where = _raw_recipe(name_or_path)
     try:
-        config = OmegaConf.create(raw)
         for item in overrides:
             _apply_override(config, item)
         data = OmegaConf.to_container(config, resolve=True)

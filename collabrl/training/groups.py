@@ -59,10 +59,11 @@ def _task_names(recipe: Recipe) -> set[str]:
     return {t.name for t in load_tasks(tasks)}
 
 
-def plan_groups(recipe: Recipe, profiles: list, iteration: int) -> list[GroupPlan]:
-    """G group plans for ``iteration``, drawn from an RNG seeded by (seed, iteration) alone, so
-    a resumed run draws exactly what an uninterrupted run would."""
-    rng = np.random.default_rng([recipe.seed, iteration, 1])
+def plan_groups(recipe: Recipe, profiles: list, iteration: int, rank: int = 0) -> list[GroupPlan]:
+    """G group plans for ``iteration``, drawn from an RNG seeded by (seed, iteration, rank) alone,
+    so a resumed run draws exactly what an uninterrupted run would, and each data-parallel
+    process plays different groups."""
+    rng = np.random.default_rng([recipe.seed, iteration, rank, 1])
     tasks = sorted(_task_names(recipe))
     plans = []
     for _ in range(recipe.rollout.groups):

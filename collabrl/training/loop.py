@@ -83,10 +83,12 @@ def train(recipe: Recipe) -> Path:
     # --- the loop -------------------------------------------------------------------------------
     for iteration in trange(start, recipe.train.iterations, desc="GiGPO", disable=not main):
         t0 = time.perf_counter()
-        slots = make_slots(recipe, plan_groups(recipe, profiles, iteration), partner_engine)
+        rank = accelerator.process_index
+        slots = make_slots(recipe, plan_groups(recipe, profiles, iteration, rank), partner_engine)
         judging = StepJudging(judge, profiles={p.id: p for p in profiles})
         model.eval()
-        params = sampling_params(recipe.policy.sampling, seed=recipe.seed * 1_000_003 + iteration)
+        seed = (recipe.seed * 1_000_003 + iteration) * 1_009 + rank
+        params = sampling_params(recipe.policy.sampling, seed=seed)
         times = run_rollout(slots, engine, params, on_steps=judging.submit)
         t1 = time.perf_counter()
         scored = score_rollout(slots, judging.collect(), recipe.reward)
@@ -114,7 +116,7 @@ def train(recipe: Recipe) -> Path:
             temperature,
             policy.tokenizer.pad_token_id,
             reference if algo.kl_coef > 0 else None,
-            np.random.default_rng([recipe.seed, iteration, 2]),
+            np.random.default_rng([recipe.seed, iteration, rank, 2]),
         )
         t3 = time.perf_counter()
         _push_weights(engine, accelerator.unwrap_model(model), recipe)

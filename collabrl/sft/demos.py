@@ -1,0 +1,190 @@
+"""Demonstrations: a demonstrator plays the policy's seat and each decision becomes an example.
+
+The demonstrator is ``players[rollout.target_seat]`` of the recipe: the game's rule-based expert
+(whose think is a short, true account of its plan) or an LLM teacher through any engine. Partners
+are built exactly as in training (``partner`` section: persona players on training profiles), and
+every example stores the very chat :func:`collabrl.agents.prompts.build_messages` gives the
+policy, so SFT trains on the prompts the policy will see in rollouts and evaluation.
+
+One example per JSONL line, in the conversational prompt/completion layout SFT tools read::
+
+    {"prompt": [system, user], "completion": [{"role": "assistant", "content": "<think>..."}],
+     "actions": [the available actions, in prompt order], "game", "task", "profile", "seat",
+     "episode", "seed", "decision", "tick", "source", "success"}
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from tqdm import tqdm
+
+from collabrl.agents.player import Player
+from collabrl.agents.prompts import build_messages
+from collabrl.agents.protocol import parse_response
+from collabrl.config import Recipe
+from collabrl.envs.base import Game, Observation
+from collabrl.errors import CollabrlError
+from collabrl.sft.config import DemoSpec
+
+
+def demos_path(recipe: Recipe, spec: DemoSpec) -> Path:
+    """Where the demonstrations of ``recipe`` live (``<output_dir>/demos.jsonl`` by default)."""
+    return Path(spec.path) if spec.path else Path(recipe.output_dir) / "demos.jsonl"
+
+
+class Recorder:
+    """Answers exactly like the wrapped player and keeps each decision's prompt and response."""
+
+    def __init__(self, player: Player, game: Game) -> None:
+        self.player, self.game = player, game
+        self.name = player.name
+        self.decisions: list[tuple[Observation, list[dict[str, str]], str]] = []
+
+    def reset(self, seat: str, seed: int) -> None:
+        self.player.reset(seat, seed)
+        self.decisions = []
+
+    def act(self, obs: Observation) -> str:
+        response = self.player.act(obs)
+        self.decisions.append((obs, build_messages(self.game, obs), response))
+        return response
+
+
+@dataclass
+class DemoStats:
+    """What a demo run produced (printed as its summary)."""
+
+    episodes: int = 0
+    successful: int = 0
+    decisions: int = 0
+    kept: int = 0
+    invalid: int = 0  # demonstrator responses the parser rejected (never kept)
+    by_task: dict[str, int] = field(default_factory=dict)
+
+
+def episode_plans(recipe: Recipe, episodes: int) -> list[tuple[str, Any, int]]:
+    """(task, partner profile or None, seed) per episode: profiles (or tasks, without profiles)
+    are visited in a seeded random order, cycling, so a few episodes still cover many tasks."""
+    from collabrl.training.groups import _task_names, partner_profiles
+
+    profiles = partner_profiles(recipe)
+    rng = np.random.default_rng([recipe.seed, 7])
+    pool = profiles or sorted(_task_names(recipe))
+    order = rng.permutation(len(pool))
+    plans = []
+    for k in range(episodes):
+        item = pool[order[k % len(pool)]]
+        seed = int(rng.integers(2**31))
+        plans.append((item.task, item, seed) if profiles else (item, None, seed))
+    return plans
+
+
+def record_demos(
+    recipe: Recipe, spec: DemoSpec, stats: DemoStats | None = None, progress: bool = True
+) -> Iterator[dict]:
+    """Play ``spec.episodes`` episodes and yield one example per kept demonstrator decision
+    (counted in ``stats``). Deterministic with the expert (and with a seeded teacher)."""
+    from collabrl.rollout.episode import play_episode
+    from collabrl.training.groups import GroupPlan, make_slots
+
+    target = recipe.players[recipe.rollout.target_seat]
+    if target.kind not in ("expert", "llm"):
+        raise CollabrlError(
+            f"players.{recipe.rollout.target_seat}.kind={target.kind}: the demonstrator in the "
+            "policy's seat must be an expert or an llm teacher"
+        )
+    teacher_engine = _engine(target.engine) if target.kind == "llm" else None
+    partner_engine = _engine(recipe.partner.engine) if recipe.partner.kind == "llm" else None
+    one_each = recipe.model_copy(
+        update={"rollout": recipe.rollout.model_copy(update={"episodes_per_group": 1})}
+    )
+    stats = stats if stats is not None else DemoStats()
+    plans = episode_plans(recipe, spec.episodes)
+    for episode, (task, profile, seed) in enumerate(
+        tqdm(plans, desc="demos", disable=not progress)
+    ):
+        (slot,) = make_slots(one_each, [GroupPlan(task, profile, seed)], partner_engine)
+        recorder = Recorder(_demonstrator(recipe, slot.game, teacher_engine, seed), slot.game)
+        record = play_episode(slot.game, {**slot.players, slot.policy_seat: recorder}, seed)
+        success = _succeeded(record.summary)
+        stats.episodes += 1
+        stats.successful += success
+        for k, (obs, messages, response) in enumerate(recorder.decisions):
+            stats.decisions += 1
+            if not parse_response(response, obs.actions).valid:
+                stats.invalid += 1
+                continue
+            if spec.successful_only and not success:
+                continue
+            stats.kept += 1
+            stats.by_task[task] = stats.by_task.get(task, 0) + 1
+            yield {
+                "prompt": messages,
+                "completion": [{"role": "assistant", "content": response}],
+                "actions": obs.actions,
+                "game": recipe.game.name,
+                "task": task,
+                "profile": slot.profile_id,
+                "seat": slot.policy_seat,
+                "episode": episode,
+                "seed": seed,
+                "decision": k,
+                "tick": obs.tick,
+                "source": target.kind,
+                "success": success,
+            }
+
+
+def _engine(spec):
+    from collabrl.factory import make_engine_from_spec
+
+    return make_engine_from_spec(spec)
+
+
+def _demonstrator(recipe: Recipe, game: Game, teacher_engine, seed: int) -> Player:
+    """The expert of the game, or an LLM teacher (no persona) sharing one engine."""
+    from collabrl.factory import make_expert, sampling_params
+
+    target = recipe.players[recipe.rollout.target_seat]
+    if target.kind == "expert":
+        return make_expert(recipe.game)
+    from collabrl.agents.llm_player import LLMPlayer
+
+    return LLMPlayer(teacher_engine, game, sampling_params(target.sampling, seed), name="teacher")
+
+
+def _succeeded(summary: dict[str, Any]) -> bool:
+    """Household: the task was finished; kitchen: at least one soup was served."""
+    if "success" in summary:
+        return bool(summary["success"])
+    return summary.get("score", 0) > 0
+
+
+def write_demos(rows: list[dict], path: Path) -> str:
+    """Write ``rows`` as JSONL (and as an HF dataset next to it when ``datasets`` is installed);
+    returns a one-line note about the dataset copy."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", encoding="utf-8") as f:
+        for row in rows:
+            f.write(json.dumps(row) + "\n")
+    try:
+        import datasets
+    except ImportError:
+        return "datasets is not installed: wrote JSONL only (pip install datasets for a copy)"
+    folder = path.with_suffix(".hf")
+    datasets.Dataset.from_list(rows).save_to_disk(str(folder))
+    return f"HF dataset: {folder}"
+
+
+def read_demos(path: Path) -> list[dict]:
+    """Examples from a demos JSONL file; a missing file is a one-line error with the fix."""
+    if not path.is_file():
+        raise CollabrlError(f"no demonstrations at {path}: run `collabrl demos RECIPE` first")
+    with open(path, encoding="utf-8") as f:
+        return [json.loads(line) for line in f if line.strip()]

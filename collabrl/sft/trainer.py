@@ -1,0 +1,175 @@
+"""Supervised fine-tuning on demonstrations, top to bottom: data -> policy -> epochs -> HF folder.
+
+Uses the RL loop's building blocks (policy loading with optional LoRA, ``Accelerator`` so the same
+DeepSpeed configs work, ``RunLogger``, atomic ``save_checkpoint``), so an SFT run looks like a
+GiGPO run on disk. With LoRA, each checkpoint's ``policy/`` folder holds the *merged* weights: it
+loads with ``AutoModelForCausalLM.from_pretrained`` (so ``collabrl eval --checkpoint`` and
+``policy.model=<folder>`` accept it) and vLLM can serve it.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from contextlib import nullcontext
+from pathlib import Path
+
+import numpy as np
+import torch
+from tqdm import tqdm
+
+from collabrl.config import Recipe
+from collabrl.errors import CollabrlError
+from collabrl.sft.config import SFTSpec
+from collabrl.sft.data import Example, collate_examples, response_nll, tokenize_demos
+from collabrl.sft.demos import demos_path, read_demos
+from collabrl.training.checkpoint import save_checkpoint
+from collabrl.training.logging import RunLogger
+from collabrl.training.policy import load_policy, resolve_model_path
+from collabrl.training.update import TokenBatch
+
+
+def train_sft(recipe: Recipe, spec: SFTSpec) -> Path:
+    """Fine-tune ``recipe.policy`` on the demonstrations; returns the final policy folder."""
+    from accelerate import Accelerator
+    from accelerate.utils import set_seed
+    from transformers import get_scheduler
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.disable_progress_bar()
+    accum = max(1, spec.batch_size // spec.micro_batch)
+    accelerator = Accelerator(gradient_accumulation_steps=accum)
+    set_seed(recipe.seed)
+    main = accelerator.is_main_process
+    run_dir = Path(recipe.output_dir)
+    if main:
+        run_dir.mkdir(parents=True, exist_ok=True)
+        (run_dir / "recipe.yaml").write_text(recipe.to_yaml())
+    accelerator.wait_for_everyone()
+
+    # --- data and policy ------------------------------------------------------------------------
+    model_path = resolve_model_path(recipe.policy, run_dir, recipe.seed)
+    policy = load_policy(recipe.policy, model_path, need_reference=False)
+    data = tokenize_demos(
+        read_demos(demos_path(recipe, spec.demos)), policy.tokenizer, spec.max_length, spec.overlong
+    )
+    if not data.examples:
+        raise CollabrlError(f"no usable demonstrations (skipped {data.skipped} over-long ones)")
+    accelerator.print(
+        f"{len(data.examples)} examples ({data.truncated} truncated, {data.skipped} skipped as "
+        f"longer than {spec.max_length} tokens)"
+    )
+    # Each process trains on its own shard; every process takes the same number of steps.
+    shard = data.examples[accelerator.process_index :: accelerator.num_processes]
+    steps_per_epoch = math.ceil(len(data.examples) / accelerator.num_processes / spec.batch_size)
+    total_steps = steps_per_epoch * spec.epochs
+    trainable = [p for p in policy.model.parameters() if p.requires_grad]
+    optimizer = torch.optim.AdamW(trainable, lr=spec.lr, weight_decay=spec.weight_decay)
+    scheduler = get_scheduler(
+        spec.schedule,
+        optimizer,
+        num_warmup_steps=round(spec.warmup_ratio * total_steps),
+        num_training_steps=total_steps,
+    )
+    model, optimizer, scheduler = accelerator.prepare(policy.model, optimizer, scheduler)
+    logger = RunLogger(
+        run_dir,
+        recipe.model_dump(mode="json"),
+        recipe.train.wandb,
+        recipe.train.wandb_project,
+        enabled=main,
+    )
+    saved = model if not policy.lora else MergedExport(accelerator.unwrap_model(model))
+
+    # --- epochs ---------------------------------------------------------------------------------
+    rng = np.random.default_rng([recipe.seed, 5])
+    pad_id = policy.tokenizer.pad_token_id
+    step = 0
+    model.train()
+    for epoch in range(spec.epochs):
+        t0 = time.perf_counter()
+        order = rng.permutation(len(shard))
+        bar = tqdm(range(steps_per_epoch), desc=f"SFT epoch {epoch + 1}", disable=not main)
+        epoch_nll = epoch_tokens = 0.0
+        for k in bar:
+            batch = [shard[i] for i in order[k * spec.batch_size : (k + 1) * spec.batch_size]]
+            nll, tokens, grad_norm = _step(
+                model, optimizer, scheduler, accelerator, batch, spec, pad_id
+            )
+            epoch_nll, epoch_tokens = epoch_nll + nll, epoch_tokens + tokens
+            bar.set_postfix(loss=f"{nll / max(tokens, 1):.3f}")
+            metrics = {
+                "epoch": epoch,
+                "loss": nll / max(tokens, 1),
+                "tokens": tokens,
+                "grad_norm": grad_norm,
+                "lr": scheduler.get_last_lr()[0],
+            }
+            logger.log(step, metrics)
+            step += 1
+        loss = epoch_nll / max(epoch_tokens, 1)
+        accelerator.print(
+            f"epoch {epoch + 1}/{spec.epochs}: loss {loss:.4f}, {int(epoch_tokens)} response "
+            f"tokens, {time.perf_counter() - t0:.1f}s"
+        )
+        state = {"epoch": epoch, "steps": step, "loss": loss}
+        keep = recipe.train.keep_checkpoints
+        final = save_checkpoint(accelerator, saved, policy.tokenizer, run_dir, epoch, keep, state)
+    logger.close()
+    accelerator.print(f"final loss {loss:.4f}; policy: {final / 'policy'}")
+    return final / "policy"
+
+
+def _step(
+    model, optimizer, scheduler, accelerator, batch: list[Example], spec: SFTSpec, pad_id: int
+) -> tuple[float, float, float]:
+    """One optimizer step over ``batch`` in micro-batches; the loss is the token mean over the
+    whole batch whatever the split. Returns (summed nll, response tokens, grad norm)."""
+    micro = [batch[i : i + spec.micro_batch] for i in range(0, len(batch), spec.micro_batch)]
+    tokens = sum(len(e.response_ids) for e in batch)
+    accum = accelerator.gradient_accumulation_steps
+    micro += [[]] * (accum - len(micro))  # same accumulation count every step (DeepSpeed)
+    total = 0.0
+    for k, examples in enumerate(micro):
+        sync = k == len(micro) - 1
+        with nullcontext() if sync else accelerator.no_sync(model):
+            if not examples:
+                dummy = sum(p.sum() * 0.0 for p in model.parameters() if p.requires_grad)
+                accelerator.backward(dummy)
+                continue
+            padded = collate_examples(examples, pad_id)
+            padded = TokenBatch(*(t.to(accelerator.device) for t in padded.__dict__.values()))
+            nll, _ = response_nll(model, padded)
+            # accelerate divides by the accumulation steps: multiply back for an exact token mean
+            accelerator.backward(nll / max(tokens, 1) * accum)
+            total += float(nll.detach())
+    grad_norm = accelerator.clip_grad_norm_(model.parameters(), spec.grad_clip)
+    optimizer.step()
+    scheduler.step()
+    optimizer.zero_grad(set_to_none=True)
+    return total, float(tokens), float(grad_norm) if grad_norm is not None else 0.0
+
+
+class MergedExport(torch.nn.Module):
+    """Saves a LoRA-wrapped model as plain merged weights (no adapter files).
+
+    The adapters are merged in place for the save and unmerged right after, so training state is
+    untouched and no second copy of the model is held in memory.
+    """
+
+    def __init__(self, peft_model) -> None:
+        super().__init__()
+        object.__setattr__(self, "peft_model", peft_model)  # not a submodule: nothing to save
+
+    def save_pretrained(self, folder) -> None:
+        model = self.peft_model
+        model.merge_adapter()
+        try:
+            merged = {
+                k.removeprefix("base_model.model.").replace(".base_layer", ""): v
+                for k, v in model.state_dict().items()
+                if "lora_" not in k
+            }
+            model.get_base_model().save_pretrained(folder, state_dict=merged)
+        finally:
+            model.unmerge_adapter()

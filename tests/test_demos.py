@@ -1,0 +1,69 @@
+"""Demonstrations: agent-format responses, the policy's exact prompts, determinism, filtering."""
+
+from __future__ import annotations
+
+import json
+
+from collabrl.agents.prompts import build_messages
+from collabrl.agents.protocol import parse_response
+from collabrl.config import load_recipe
+from collabrl.sft.config import DemoSpec
+from collabrl.sft.demos import DemoStats, read_demos, record_demos, write_demos
+from collabrl.training.groups import make_game
+
+
+def _recipe(*overrides: str):
+    return load_recipe(
+        "cwah_gigpo_cpu", ["rollout.max_decisions=50", "train.wandb=disabled", *overrides]
+    )
+
+
+def test_household_demos_are_valid_expert_decisions_with_the_policy_prompt() -> None:
+    recipe = _recipe()
+    stats = DemoStats()
+    rows = list(record_demos(recipe, DemoSpec(episodes=3), stats, progress=False))
+    assert stats.episodes == 3 and stats.kept == len(rows) > 10 and stats.invalid == 0
+    assert {r["seat"] for r in rows} == {"Alice"}
+    for row in rows:
+        response = row["completion"][0]["content"]
+        parsed = parse_response(response, row["actions"])
+        assert parsed.valid and parsed.think and parsed.message
+        assert row["game"] == "household" and row["source"] == "expert" and row["success"]
+        assert row["profile"].startswith("cwah-") and row["task"] in row["profile"]
+    # the first decision of each episode is the policy's prompt on a fresh game (same seed)
+    for row in (r for r in rows if r["decision"] == 0):
+        game = make_game(recipe, row["task"])
+        obs = game.reset(seed=row["seed"])["Alice"]
+        assert row["prompt"] == build_messages(game, obs)
+        assert row["actions"] == obs.actions and row["tick"] == obs.tick
+
+
+def test_demos_are_deterministic_and_round_trip(tmp_path) -> None:
+    recipe = _recipe()
+    first = list(record_demos(recipe, DemoSpec(episodes=2), progress=False))
+    again = list(record_demos(recipe, DemoSpec(episodes=2), progress=False))
+    assert json.dumps(first) == json.dumps(again)
+    other = list(record_demos(_recipe("seed=1"), DemoSpec(episodes=2), progress=False))
+    assert json.dumps(other) != json.dumps(first)
+    path = tmp_path / "demos.jsonl"
+    note = write_demos(first, path)
+    assert read_demos(path) == first and note
+
+
+def test_successful_only_drops_failed_episodes() -> None:
+    recipe = _recipe("rollout.max_decisions=3")  # too few decisions to finish any task
+    stats = DemoStats()
+    kept = list(record_demos(recipe, DemoSpec(episodes=2), stats, progress=False))
+    assert kept == [] and stats.successful == 0 and stats.decisions > 0
+    everything = list(record_demos(recipe, DemoSpec(episodes=2, successful_only=False)))
+    assert len(everything) == stats.decisions and not any(r["success"] for r in everything)
+
+
+def test_kitchen_demos_cover_layouts_with_expert_responses() -> None:
+    recipe = load_recipe(
+        "kitchen_experts", ["rollout.horizon=40", "partner.kind=persona", "rollout.tasks=train"]
+    )
+    rows = list(record_demos(recipe, DemoSpec(episodes=2, successful_only=False), progress=False))
+    assert rows and {r["game"] for r in rows} == {"kitchen"}
+    assert all(parse_response(r["completion"][0]["content"], r["actions"]).valid for r in rows)
+    assert len({r["task"] for r in rows}) == 2
