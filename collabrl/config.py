@@ -26,15 +26,8 @@ from pydantic import (
     model_validator,
 )
 
+from collabrl.envs.kitchen.layouts import LAYOUT_NAMES as KITCHEN_LAYOUTS
 from collabrl.errors import RecipeError
-
-KITCHEN_LAYOUTS = (
-    "cramped_room",
-    "asymmetric_advantages",
-    "coordination_ring",
-    "forced_coordination",
-    "counter_circuit",
-)
 
 
 class Strict(BaseModel):
@@ -355,7 +348,9 @@ def _raw_recipe(name_or_path: str, seen: tuple[str, ...] = ()) -> tuple[Any, str
         raise RecipeError(f"{where}: base must name another recipe (and not form a cycle)")
     parent, _ = _raw_recipe(base, (*seen, name_or_path))
     child_game = raw.get("game")
-    if isinstance(child_game, dict) and child_game.get("name") != parent.get("game", {}).get("name"):
+    if isinstance(child_game, dict) and child_game.get("name") != parent.get("game", {}).get(
+        "name"
+    ):
         parent.pop("game", None)  # another game: its options replace the base's, not merge in
     return OmegaConf.merge(parent, OmegaConf.create(raw)), where
 

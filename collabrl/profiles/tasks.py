@@ -2,28 +2,12 @@
 
 from __future__ import annotations
 
-FAMILIES = ("read_book", "put_dishwasher", "prepare_food", "put_fridge", "setup_table")
-HOUSEHOLD_TASKS = tuple(f"{i}_{FAMILIES[i // 10]}" for i in range(50))
-HOUSEHOLD_TEST_TASKS = (
-    "0_read_book",
-    "5_read_book",
-    "10_put_dishwasher",
-    "16_put_dishwasher",
-    "20_prepare_food",
-    "26_prepare_food",
-    "30_put_fridge",
-    "32_put_fridge",
-    "40_setup_table",
-    "49_setup_table",
-)
+from collabrl.envs.household.tasks import FAMILIES, TASKS_PER_FAMILY
+from collabrl.envs.household.tasks import TEST_TASK_NAMES as HOUSEHOLD_TEST_TASKS
+from collabrl.envs.kitchen.layouts import LAYOUT_NAMES as KITCHEN_LAYOUTS
+
+HOUSEHOLD_TASKS = tuple(f"{i}_{FAMILIES[i // TASKS_PER_FAMILY]}" for i in range(50))
 HOUSEHOLD_TRAIN_TASKS = tuple(t for t in HOUSEHOLD_TASKS if t not in HOUSEHOLD_TEST_TASKS)
-KITCHEN_LAYOUTS = (
-    "cramped_room",
-    "asymmetric_advantages",
-    "coordination_ring",
-    "forced_coordination",
-    "counter_circuit",
-)
 GAME_TASKS = {"household": HOUSEHOLD_TASKS, "kitchen": KITCHEN_LAYOUTS}
 
 

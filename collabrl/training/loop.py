@@ -24,7 +24,7 @@ from collabrl.training.metrics import iteration_metrics, summary_line
 from collabrl.training.policy import load_policy, resolve_model_path
 from collabrl.training.rewards import score_rollout
 from collabrl.training.rollout import run_rollout
-from collabrl.training.update import ppo_update, token_logprobs
+from collabrl.training.update import Optimisation, ppo_update, token_logprobs
 
 
 def train(recipe: Recipe) -> Path:
@@ -64,6 +64,17 @@ def train(recipe: Recipe) -> Path:
 
     def reference(batch):
         return policy.reference(lambda m: token_logprobs(m, batch, temperature)[0])
+
+    optimisation = Optimisation(
+        model,
+        optimizer,
+        scheduler,
+        accelerator,
+        algo,
+        temperature,
+        policy.tokenizer.pad_token_id,
+        reference if algo.kl_coef > 0 else None,
+    )
 
     # --- resume ---------------------------------------------------------------------------------
     logger = RunLogger(
@@ -106,16 +117,9 @@ def train(recipe: Recipe) -> Path:
         keep = _keep_groups(scored, algo.drop_uniform_groups)
         model.train()
         stats = ppo_update(
-            model,
-            optimizer,
-            scheduler,
-            accelerator,
+            optimisation,
             [scored.samples[i] for i in keep],
             [float(advantages[i]) for i in keep],
-            algo,
-            temperature,
-            policy.tokenizer.pad_token_id,
-            reference if algo.kl_coef > 0 else None,
             np.random.default_rng([recipe.seed, iteration, rank, 2]),
         )
         t3 = time.perf_counter()

@@ -86,22 +86,28 @@ class UpdateStats:
     tokens: int
 
 
+@dataclass
+class Optimisation:
+    """Everything a PPO step needs besides the data (kept together so helpers stay short)."""
+
+    model: torch.nn.Module
+    optimizer: torch.optim.Optimizer
+    scheduler: torch.optim.lr_scheduler.LRScheduler
+    accelerator: object  # accelerate.Accelerator
+    algo: AlgoSpec
+    temperature: float
+    pad_id: int
+    reference: Callable[[TokenBatch], torch.Tensor] | None  # reference logprobs; None: no KL
+
+
 def ppo_update(
-    model: torch.nn.Module,
-    optimizer: torch.optim.Optimizer,
-    scheduler: torch.optim.lr_scheduler.LRScheduler,
-    accelerator,  # accelerate.Accelerator
+    opt: Optimisation,
     samples: Sequence,  # rollout Samples with prompt_ids/response_ids/old_logprobs
     advantages: Sequence[float],
-    algo: AlgoSpec,
-    temperature: float,
-    pad_id: int,
-    reference: Callable[[TokenBatch], torch.Tensor] | None,
     rng: np.random.Generator,
 ) -> UpdateStats:
-    """Run ``algo.epochs`` passes of mini-batch PPO. ``reference(batch)`` gives the reference
-    policy's token logprobs (None when the KL term is off)."""
-    device = accelerator.device
+    """Run ``algo.epochs`` passes of mini-batch PPO over ``samples`` in a shuffled order."""
+    algo = opt.algo
     totals: dict[str, float] = {}
     mini_batches = tokens = 0
     mismatch: list[float] = []
@@ -113,127 +119,104 @@ def ppo_update(
             micro = [
                 chosen[k : k + algo.micro_batch] for k in range(0, len(chosen), algo.micro_batch)
             ]
+            micro += [[]] * (micro_per_mini - len(micro))
             mini_tokens = sum(len(samples[i].response_ids) for i in chosen)
-            stats = _mini_batch(
-                model,
-                optimizer,
-                scheduler,
-                accelerator,
-                samples,
-                advantages,
-                micro,
-                micro_per_mini,
-                mini_tokens,
-                algo,
-                temperature,
-                pad_id,
-                reference,
-                device,
-                mismatch if mini_batches == 0 else None,
-            )
+            batches = [
+                _batch(opt, [samples[i] for i in m], [advantages[i] for i in m]) if len(m) else None
+                for m in micro
+            ]
+            stats = _mini_batch(opt, batches, mini_tokens, mismatch if mini_batches == 0 else None)
             for key, value in stats.items():
                 totals[key] = totals.get(key, 0.0) + value
             mini_batches += 1
             tokens += mini_tokens
     mean = {k: v / max(mini_batches, 1) for k, v in totals.items()}
     return UpdateStats(
-        loss=mean.get("loss", 0.0),
-        pg_loss=mean.get("pg_loss", 0.0),
-        kl=mean.get("kl", 0.0),
-        entropy=mean.get("entropy", 0.0),
-        clip_fraction=mean.get("clip_fraction", 0.0),
-        approx_kl=mean.get("approx_kl", 0.0),
-        grad_norm=mean.get("grad_norm", 0.0),
+        **{f: mean.get(f, 0.0) for f in STAT_FIELDS},
         mismatch=float(np.mean(mismatch)) if mismatch else 0.0,
         mini_batches=mini_batches,
         tokens=tokens,
     )
 
 
+STAT_FIELDS = ("loss", "pg_loss", "kl", "entropy", "clip_fraction", "approx_kl", "grad_norm")
+
+
+def _batch(opt: Optimisation, samples: Sequence, advantages: Sequence[float]) -> TokenBatch:
+    """A micro-batch on the training device."""
+    batch = collate(
+        [s.prompt_ids for s in samples],
+        [s.response_ids for s in samples],
+        [s.old_logprobs for s in samples],
+        advantages,
+        opt.pad_id,
+    )
+    return TokenBatch(*(t.to(opt.accelerator.device) for t in batch.__dict__.values()))
+
+
+def _micro_loss(
+    opt: Optimisation, batch: TokenBatch, mismatch: list[float] | None
+) -> tuple[torch.Tensor, dict[str, float]]:
+    """The token-mean loss of one micro-batch and its parts."""
+    algo = opt.algo
+    logp, entropy = token_logprobs(opt.model, batch, opt.temperature, algo.entropy_coef > 0)
+    mask = batch.response_mask
+    if mismatch is not None:
+        with torch.no_grad():
+            mismatch.append(float(masked_mean((logp - batch.old_logprobs).abs(), mask)))
+    pg, pstats = ppo_clip_loss(
+        logp, batch.old_logprobs, batch.advantages, mask, clip=algo.clip, dual_clip=algo.dual_clip
+    )
+    loss = pg
+    kl = torch.zeros(())
+    if opt.reference is not None and algo.kl_coef > 0:
+        with torch.no_grad():
+            ref_logp = opt.reference(batch)
+        kl = masked_mean(low_var_kl(logp, ref_logp), mask)
+        loss = loss + algo.kl_coef * kl
+    ent = masked_mean(entropy, mask) if entropy is not None else torch.zeros(())
+    loss = loss - algo.entropy_coef * ent
+    parts = {
+        "loss": loss.item(),
+        "pg_loss": pg.item(),
+        "kl": kl.item(),
+        "entropy": ent.item(),
+        "clip_fraction": pstats.clip_fraction,
+        "approx_kl": pstats.approx_kl,
+    }
+    return loss, parts
+
+
 def _mini_batch(
-    model,
-    optimizer,
-    scheduler,
-    accelerator,
-    samples,
-    advantages,
-    micro,
-    micro_per_mini,
-    mini_tokens,
-    algo,
-    temperature,
-    pad_id,
-    reference,
-    device,
-    mismatch,
+    opt: Optimisation,
+    batches: Sequence[TokenBatch | None],
+    mini_tokens: int,
+    mismatch: list[float] | None,
 ) -> dict[str, float]:
     """Accumulate gradients over the micro-batches, then take one optimizer step.
 
-    Short mini-batches are topped up with empty micro-batches so every optimizer step sees the
-    same number of accumulation steps (DeepSpeed counts them).
+    Short mini-batches arrive topped up with empty (None) micro-batches so every optimizer step
+    sees the same number of accumulation steps (DeepSpeed counts them).
     """
-    out = {
-        "loss": 0.0,
-        "pg_loss": 0.0,
-        "kl": 0.0,
-        "entropy": 0.0,
-        "clip_fraction": 0.0,
-        "approx_kl": 0.0,
-    }
-    micro = list(micro) + [[]] * (micro_per_mini - len(micro))
-    for k, indices in enumerate(micro):
-        is_last = k == len(micro) - 1
-        sync = nullcontext() if is_last else accelerator.no_sync(model)
+    accelerator, model = opt.accelerator, opt.model
+    out = dict.fromkeys(STAT_FIELDS[:-1], 0.0)
+    for k, batch in enumerate(batches):
+        sync = nullcontext() if k == len(batches) - 1 else accelerator.no_sync(model)
         with sync:
-            if len(indices) == 0:
+            if batch is None:
                 dummy = sum(p.sum() * 0.0 for p in model.parameters() if p.requires_grad)
                 accelerator.backward(dummy)
                 continue
-            batch = collate(
-                [samples[i].prompt_ids for i in indices],
-                [samples[i].response_ids for i in indices],
-                [samples[i].old_logprobs for i in indices],
-                [advantages[i] for i in indices],
-                pad_id,
-            )
-            batch = TokenBatch(*(t.to(device) for t in batch.__dict__.values()))
-            logp, entropy = token_logprobs(model, batch, temperature, algo.entropy_coef > 0)
-            mask = batch.response_mask
-            if mismatch is not None:
-                with torch.no_grad():
-                    diff = masked_mean((logp - batch.old_logprobs).abs(), mask)
-                    mismatch.append(float(diff))
-            pg, pstats = ppo_clip_loss(
-                logp,
-                batch.old_logprobs,
-                batch.advantages,
-                mask,
-                clip=algo.clip,
-                dual_clip=algo.dual_clip,
-            )
-            loss = pg
-            kl_value = torch.zeros(())
-            if reference is not None and algo.kl_coef > 0:
-                with torch.no_grad():
-                    ref_logp = reference(batch)
-                kl_value = masked_mean(low_var_kl(logp, ref_logp), mask)
-                loss = loss + algo.kl_coef * kl_value
-            ent_value = masked_mean(entropy, mask) if entropy is not None else torch.zeros(())
-            loss = loss - algo.entropy_coef * ent_value
+            loss, parts = _micro_loss(opt, batch, mismatch)
             # token-mean over the whole mini-batch: weight by this micro-batch's share of tokens;
             # accelerate divides by its accumulation steps, so multiply that back in.
-            weight = mask.sum() / max(mini_tokens, 1) * accelerator.gradient_accumulation_steps
-            accelerator.backward(loss * weight)
-            share = float(mask.sum()) / max(mini_tokens, 1)
-            out["loss"] += loss.item() * share
-            out["pg_loss"] += pg.item() * share
-            out["kl"] += kl_value.item() * share
-            out["entropy"] += ent_value.item() * share
-            out["clip_fraction"] += pstats.clip_fraction * share
-            out["approx_kl"] += pstats.approx_kl * share
-    grad_norm = accelerator.clip_grad_norm_(model.parameters(), algo.grad_clip)
-    optimizer.step()
-    scheduler.step()
-    optimizer.zero_grad(set_to_none=True)
+            share = float(batch.response_mask.sum()) / max(mini_tokens, 1)
+            accelerator.backward(loss * share * accelerator.gradient_accumulation_steps)
+            for key, value in parts.items():
+                out[key] += value * share
+    grad_norm = accelerator.clip_grad_norm_(model.parameters(), opt.algo.grad_clip)
+    opt.optimizer.step()
+    opt.scheduler.step()
+    opt.optimizer.zero_grad(set_to_none=True)
     out["grad_norm"] = float(grad_norm) if grad_norm is not None else 0.0
     return out
