@@ -98,6 +98,19 @@ def tasks(split: str | None) -> None:
     click.echo(tabulate(rows, headers=["task", "split", "goal"], tablefmt="github"))
 
 
+@cli.command()
+@click.option("--out", type=click.Path(path_type=Path), default=Path("runs/quickstart"))
+@click.option("--seed", type=int, default=0)
+@click.option("--iterations", type=int, default=8, help="GiGPO iterations after SFT.")
+def quickstart(out: Path, seed: int, iterations: int) -> None:
+    """Small real training on this CPU: demos -> SFT -> GiGPO -> held-out evaluation + report."""
+    from collabrl.quickstart import QuickstartPlan
+    from collabrl.quickstart import quickstart as run_quickstart
+
+    rows = run_quickstart(QuickstartPlan(out=out, seed=seed, iterations=iterations))
+    click.echo(tabulate(rows, headers="keys", tablefmt="github", floatfmt=".3f"))
+
+
 @cli.command(context_settings={"ignore_unknown_options": True})
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
 def train(args: tuple[str, ...]) -> None:
@@ -112,9 +125,12 @@ def _register_groups() -> None:
     from collabrl.eval.cli import eval_command
     from collabrl.models.cli import models
     from collabrl.profiles.cli import profiles
+    from collabrl.sft.cli import demos_command, sft_command
 
     cli.add_command(models)
     cli.add_command(profiles)
+    cli.add_command(demos_command)
+    cli.add_command(sft_command)
     cli.add_command(eval_command)
 
 

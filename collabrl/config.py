@@ -28,6 +28,7 @@ from pydantic import (
 
 from collabrl.envs.kitchen.layouts import LAYOUT_NAMES as KITCHEN_LAYOUTS
 from collabrl.errors import RecipeError
+from collabrl.sft.config import SFTSpec
 
 
 class Strict(BaseModel):
@@ -231,6 +232,7 @@ class Recipe(Strict):
     reward: RewardSpec = Field(default_factory=RewardSpec)
     algo: AlgoSpec = Field(default_factory=AlgoSpec)
     train: TrainSpec = Field(default_factory=TrainSpec)
+    sft: SFTSpec = Field(default_factory=SFTSpec)
 
     @model_validator(mode="after")
     def _one_player_per_seat(self) -> Recipe:

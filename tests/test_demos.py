@@ -7,6 +7,7 @@ import json
 from collabrl.agents.prompts import build_messages
 from collabrl.agents.protocol import parse_response
 from collabrl.config import load_recipe
+from collabrl.envs.base import letter
 from collabrl.sft.config import DemoSpec
 from collabrl.sft.demos import DemoStats, read_demos, record_demos, write_demos
 from collabrl.training.groups import make_game
@@ -67,3 +68,16 @@ def test_kitchen_demos_cover_layouts_with_expert_responses() -> None:
     assert rows and {r["game"] for r in rows} == {"kitchen"}
     assert all(parse_response(r["completion"][0]["content"], r["actions"]).valid for r in rows)
     assert len({r["task"] for r in rows}) == 2
+
+
+def test_letter_style_names_the_same_action_by_its_letter() -> None:
+    recipe = _recipe()
+    text = list(record_demos(recipe, DemoSpec(episodes=1), progress=False))
+    letters = list(record_demos(recipe, DemoSpec(episodes=1, action_style="letter")))
+    assert len(text) == len(letters)
+    for a, b in zip(text, letters, strict=True):
+        answer = parse_response(b["completion"][0]["content"], b["actions"])
+        assert answer.action == parse_response(a["completion"][0]["content"], a["actions"]).action
+        assert b["completion"][0]["content"].endswith(
+            f"<action>{letter(b['actions'].index(answer.action))}</action>"
+        )

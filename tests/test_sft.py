@@ -17,7 +17,8 @@ from collabrl.sft.data import (
     tokenize_demos,
 )
 from collabrl.sft.demos import record_demos, write_demos
-from collabrl.sft.trainer import MergedExport, train_sft
+from collabrl.sft.trainer import train_sft
+from collabrl.training.policy import save_policy
 
 
 @pytest.fixture(scope="module")
@@ -94,7 +95,7 @@ def test_loss_counts_response_tokens_only() -> None:
 
 def test_lora_export_is_a_plain_model_with_the_merged_weights(tiny, tmp_path) -> None:
     from peft import LoraConfig, get_peft_model
-    from transformers import AutoModelForCausalLM
+    from transformers import AutoModelForCausalLM, AutoTokenizer
 
     base = AutoModelForCausalLM.from_pretrained(tiny)
     model = get_peft_model(base, LoraConfig(r=4, lora_alpha=8, target_modules="all-linear"))
@@ -104,7 +105,7 @@ def test_lora_export_is_a_plain_model_with_the_merged_weights(tiny, tmp_path) ->
                 p.normal_(0, 0.1)
     ids = torch.tensor([[5, 6, 7, 8, 9]])
     expected = model(input_ids=ids).logits
-    MergedExport(model).save_pretrained(tmp_path / "policy")
+    save_policy(model, AutoTokenizer.from_pretrained(tiny), tmp_path / "policy")
     assert not (tmp_path / "policy" / "adapter_config.json").exists()
     loaded = AutoModelForCausalLM.from_pretrained(tmp_path / "policy")
     torch.testing.assert_close(loaded(input_ids=ids).logits, expected, atol=1e-4, rtol=1e-4)

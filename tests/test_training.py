@@ -18,6 +18,7 @@ FAST = [
     "partner.kind=expert",
     "reward.judge.kind=none",
     "rollout.max_decisions=3",
+    "rollout.episodes_per_group=2",
     "policy.sampling.max_new_tokens=12",
     "train.wandb=disabled",
     "algo.mini_batch=16",

@@ -85,7 +85,7 @@ def make_tiny_model(
         num_hidden_layers=shape.layers,
         num_attention_heads=shape.heads,
         num_key_value_heads=shape.kv_heads,
-        max_position_embeddings=2048,
+        max_position_embeddings=4096,  # household prompts reach ~2,000 tiny-tokenizer tokens
         initializer_range=init_std,
         tie_word_embeddings=True,
         bos_token_id=tokenizer.bos_token_id,

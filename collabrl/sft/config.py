@@ -26,6 +26,9 @@ class DemoSpec(_Section):
     path: str | None = None  # JSONL file; None: <output_dir>/demos.jsonl
     episodes: PositiveInt = 24  # episodes played, cycling over partner profiles (or tasks)
     successful_only: bool = True  # drop the decisions of episodes the team did not finish
+    # text: the action copied as written (the demonstrator's own form); letter: just its letter,
+    # which the answer format also accepts and small models learn far sooner than copying text
+    action_style: Literal["text", "letter"] = "text"
 
 
 class SFTSpec(_Section):

@@ -24,11 +24,11 @@ from typing import Any
 import numpy as np
 from tqdm import tqdm
 
-from collabrl.agents.player import Player
+from collabrl.agents.player import Player, format_response
 from collabrl.agents.prompts import build_messages
 from collabrl.agents.protocol import parse_response
 from collabrl.config import Recipe
-from collabrl.envs.base import Game, Observation
+from collabrl.envs.base import Game, Observation, letter
 from collabrl.errors import CollabrlError
 from collabrl.sft.config import DemoSpec
 
@@ -71,11 +71,11 @@ class DemoStats:
 def episode_plans(recipe: Recipe, episodes: int) -> list[tuple[str, Any, int]]:
     """(task, partner profile or None, seed) per episode: profiles (or tasks, without profiles)
     are visited in a seeded random order, cycling, so a few episodes still cover many tasks."""
-    from collabrl.training.groups import _task_names, partner_profiles
+    from collabrl.training.groups import partner_profiles, task_names
 
     profiles = partner_profiles(recipe)
     rng = np.random.default_rng([recipe.seed, 7])
-    pool = profiles or sorted(_task_names(recipe))
+    pool = profiles or sorted(task_names(recipe))
     order = rng.permutation(len(pool))
     plans = []
     for k in range(episodes):
@@ -117,7 +117,8 @@ def record_demos(
         stats.successful += success
         for k, (obs, messages, response) in enumerate(recorder.decisions):
             stats.decisions += 1
-            if not parse_response(response, obs.actions).valid:
+            parsed = parse_response(response, obs.actions)
+            if not parsed.valid:
                 stats.invalid += 1
                 continue
             if spec.successful_only and not success:
@@ -126,7 +127,9 @@ def record_demos(
             stats.by_task[task] = stats.by_task.get(task, 0) + 1
             yield {
                 "prompt": messages,
-                "completion": [{"role": "assistant", "content": response}],
+                "completion": [
+                    {"role": "assistant", "content": _styled(response, parsed, obs, spec)}
+                ],
                 "actions": obs.actions,
                 "game": recipe.game.name,
                 "task": task,
@@ -157,6 +160,15 @@ def _demonstrator(recipe: Recipe, game: Game, teacher_engine, seed: int) -> Play
     from collabrl.agents.llm_player import LLMPlayer
 
     return LLMPlayer(teacher_engine, game, sampling_params(target.sampling, seed), name="teacher")
+
+
+def _styled(response: str, parsed, obs: Observation, spec: DemoSpec) -> str:
+    """The response with its action as the demo's ``action_style`` asks (text: unchanged; a
+    filled template such as ``wait(5)`` has no letter of its own and stays text)."""
+    if spec.action_style == "text" or parsed.action not in obs.actions:
+        return response
+    choice = letter(obs.actions.index(parsed.action))
+    return format_response(parsed.think, parsed.message, choice)
 
 
 def _succeeded(summary: dict[str, Any]) -> bool:

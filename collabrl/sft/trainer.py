@@ -79,7 +79,6 @@ def train_sft(recipe: Recipe, spec: SFTSpec) -> Path:
         recipe.train.wandb_project,
         enabled=main,
     )
-    saved = model if not policy.lora else MergedExport(accelerator.unwrap_model(model))
 
     # --- epochs ---------------------------------------------------------------------------------
     rng = np.random.default_rng([recipe.seed, 5])
@@ -114,7 +113,7 @@ def train_sft(recipe: Recipe, spec: SFTSpec) -> Path:
         )
         state = {"epoch": epoch, "steps": step, "loss": loss}
         keep = recipe.train.keep_checkpoints
-        final = save_checkpoint(accelerator, saved, policy.tokenizer, run_dir, epoch, keep, state)
+        final = save_checkpoint(accelerator, model, policy.tokenizer, run_dir, epoch, keep, state)
     logger.close()
     accelerator.print(f"final loss {loss:.4f}; policy: {final / 'policy'}")
     return final / "policy"
@@ -148,28 +147,3 @@ def _step(
     scheduler.step()
     optimizer.zero_grad(set_to_none=True)
     return total, float(tokens), float(grad_norm) if grad_norm is not None else 0.0
-
-
-class MergedExport(torch.nn.Module):
-    """Saves a LoRA-wrapped model as plain merged weights (no adapter files).
-
-    The adapters are merged in place for the save and unmerged right after, so training state is
-    untouched and no second copy of the model is held in memory.
-    """
-
-    def __init__(self, peft_model) -> None:
-        super().__init__()
-        object.__setattr__(self, "peft_model", peft_model)  # not a submodule: nothing to save
-
-    def save_pretrained(self, folder) -> None:
-        model = self.peft_model
-        model.merge_adapter()
-        try:
-            merged = {
-                k.removeprefix("base_model.model.").replace(".base_layer", ""): v
-                for k, v in model.state_dict().items()
-                if "lora_" not in k
-            }
-            model.get_base_model().save_pretrained(folder, state_dict=merged)
-        finally:
-            model.unmerge_adapter()

@@ -13,6 +13,8 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+from collabrl.training.policy import save_policy
+
 STATE_FILE = "trainer_state.json"
 
 
@@ -31,9 +33,7 @@ def save_checkpoint(
     accelerator.wait_for_everyone()
     accelerator.save_state(str(tmp))
     if accelerator.is_main_process:
-        policy_dir = tmp / "policy"
-        accelerator.unwrap_model(model).save_pretrained(policy_dir)
-        tokenizer.save_pretrained(policy_dir)
+        save_policy(accelerator.unwrap_model(model), tokenizer, tmp / "policy")
         (tmp / STATE_FILE).write_text(json.dumps({"iteration": iteration, **state}, indent=1))
         if final.exists():
             shutil.rmtree(final)

@@ -36,7 +36,7 @@ def partner_profiles(recipe: Recipe) -> list:
         chosen = [get_profile(p) for p in partner.profiles]
     else:
         chosen = load_profiles(game=recipe.game.name, split=partner.split)
-    tasks = _task_names(recipe)
+    tasks = task_names(recipe)
     chosen = [p for p in chosen if p.task in tasks and p.game == recipe.game.name]
     if not chosen:
         raise CollabrlError(
@@ -45,7 +45,7 @@ def partner_profiles(recipe: Recipe) -> list:
     return chosen
 
 
-def _task_names(recipe: Recipe) -> set[str]:
+def task_names(recipe: Recipe) -> set[str]:
     """Household task names or kitchen layouts the recipe trains on."""
     tasks = recipe.rollout.tasks
     if isinstance(tasks, list):
@@ -64,7 +64,7 @@ def plan_groups(recipe: Recipe, profiles: list, iteration: int, rank: int = 0) -
     so a resumed run draws exactly what an uninterrupted run would, and each data-parallel
     process plays different groups."""
     rng = np.random.default_rng([recipe.seed, iteration, rank, 1])
-    tasks = sorted(_task_names(recipe))
+    tasks = sorted(task_names(recipe))
     plans = []
     for _ in range(recipe.rollout.groups):
         seed = int(rng.integers(2**31))

@@ -21,7 +21,7 @@ from collabrl.training.groups import make_slots, partner_profiles, plan_groups
 from collabrl.training.judging import StepJudging, make_step_judge
 from collabrl.training.logging import RunLogger
 from collabrl.training.metrics import iteration_metrics, summary_line
-from collabrl.training.policy import load_policy, resolve_model_path
+from collabrl.training.policy import load_policy, merged_weights, resolve_model_path
 from collabrl.training.rewards import score_rollout
 from collabrl.training.rollout import run_rollout
 from collabrl.training.update import Optimisation, ppo_update, token_logprobs
@@ -184,17 +184,5 @@ def _push_weights(engine, model, recipe: Recipe) -> None:
     """Make the rollout engine use the updated weights (a no-op when it shares the model)."""
     if recipe.policy.backend != "vllm":
         return
-    if recipe.policy.lora is None:
-        engine.load_weights(model.state_dict().items())
-        return
-    # LoRA: push base + adapter merged, then undo the merge so training goes on unchanged.
-    model.merge_adapter()
-    try:
-        merged = {
-            k.removeprefix("base_model.model.").replace(".base_layer", ""): v
-            for k, v in model.state_dict().items()
-            if "lora_" not in k
-        }
-        engine.load_weights(merged.items())
-    finally:
-        model.unmerge_adapter()
+    with merged_weights(model) as state:
+        engine.load_weights(state.items())

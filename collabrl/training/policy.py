@@ -7,7 +7,8 @@ weights are used by the next rollout with no copy. With vLLM, weights are pushed
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -79,3 +80,30 @@ def load_policy(spec: PolicySpec, path: str, need_reference: bool) -> Policy:
     if need_reference:
         reference = copy.deepcopy(model).eval().requires_grad_(False)
     return Policy(model, tokenizer, lora=False, reference_model=reference)
+
+
+@contextmanager
+def merged_weights(model: torch.nn.Module) -> Iterator[dict[str, torch.Tensor]]:
+    """The state dict of a plain model, or of a LoRA model with its adapters merged into the base
+    weights (names as in the base model); the merge is undone on exit, so training is untouched
+    and no second copy of the model is held."""
+    if not hasattr(model, "merge_adapter"):
+        yield model.state_dict()
+        return
+    model.merge_adapter()
+    try:
+        yield {
+            k.removeprefix("base_model.model.").replace(".base_layer", ""): v
+            for k, v in model.state_dict().items()
+            if "lora_" not in k
+        }
+    finally:
+        model.unmerge_adapter()
+
+
+def save_policy(model: torch.nn.Module, tokenizer, folder: Path) -> None:
+    """Write an HF folder every engine loads by path (LoRA adapters merged in, no adapter files)."""
+    base = model.get_base_model() if hasattr(model, "get_base_model") else model
+    with merged_weights(model) as state:
+        base.save_pretrained(folder, state_dict=state)
+    tokenizer.save_pretrained(folder)
