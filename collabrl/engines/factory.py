@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from collabrl.engines.types import Engine
+from collabrl.errors import CollabrlError
 
 # backend name -> (module, class, packages it needs, install hint)
 _BACKENDS: dict[str, tuple[str, str, tuple[str, ...], str]] = {
@@ -37,7 +38,11 @@ _BACKENDS: dict[str, tuple[str, str, tuple[str, ...], str]] = {
 }
 
 
-class MissingExtraError(ImportError):
+class EngineConfigError(CollabrlError, ValueError):
+    """An engine config with a missing key, an unknown backend or an unknown option."""
+
+
+class MissingExtraError(CollabrlError, ImportError):
     """An optional package a backend needs is not installed."""
 
 
@@ -56,7 +61,7 @@ class EngineConfig:
         try:
             backend, model = rest.pop("backend"), rest.pop("model")
         except KeyError as e:
-            raise ValueError(f"engine config needs {e.args[0]!r}") from None
+            raise EngineConfigError(f"engine config needs {e.args[0]!r}") from None
         nested = rest.pop("options", {})
         return cls(backend=str(backend), model=str(model), options={**nested, **rest})
 
@@ -75,7 +80,7 @@ def build_options(options_cls: type, options: Mapping[str, Any], backend: str) -
     valid = {f.name for f in dataclasses.fields(options_cls)}
     unknown = sorted(set(options) - valid)
     if unknown:
-        raise ValueError(
+        raise EngineConfigError(
             f"unknown option(s) {unknown} for engine backend {backend!r}; valid: {sorted(valid)}"
         )
     return options_cls(**options)
@@ -85,7 +90,9 @@ def make_engine(config: EngineConfig | Mapping[str, Any]) -> Engine:
     """Create the engine named by ``config.backend`` (``transformers``, ``openai`` or ``vllm``)."""
     cfg = config if isinstance(config, EngineConfig) else EngineConfig.from_mapping(config)
     if cfg.backend not in _BACKENDS:
-        raise ValueError(f"unknown engine backend {cfg.backend!r}; choose from {sorted(_BACKENDS)}")
+        raise EngineConfigError(
+            f"unknown engine backend {cfg.backend!r}; choose from {sorted(_BACKENDS)}"
+        )
     module, cls_name, packages, hint = _BACKENDS[cfg.backend]
     require(packages, hint, f"engine backend {cfg.backend!r}")
     engine_cls = getattr(importlib.import_module(module), cls_name)

@@ -10,6 +10,7 @@ import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import torch
@@ -30,6 +31,7 @@ from collabrl.engines.factory import build_options
 from collabrl.engines.hf_capture import SampledLogprobRecorder, StopStepRecorder
 from collabrl.engines.stops import truncate_at_stop
 from collabrl.engines.types import Completion, Conversation, GenerationResult, SamplingParams
+from collabrl.errors import CollabrlError
 
 if TYPE_CHECKING:
     from collabrl.engines.factory import EngineConfig
@@ -103,6 +105,11 @@ class TransformersEngine:
     ) -> TransformersEngine:
         """Load an HF folder (e.g. from :func:`collabrl.models.tiny.make_tiny_model`)."""
         options = options or TransformersOptions()
+        if not (Path(path).expanduser() / "config.json").is_file():
+            raise CollabrlError(
+                f"model {path!r} is not a local model folder (no config.json); models are never "
+                "downloaded at run time: see `collabrl models prepare`"
+            )
         if options.dtype not in _DTYPES:
             raise ValueError(f"dtype must be one of {sorted(_DTYPES)}, got {options.dtype!r}")
         tokenizer = AutoTokenizer.from_pretrained(path)
