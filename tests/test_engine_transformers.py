@@ -115,7 +115,7 @@ def test_seeded_call_leaves_global_rng_alone(engine):
 
 
 def test_bad_requests_are_errors_not_exceptions(engine):
-    too_long = [{"role": "user", "content": "onion " * 3000}]
+    too_long = [{"role": "user", "content": "onion " * 9000}]  # past the 4,096-token context
     broken = [{"content": "no role"}]
     results = engine.generate(
         [CONVS[0], too_long, broken], SamplingParams(temperature=0, max_new_tokens=4)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import math
 import time
-from contextlib import nullcontext
 from pathlib import Path
 
 import numpy as np
@@ -25,8 +24,8 @@ from collabrl.sft.data import Example, collate_examples, response_nll, tokenize_
 from collabrl.sft.demos import demos_path, read_demos
 from collabrl.training.checkpoint import save_checkpoint
 from collabrl.training.logging import RunLogger
-from collabrl.training.policy import load_policy, resolve_model_path
-from collabrl.training.update import TokenBatch
+from collabrl.training.policy import fill_deepspeed_config, load_policy, resolve_model_path
+from collabrl.training.update import TokenBatch, accumulate, optimizer_step
 
 
 def train_sft(recipe: Recipe, spec: SFTSpec) -> Path:
@@ -48,7 +47,8 @@ def train_sft(recipe: Recipe, spec: SFTSpec) -> Path:
     accelerator.wait_for_everyone()
 
     # --- data and policy ------------------------------------------------------------------------
-    model_path = resolve_model_path(recipe.policy, run_dir, recipe.seed)
+    with accelerator.main_process_first():  # rank 0 writes the tiny model, the others read it
+        model_path = resolve_model_path(recipe.policy, run_dir, recipe.seed)
     policy = load_policy(recipe.policy, model_path, need_reference=False)
     data = tokenize_demos(
         read_demos(demos_path(recipe, spec.demos)), policy.tokenizer, spec.max_length, spec.overlong
@@ -71,6 +71,7 @@ def train_sft(recipe: Recipe, spec: SFTSpec) -> Path:
         num_warmup_steps=round(spec.warmup_ratio * total_steps),
         num_training_steps=total_steps,
     )
+    fill_deepspeed_config(accelerator, spec.micro_batch, spec.grad_clip)
     model, optimizer, scheduler = accelerator.prepare(policy.model, optimizer, scheduler)
     logger = RunLogger(
         run_dir,
@@ -127,23 +128,18 @@ def _step(
     micro = [batch[i : i + spec.micro_batch] for i in range(0, len(batch), spec.micro_batch)]
     tokens = sum(len(e.response_ids) for e in batch)
     accum = accelerator.gradient_accumulation_steps
-    micro += [[]] * (accum - len(micro))  # same accumulation count every step (DeepSpeed)
+    micro += [None] * (accum - len(micro))  # same accumulation count every step (DeepSpeed)
     total = 0.0
-    for k, examples in enumerate(micro):
-        sync = k == len(micro) - 1
-        with nullcontext() if sync else accelerator.no_sync(model):
-            if not examples:
-                dummy = sum(p.sum() * 0.0 for p in model.parameters() if p.requires_grad)
-                accelerator.backward(dummy)
-                continue
-            padded = collate_examples(examples, pad_id)
-            padded = TokenBatch(*(t.to(accelerator.device) for t in padded.__dict__.values()))
-            nll, _ = response_nll(model, padded)
-            # accelerate divides by the accumulation steps: multiply back for an exact token mean
-            accelerator.backward(nll / max(tokens, 1) * accum)
-            total += float(nll.detach())
-    grad_norm = accelerator.clip_grad_norm_(model.parameters(), spec.grad_clip)
-    optimizer.step()
-    scheduler.step()
-    optimizer.zero_grad(set_to_none=True)
-    return total, float(tokens), float(grad_norm) if grad_norm is not None else 0.0
+
+    def backward_one(examples: list[Example]) -> None:
+        nonlocal total
+        padded = collate_examples(examples, pad_id)
+        padded = TokenBatch(*(t.to(accelerator.device) for t in padded.__dict__.values()))
+        nll, _ = response_nll(model, padded)
+        # accelerate divides by the accumulation steps: multiply back for an exact token mean
+        accelerator.backward(nll / max(tokens, 1) * accum)
+        total += float(nll.detach())
+
+    accumulate(accelerator, model, micro, backward_one, pad_id)
+    grad_norm = optimizer_step(accelerator, model, optimizer, scheduler, spec.grad_clip)
+    return total, float(tokens), grad_norm

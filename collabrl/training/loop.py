@@ -21,7 +21,12 @@ from collabrl.training.groups import make_slots, partner_profiles, plan_groups
 from collabrl.training.judging import StepJudging, make_step_judge
 from collabrl.training.logging import RunLogger
 from collabrl.training.metrics import iteration_metrics, summary_line
-from collabrl.training.policy import load_policy, merged_weights, resolve_model_path
+from collabrl.training.policy import (
+    fill_deepspeed_config,
+    load_policy,
+    merged_weights,
+    resolve_model_path,
+)
 from collabrl.training.rewards import score_rollout
 from collabrl.training.rollout import run_rollout
 from collabrl.training.update import Optimisation, ppo_update, token_logprobs
@@ -48,12 +53,16 @@ def train(recipe: Recipe) -> Path:
     accelerator.wait_for_everyone()
 
     # --- policy, optimizer, rollout engine ------------------------------------------------------
-    model_path = resolve_model_path(recipe.policy, run_dir, recipe.seed)
+    with accelerator.main_process_first():  # rank 0 writes the tiny model, the others read it
+        model_path = resolve_model_path(recipe.policy, run_dir, recipe.seed)
     policy = load_policy(recipe.policy, model_path, need_reference=algo.kl_coef > 0)
     trainable = [p for p in policy.model.parameters() if p.requires_grad]
     optimizer = torch.optim.AdamW(trainable, lr=algo.lr, weight_decay=algo.weight_decay)
     scheduler = get_scheduler("constant_with_warmup", optimizer, num_warmup_steps=algo.warmup_steps)
+    fill_deepspeed_config(accelerator, algo.micro_batch, algo.grad_clip)
     model, optimizer, scheduler = accelerator.prepare(policy.model, optimizer, scheduler)
+    if policy.reference_model is not None:
+        policy.reference_model.to(accelerator.device)
     engine = _rollout_engine(recipe, accelerator.unwrap_model(model), policy.tokenizer, model_path)
     partner_engine = (
         make_engine_from_spec(recipe.partner.engine) if recipe.partner.kind == "llm" else None

@@ -107,3 +107,16 @@ def save_policy(model: torch.nn.Module, tokenizer, folder: Path) -> None:
     with merged_weights(model) as state:
         base.save_pretrained(folder, state_dict=state)
     tokenizer.save_pretrained(folder)
+
+
+def fill_deepspeed_config(accelerator, micro_batch: int, grad_clip: float) -> None:
+    """Give DeepSpeed the recipe's micro-batch size and clipping wherever its config says "auto"
+    (accelerate infers the size only from a DataLoader, and our trainers prepare none)."""
+    plugin = accelerator.state.deepspeed_plugin
+    if plugin is None:
+        return
+    config = plugin.deepspeed_config
+    if config.get("train_micro_batch_size_per_gpu", "auto") == "auto":
+        config["train_micro_batch_size_per_gpu"] = micro_batch
+    if config.get("gradient_clipping", "auto") == "auto":
+        config["gradient_clipping"] = grad_clip

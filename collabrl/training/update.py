@@ -11,12 +11,15 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass
+from typing import TypeVar
 
 import numpy as np
 import torch
 
 from collabrl.algos.ppo import entropy_from_logits, low_var_kl, masked_mean, ppo_clip_loss
 from collabrl.config import AlgoSpec
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -112,10 +115,16 @@ def ppo_update(
     mini_batches = tokens = 0
     mismatch: list[float] = []
     micro_per_mini = max(1, algo.mini_batch // algo.micro_batch)
+    # Every data-parallel rank must take the same number of optimizer steps (each is a
+    # collective): a rank with fewer samples runs empty mini-batches (zero gradient) to match.
+    n_mini = -(-len(samples) // algo.mini_batch)
+    accelerator = opt.accelerator
+    if accelerator.num_processes > 1:
+        n_mini = int(accelerator.gather(torch.tensor([n_mini], device=accelerator.device)).max())
     for _ in range(algo.epochs):
         order = rng.permutation(len(samples))
-        for start in range(0, len(order), algo.mini_batch):
-            chosen = order[start : start + algo.mini_batch]
+        for m in range(n_mini):
+            chosen = order[m * algo.mini_batch : (m + 1) * algo.mini_batch]
             micro = [
                 chosen[k : k + algo.micro_batch] for k in range(0, len(chosen), algo.micro_batch)
             ]
@@ -187,6 +196,37 @@ def _micro_loss(
     return loss, parts
 
 
+def accumulate(
+    accelerator, model, items: Sequence[T | None], backward_one: Callable[[T], None], pad_id: int
+) -> None:
+    """Backward over micro-batches with gradients synchronised only on the last one.
+
+    ``None`` items (padding that keeps the accumulation count fixed) run a real 1x2-token forward
+    with zero loss, so DDP and ZeRO-3 see the same collectives on every rank. DeepSpeed steps
+    inside ``backward`` whenever ``sync_gradients`` is set (``no_sync`` does not clear it), so
+    only the last micro-batch is marked as the boundary.
+    """
+    for k, item in enumerate(items):
+        last = k == len(items) - 1
+        accelerator.sync_gradients = last
+        with nullcontext() if last else accelerator.no_sync(model):
+            if item is None:
+                ids = torch.full((1, 2), pad_id, dtype=torch.long, device=accelerator.device)
+                logits = model(input_ids=ids, attention_mask=torch.ones_like(ids)).logits
+                accelerator.backward(logits.float().sum() * 0.0)
+            else:
+                backward_one(item)
+
+
+def optimizer_step(accelerator, model, optimizer, scheduler, grad_clip: float) -> float:
+    """Clip, step, schedule, zero; returns the gradient norm before clipping."""
+    grad_norm = accelerator.clip_grad_norm_(model.parameters(), grad_clip)
+    optimizer.step()
+    scheduler.step()
+    optimizer.zero_grad(set_to_none=True)
+    return float(grad_norm) if grad_norm is not None else 0.0
+
+
 def _mini_batch(
     opt: Optimisation,
     batches: Sequence[TokenBatch | None],
@@ -198,25 +238,20 @@ def _mini_batch(
     Short mini-batches arrive topped up with empty (None) micro-batches so every optimizer step
     sees the same number of accumulation steps (DeepSpeed counts them).
     """
-    accelerator, model = opt.accelerator, opt.model
+    accelerator = opt.accelerator
     out = dict.fromkeys(STAT_FIELDS[:-1], 0.0)
-    for k, batch in enumerate(batches):
-        sync = nullcontext() if k == len(batches) - 1 else accelerator.no_sync(model)
-        with sync:
-            if batch is None:
-                dummy = sum(p.sum() * 0.0 for p in model.parameters() if p.requires_grad)
-                accelerator.backward(dummy)
-                continue
-            loss, parts = _micro_loss(opt, batch, mismatch)
-            # token-mean over the whole mini-batch: weight by this micro-batch's share of tokens;
-            # accelerate divides by its accumulation steps, so multiply that back in.
-            share = float(batch.response_mask.sum()) / max(mini_tokens, 1)
-            accelerator.backward(loss * share * accelerator.gradient_accumulation_steps)
-            for key, value in parts.items():
-                out[key] += value * share
-    grad_norm = accelerator.clip_grad_norm_(model.parameters(), opt.algo.grad_clip)
-    opt.optimizer.step()
-    opt.scheduler.step()
-    opt.optimizer.zero_grad(set_to_none=True)
-    out["grad_norm"] = float(grad_norm) if grad_norm is not None else 0.0
+
+    def backward_one(batch: TokenBatch) -> None:
+        loss, parts = _micro_loss(opt, batch, mismatch)
+        # token-mean over the whole mini-batch: weight by this micro-batch's share of tokens;
+        # accelerate divides by its accumulation steps, so multiply that back in.
+        share = float(batch.response_mask.sum()) / max(mini_tokens, 1)
+        accelerator.backward(loss * share * accelerator.gradient_accumulation_steps)
+        for key, value in parts.items():
+            out[key] += value * share
+
+    accumulate(accelerator, opt.model, batches, backward_one, opt.pad_id)
+    out["grad_norm"] = optimizer_step(
+        accelerator, opt.model, opt.optimizer, opt.scheduler, opt.algo.grad_clip
+    )
     return out
