@@ -101,3 +101,23 @@ def test_short_run_learns_nothing_silly_and_resumes_exactly_after_sigkill(tmp_pa
         assert a.keys() == b.keys()
         for key in a:
             assert a[key] == pytest.approx(b[key], rel=1e-5, abs=1e-7), key
+
+
+@pytest.mark.parametrize(
+    "recipe,extra",
+    [
+        ("cwah_gigpo_cpu", ["policy.lora.rank=8", "policy.lora.alpha=16"]),
+        ("cook_gigpo_cpu", ["rollout.horizon=8"]),
+        ("cwah_gigpo_cpu", ["partner.kind=persona", "reward.judge.kind=heuristic"]),
+    ],
+)
+def test_recipe_variants_train_one_iteration(tmp_path, recipe: str, extra: list[str]) -> None:
+    out = tmp_path / "run"
+    cmd = train_cmd(out, "train.iterations=1", *extra)
+    cmd[2] = f"recipe={recipe}"
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    (row,) = metrics(out)
+    assert row["decisions"] > 0 and row["logprob_mismatch"] < 1e-4
+    policy = out / "checkpoints" / "iter_000000" / "policy"
+    assert (policy / "config.json").is_file() and not (policy / "adapter_config.json").exists()
