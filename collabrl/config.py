@@ -344,17 +344,19 @@ def _raw_recipe(name_or_path: str, seen: tuple[str, ...] = ()) -> tuple[Any, str
     if not isinstance(raw, dict):
         raise RecipeError(f"{where}: a recipe must be a mapping of keys to values")
     base = raw.pop("base", None)
+    try:
+        node = OmegaConf.create(raw)
+    except OmegaConfBaseException as exc:
+        raise RecipeError(f"{where}: {str(exc).splitlines()[0]}") from None
     if base is None:
-        return OmegaConf.create(raw), where
+        return node, where
     if not isinstance(base, str) or base in seen:
         raise RecipeError(f"{where}: base must name another recipe (and not form a cycle)")
     parent, _ = _raw_recipe(base, (*seen, name_or_path))
-    child_game = raw.get("game")
-    if isinstance(child_game, dict) and child_game.get("name") != parent.get("game", {}).get(
-        "name"
-    ):
+    parent_game = parent.get("game", {}).get("name")
+    if isinstance(raw.get("game"), dict) and raw["game"].get("name") != parent_game:
         parent.pop("game", None)  # another game: its options replace the base's, not merge in
-    return OmegaConf.merge(parent, OmegaConf.create(raw)), where
+    return OmegaConf.merge(parent, node), where
 
 
 def load_recipe(name_or_path: str, overrides: list[str] | tuple[str, ...] = ()) -> Recipe:

@@ -104,3 +104,18 @@ def test_train_script_fails_cleanly(tmp_path) -> None:
     )
     assert out.returncode == 2 and "Traceback" not in out.stderr
     assert "algo.lr: Input should be greater than 0" in out.stderr
+
+
+def test_base_recipes_merge_and_switch_games(tmp_path) -> None:
+    cook = load_recipe("cook_gigpo")
+    assert cook.game.name == "kitchen" and cook.algo.lr == load_recipe("cwah_gigpo").algo.lr
+    ablation = load_recipe("cwah_gigpo_no_affective")
+    assert ablation.reward.judge.kind == "none" and ablation.reward.communication == 0
+    loop = tmp_path / "loop.yaml"
+    loop.write_text(f"base: {loop}\n")
+    with pytest.raises(RecipeError, match="cycle"):
+        load_recipe(str(loop))
+    grammar = tmp_path / "grammar.yaml"
+    grammar.write_text("name: ${oc.env:X,~/a}\n")
+    with pytest.raises(RecipeError, match="grammar.yaml"):
+        load_recipe(str(grammar))
