@@ -92,15 +92,19 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=Path("runs/learning"))
     args = parser.parse_args()
     start = time.perf_counter()
-    rows = [row for seed in args.seeds for row in one_seed(args.out, seed, args.iterations)]
-    print(tabulate(rows, headers="keys", tablefmt="github", floatfmt=".3f"))
+    args.out.mkdir(parents=True, exist_ok=True)
+    rows: list[dict] = []
+    for seed in args.seeds:  # each seed's rows are printed and saved as soon as they exist
+        seed_rows = one_seed(args.out, seed, args.iterations)
+        print(tabulate(seed_rows, headers="keys", tablefmt="github", floatfmt=".3f"), flush=True)
+        with open(args.out / "learning.jsonl", "a", encoding="utf-8") as f:
+            f.writelines(json.dumps(r) + "\n" for r in seed_rows)
+        rows += seed_rows
     print()
     print(tabulate(summarise(rows), headers="keys", tablefmt="github"))
     for line in verdicts(rows):
         print("-", line)
     print(f"wall time {(time.perf_counter() - start) / 60:.1f} min")
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "learning.json").write_text(json.dumps(rows, indent=1))
 
 
 if __name__ == "__main__":
