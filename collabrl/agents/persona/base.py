@@ -9,6 +9,7 @@ benchmarks and tests read.
 from __future__ import annotations
 
 import random
+from abc import ABC, abstractmethod
 from collections import Counter
 
 from collabrl.agents.persona.temperament import Temperament, stable_seed
@@ -28,7 +29,7 @@ def clip_message(text: str, limit: int = MAX_MESSAGE_CHARS) -> str:
     return text[:limit].rsplit(" ", 1)[0]
 
 
-class PersonaBase:
+class PersonaBase(ABC):
     """A profile-driven scripted player (implements ``collabrl.agents.player.Player``).
 
     ``stats`` counts behaviour per episode: ``requests`` heard, ``honoured`` requests acted on,
@@ -98,11 +99,14 @@ class PersonaBase:
         return format_response(think, clip_message(message), action)
 
     # ----------------------------------------------------------------- game-specific parts
+    @abstractmethod
     def _reset_game(self) -> None:
-        raise NotImplementedError
+        """Forget the previous episode's game-specific memory."""
 
+    @abstractmethod
     def _decide(self, obs: Observation) -> Reply:
-        raise NotImplementedError
+        """(think, message, action) for this decision point, shaped by the temperament."""
 
+    @abstractmethod
     def _blunder(self, obs: Observation) -> str | None:
-        raise NotImplementedError
+        """An off-task or unavailable action a careless player might write (None: none)."""
