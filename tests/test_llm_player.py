@@ -32,7 +32,7 @@ class ScriptedEngine:
         return out
 
     def close(self) -> None:
-        pass
+        """Nothing to release."""
 
 
 def test_retry_once_with_errors_shown_then_succeed() -> None:

@@ -6,6 +6,7 @@ backoff with full jitter spreads retries out, and a server's Retry-After is hono
 
 from __future__ import annotations
 
+import contextlib
 import random
 import time
 from dataclasses import dataclass
@@ -34,10 +35,8 @@ def parse_retry_after(value: str | None) -> float | None:
     """Seconds from a Retry-After header (delta-seconds or HTTP date); None if absent/invalid."""
     if not value:
         return None
-    try:
+    with contextlib.suppress(ValueError):  # delta-seconds; otherwise an HTTP date
         return float(value)
-    except ValueError:
-        pass
     try:
         return parsedate_to_datetime(value).timestamp() - time.time()
     except (TypeError, ValueError):

@@ -151,8 +151,8 @@ class FakeOpenAIServer:
             protocol_version = "HTTP/1.1"
             disable_nagle_algorithm = True  # headers and body go out as two writes
 
-            def log_message(self, format: str, *args: Any) -> None:  # keep test output quiet
-                pass
+            def log_message(self, format: str, *args: Any) -> None:
+                """Silence the per-request access log (it would flood test output)."""
 
             def _send(
                 self, status: int, payload: bytes, headers: dict[str, str] | None = None
