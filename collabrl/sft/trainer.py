@@ -24,31 +24,18 @@ from collabrl.sft.data import Example, collate_examples, response_nll, tokenize_
 from collabrl.sft.demos import demos_path, read_demos
 from collabrl.training.checkpoint import save_checkpoint
 from collabrl.training.logging import RunLogger
-from collabrl.training.policy import fill_deepspeed_config, load_policy, resolve_model_path
+from collabrl.training.policy import fill_deepspeed_config, load_policy, start_run
 from collabrl.training.update import TokenBatch, accumulate, optimizer_step
 
 
 def train_sft(recipe: Recipe, spec: SFTSpec) -> Path:
     """Fine-tune ``recipe.policy`` on the demonstrations; returns the final policy folder."""
-    from accelerate import Accelerator
-    from accelerate.utils import set_seed
     from transformers import get_scheduler
-    from transformers.utils import logging as hf_logging
 
-    hf_logging.disable_progress_bar()
-    accum = max(1, spec.batch_size // spec.micro_batch)
-    accelerator = Accelerator(gradient_accumulation_steps=accum)
-    set_seed(recipe.seed)
+    accelerator, run_dir, model_path = start_run(recipe, spec.batch_size // spec.micro_batch)
     main = accelerator.is_main_process
-    run_dir = Path(recipe.output_dir)
-    if main:
-        run_dir.mkdir(parents=True, exist_ok=True)
-        (run_dir / "recipe.yaml").write_text(recipe.to_yaml())
-    accelerator.wait_for_everyone()
 
     # --- data and policy ------------------------------------------------------------------------
-    with accelerator.main_process_first():  # rank 0 writes the tiny model, the others read it
-        model_path = resolve_model_path(recipe.policy, run_dir, recipe.seed)
     policy = load_policy(recipe.policy, model_path, need_reference=False)
     data = tokenize_demos(
         read_demos(demos_path(recipe, spec.demos)), policy.tokenizer, spec.max_length, spec.overlong

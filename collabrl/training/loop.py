@@ -25,7 +25,7 @@ from collabrl.training.policy import (
     fill_deepspeed_config,
     load_policy,
     merged_weights,
-    resolve_model_path,
+    start_run,
 )
 from collabrl.training.rewards import score_rollout
 from collabrl.training.rollout import run_rollout
@@ -34,27 +34,13 @@ from collabrl.training.update import Optimisation, ppo_update, token_logprobs
 
 def train(recipe: Recipe) -> Path:
     """Train the policy the recipe describes; returns the run directory."""
-    from accelerate import Accelerator
-    from accelerate.utils import set_seed
     from transformers import get_scheduler
-    from transformers.utils import logging as hf_logging
 
-    hf_logging.disable_progress_bar()
-
-    algo, run_dir = recipe.algo, Path(recipe.output_dir)
-    accelerator = Accelerator(
-        gradient_accumulation_steps=max(1, algo.mini_batch // algo.micro_batch)
-    )
-    set_seed(recipe.seed)
+    algo = recipe.algo
+    accelerator, run_dir, model_path = start_run(recipe, algo.mini_batch // algo.micro_batch)
     main = accelerator.is_main_process
-    if main:
-        run_dir.mkdir(parents=True, exist_ok=True)
-        (run_dir / "recipe.yaml").write_text(recipe.to_yaml())
-    accelerator.wait_for_everyone()
 
     # --- policy, optimizer, rollout engine ------------------------------------------------------
-    with accelerator.main_process_first():  # rank 0 writes the tiny model, the others read it
-        model_path = resolve_model_path(recipe.policy, run_dir, recipe.seed)
     policy = load_policy(recipe.policy, model_path, need_reference=algo.kl_coef > 0)
     trainable = [p for p in policy.model.parameters() if p.requires_grad]
     optimizer = torch.optim.AdamW(trainable, lr=algo.lr, weight_decay=algo.weight_decay)

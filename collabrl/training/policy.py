@@ -120,3 +120,23 @@ def fill_deepspeed_config(accelerator, micro_batch: int, grad_clip: float) -> No
         config["train_micro_batch_size_per_gpu"] = micro_batch
     if config.get("gradient_clipping", "auto") == "auto":
         config["gradient_clipping"] = grad_clip
+
+
+def start_run(recipe, accumulation_steps: int) -> tuple[object, Path, str]:
+    """What every trainer does first: an Accelerator, seeded RNGs, the run directory holding the
+    resolved recipe, and the policy's model folder (created once, by rank 0, for tiny models)."""
+    from accelerate import Accelerator
+    from accelerate.utils import set_seed
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.disable_progress_bar()
+    accelerator = Accelerator(gradient_accumulation_steps=max(1, accumulation_steps))
+    set_seed(recipe.seed)
+    run_dir = Path(recipe.output_dir)
+    if accelerator.is_main_process:
+        run_dir.mkdir(parents=True, exist_ok=True)
+        (run_dir / "recipe.yaml").write_text(recipe.to_yaml())
+    accelerator.wait_for_everyone()
+    with accelerator.main_process_first():  # rank 0 writes the tiny model, the others read it
+        model_path = resolve_model_path(recipe.policy, run_dir, recipe.seed)
+    return accelerator, run_dir, model_path
