@@ -30,7 +30,7 @@ class QuickstartPlan:
     seed: int = 0
     iterations: int = 8
     eval_tasks: Sequence[str] = HELD_OUT_TASKS
-    eval_profiles: int = 2
+    eval_profiles: int = 5  # one test profile of each player type
     extra_rl: Sequence[str] = ()  # overrides for the GiGPO recipe (e.g. ablations)
 
 

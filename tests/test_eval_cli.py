@@ -11,6 +11,8 @@ from collabrl.eval.affective import aggregate_dimension
 from collabrl.eval.cli import eval_command
 from collabrl.eval.config import EvalSpec
 from collabrl.eval.protocol import run_evaluation
+from collabrl.eval.runner import select_jobs
+from collabrl.profiles import PLAYER_TYPES, load_profiles
 from collabrl.rewards.judges import DIMENSIONS
 from collabrl.testing.fake_openai import FakeOpenAIServer, Fault
 
@@ -72,6 +74,16 @@ def test_small_heuristic_run_writes_table_shaped_outputs(tmp_path) -> None:
         assert float(row["std"]) == pytest.approx(
             statistics.pstdev(float(e["efficiency"]) for e in mine)
         )
+
+
+def test_max_profiles_samples_every_player_type_before_repeating() -> None:
+    spec = EvalSpec(games=["household"], tasks=["20_prepare_food"], max_profiles=5, seats=[1])
+    jobs = select_jobs(spec)
+    assert sorted(j.profile.player_type for j in jobs) == sorted(PLAYER_TYPES)
+    every = {p.id for p in load_profiles(game="household", split="test", task="20_prepare_food")}
+    assert {j.profile.id for j in jobs} <= every and len({j.profile.id for j in jobs}) == 5
+    two = select_jobs(spec.model_copy(update={"max_profiles": 2}))
+    assert [j.profile.id for j in two] == [j.profile.id for j in jobs[:2]]
 
 
 def test_episode_scores_follow_the_contract(tmp_path) -> None:

@@ -54,7 +54,7 @@ class EvalSpec(Strict):
     games: list[GameName] = Field(default_factory=lambda: ["household", "kitchen"], min_length=1)
     tasks: list[str] | None = None  # subset of test tasks / kitchen layouts (None: all)
     profiles: list[str] | None = None  # subset of test profile ids (None: all)
-    max_profiles: PositiveInt | None = None  # first N test profiles per task
+    max_profiles: PositiveInt | None = None  # N test profiles per task, spread over player types
     seats: list[Literal[1, 2]] = Field(default_factory=lambda: [1, 2], min_length=1)
     seeds: list[NonNegativeInt] = Field(default_factory=lambda: [0], min_length=1)
     policy: PlayerSpec = Field(default_factory=PlayerSpec)

@@ -21,7 +21,7 @@ from collabrl.eval.players import (
     RecordingPlayer,
     generated_tokens,
 )
-from collabrl.profiles import Profile, load_profiles
+from collabrl.profiles import Profile, interleaved_by_type, load_profiles
 from collabrl.profiles.tasks import HOUSEHOLD_TEST_TASKS, KITCHEN_LAYOUTS
 from collabrl.rewards.judges import StepView, WindowJudgement, step_views
 from collabrl.rollout.episode import EpisodeRecord, play_episode
@@ -74,7 +74,8 @@ def select_jobs(spec: EvalSpec) -> list[Job]:
             profiles = load_profiles(game=game, split="test", task=task)
             if spec.profiles is not None:
                 profiles = [p for p in profiles if p.id in spec.profiles]
-            profiles = profiles[: spec.max_profiles] if spec.max_profiles else profiles
+            if spec.max_profiles:  # a small sample still spans the player types
+                profiles = interleaved_by_type(profiles)[: spec.max_profiles]
             jobs += [
                 Job(game, task, p, seat, seed)
                 for p in profiles

@@ -7,6 +7,7 @@ from collabrl.profiles.schema import (
     TYPE_ANCHORS,
     BigFive,
     Profile,
+    interleaved_by_type,
 )
 from collabrl.profiles.tasks import (
     HOUSEHOLD_TASKS,
@@ -27,6 +28,7 @@ __all__ = [
     "Profile",
     "ProfileError",
     "get_profile",
+    "interleaved_by_type",
     "load_profiles",
     "read_profile_file",
 ]

@@ -13,7 +13,7 @@ from pathlib import Path
 from collabrl.profiles import authored_household, authored_kitchen
 from collabrl.profiles.loader import LIBRARY_FILES, parse_records, validate_records
 from collabrl.profiles.perturb import perturb
-from collabrl.profiles.schema import TRAITS, Profile
+from collabrl.profiles.schema import TRAITS, Profile, interleaved_by_type
 from collabrl.profiles.tasks import HOUSEHOLD_TRAIN_TASKS, KITCHEN_LAYOUTS
 
 HOUSEHOLD_TRAIN_SIZE = 94  # CollabBench Table 3: 94 training profiles over the 40 training tasks
@@ -49,7 +49,7 @@ def heldout_profiles(game: str) -> list[Profile]:
 def train_profiles(game: str) -> list[Profile]:
     """Training profiles: household spreads 94 over the 40 training tasks, kitchen 15 per layout."""
     rng = random.Random(f"collabrl-profiles-{game}")
-    sources = _interleaved_by_type(heldout_profiles(game))
+    sources = interleaved_by_type(heldout_profiles(game))
     if game == "household":
         extra = set(
             rng.sample(HOUSEHOLD_TRAIN_TASKS, HOUSEHOLD_TRAIN_SIZE - 2 * len(HOUSEHOLD_TRAIN_TASKS))
@@ -112,14 +112,3 @@ def _from_row(game: str, task: str, kind: str, number: int, row: tuple[str, ...]
         split="test",  # held-out sources also sit on test scenarios, but ship in no file
         provenance="handwritten",
     )
-
-
-def _interleaved_by_type(profiles: list[Profile]) -> list[Profile]:
-    """Reorder so consecutive profiles differ in type (a task's 2-3 training profiles then vary)."""
-    order = list(TYPE_CODES.values())
-    rank: dict[str, int] = {}
-    keyed = []
-    for p in profiles:
-        rank[p.player_type] = rank.get(p.player_type, 0) + 1
-        keyed.append(((rank[p.player_type], order.index(p.player_type)), p))
-    return [p for _, p in sorted(keyed, key=lambda item: item[0])]

@@ -113,3 +113,13 @@ class Profile(BaseModel):
             parts.append(f"Not specified: {', '.join(unknown)}.")
         parts.append(f"Observed play style: {self.behavior}")
         return " ".join(parts)
+
+
+def interleaved_by_type(profiles: list[Profile]) -> list[Profile]:
+    """Reorder so consecutive profiles differ in player type; any prefix then spans the types."""
+    rank: dict[str, int] = {}
+    keyed = []
+    for p in profiles:
+        rank[p.player_type] = rank.get(p.player_type, 0) + 1
+        keyed.append(((rank[p.player_type], PLAYER_TYPES.index(p.player_type)), p))
+    return [p for _, p in sorted(keyed, key=lambda item: item[0])]
