@@ -276,7 +276,7 @@ def _read_recipe_text(name_or_path: str) -> tuple[str, str]:
     )
 
 
-def _format_validation_error(err: ValidationError, model: type[BaseModel]) -> str:
+def describe_validation_error(err: ValidationError, model: type[BaseModel]) -> str:
     """All problems of a validation error, each as ``key: what is wrong``, on one line."""
     problems = []
     for item in err.errors():
@@ -313,7 +313,7 @@ def _allowed_keys(model: type[BaseModel], loc: tuple[Any, ...]) -> list[str]:
     return list(model.model_fields)
 
 
-def _apply_override(config: Any, item: str) -> None:
+def apply_override(config: Any, item: str) -> None:
     """Set one ``a.b=c`` override (``players.0.kind=expert`` indexes lists); YAML-typed value."""
     key, sep, value = item.partition("=")
     key = key.strip()
@@ -364,7 +364,7 @@ def load_recipe(name_or_path: str, overrides: list[str] | tuple[str, ...] = ()) 
     config, where = _raw_recipe(name_or_path)
     try:
         for item in overrides:
-            _apply_override(config, item)
+            apply_override(config, item)
         data = OmegaConf.to_container(config, resolve=True)
     except (OmegaConfBaseException, TypeError, ValueError, IndexError) as exc:
         message = str(exc).splitlines()[0]
@@ -372,4 +372,4 @@ def load_recipe(name_or_path: str, overrides: list[str] | tuple[str, ...] = ()) 
     try:
         return Recipe.model_validate(data)
     except ValidationError as exc:
-        raise RecipeError(f"{where}: {_format_validation_error(exc, Recipe)}") from None
+        raise RecipeError(f"{where}: {describe_validation_error(exc, Recipe)}") from None

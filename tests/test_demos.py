@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import datasets
+
 from collabrl.agents.prompts import build_messages
 from collabrl.agents.protocol import parse_response
 from collabrl.config import load_recipe
@@ -47,8 +49,10 @@ def test_demos_are_deterministic_and_round_trip(tmp_path) -> None:
     other = list(record_demos(_recipe("seed=1"), DemoSpec(episodes=2), progress=False))
     assert json.dumps(other) != json.dumps(first)
     path = tmp_path / "demos.jsonl"
-    note = write_demos(first, path)
-    assert read_demos(path) == first and note
+    dataset = datasets.load_from_disk(str(write_demos(first, path)))
+    assert read_demos(path) == first
+    assert len(dataset) == len(first) and dataset[0]["completion"] == first[0]["completion"]
+    assert dataset[-1]["prompt"] == first[-1]["prompt"]
 
 
 def test_successful_only_drops_failed_episodes() -> None:

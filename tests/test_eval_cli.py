@@ -8,7 +8,7 @@ import pytest
 from click.testing import CliRunner
 
 from collabrl.eval.affective import aggregate_dimension
-from collabrl.eval.cli import eval_command
+from collabrl.eval.cli import build_spec, eval_command
 from collabrl.eval.config import EvalSpec
 from collabrl.eval.protocol import run_evaluation
 from collabrl.eval.runner import select_jobs
@@ -188,3 +188,27 @@ def test_oracle_llm_policy_sees_partner_profile(tmp_path) -> None:
 def test_bad_settings_are_one_line_errors(tmp_path) -> None:
     result = CliRunner().invoke(eval_command, ["seats=[3]", f"output_dir={tmp_path}"])
     assert result.exit_code != 0 and "seats" in str(result.exception)
+
+
+def test_settings_file_then_overrides_use_the_recipe_syntax(tmp_path) -> None:
+    settings = tmp_path / "eval.yaml"
+    settings.write_text("games: [household]\nseats: [1]\njudge: {kind: heuristic}\n")
+    spec = build_spec((str(settings), "seats=[2]", "policy.engine.model=m"), None, oracle=True)
+    assert spec.games == ["household"] and spec.seats == [2] and spec.judge.kind == "heuristic"
+    assert spec.policy.engine.model == "m" and spec.oracle
+    checkpoint = build_spec((str(settings),), "runs/x/policy", oracle=False).policy
+    assert checkpoint.kind == "llm" and checkpoint.engine.model == "runs/x/policy"
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["seats"], "settings file not found"),
+        (["max_profile=3"], "unknown key; allowed: games, tasks"),
+        (["=3"], "must look like key=value"),
+        (["seats=[1]", "seats.5=2"], "cannot apply override"),
+    ],
+)
+def test_bad_eval_settings_name_the_problem(args, message) -> None:
+    result = CliRunner().invoke(eval_command, args)
+    assert result.exit_code != 0 and message in str(result.exception)

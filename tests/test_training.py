@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from collabrl.training.metrics import combine_ranks
 from collabrl.training.update import collate
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -121,3 +122,13 @@ def test_recipe_variants_train_one_iteration(tmp_path, recipe: str, extra: list[
     assert row["decisions"] > 0 and row["logprob_mismatch"] < 1e-4
     policy = out / "checkpoints" / "iter_000000" / "policy"
     assert (policy / "config.json").is_file() and not (policy / "adapter_config.json").exists()
+
+
+def test_rank_metrics_combine_counts_times_and_means() -> None:
+    rank0 = {"decisions": 10, "time/iteration": 3.0, "kl": 0.2, "type/a/steps": 40.0}
+    rank1 = {"decisions": 14, "time/iteration": 5.0, "kl": 0.4, "type/b/steps": 60.0}
+    combined = combine_ranks([rank0, rank1])
+    assert combined["decisions"] == 24 and combined["time/iteration"] == 5.0
+    assert combined["kl"] == pytest.approx(0.3)
+    assert combined["type/a/steps"] == 40.0 and combined["type/b/steps"] == 60.0
+    assert combine_ranks([rank0]) == rank0

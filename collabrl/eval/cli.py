@@ -17,55 +17,50 @@ from typing import Any
 
 import click
 import yaml
+from omegaconf import OmegaConf
+from omegaconf.errors import OmegaConfBaseException
 from pydantic import ValidationError
 
+from collabrl.config import apply_override, describe_validation_error
 from collabrl.errors import CollabrlError
 
 
-def _set(tree: dict[str, Any], dotted: str, value: Any) -> None:
-    *parents, leaf = dotted.split(".")
-    for key in parents:
-        node = tree.setdefault(key, {})
-        if not isinstance(node, dict):
-            raise CollabrlError(f"cannot set {dotted!r}: {key!r} is not a section")
-        tree = node
-    tree[leaf] = value
+def _settings_file(arg: str) -> dict[str, Any]:
+    path = Path(arg)
+    if not path.is_file():
+        raise CollabrlError(f"eval settings file not found: {arg}")
+    try:
+        loaded = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except yaml.YAMLError as exc:
+        raise CollabrlError(f"{arg}: not valid YAML: {getattr(exc, 'problem', exc)}") from None
+    if not isinstance(loaded, dict):
+        raise CollabrlError(f"{arg}: expected a mapping of settings")
+    return loaded
 
 
 def build_spec(args: tuple[str, ...], checkpoint: str | None, oracle: bool):
-    """Merge the YAML file (if any), ``key=value`` overrides and flags into an EvalSpec."""
+    """Merge the YAML file (if any), ``key=value`` overrides and flags into an EvalSpec.
+
+    Overrides use the recipe syntax and parser (``policy.engine.model=...``, YAML values).
+    """
     from collabrl.eval.config import EvalSpec
 
-    tree: dict[str, Any] = {}
+    tree = OmegaConf.create({})
     for arg in args:
-        if "=" not in arg:
-            path = Path(arg)
-            if not path.is_file():
-                raise CollabrlError(f"eval settings file not found: {arg}")
-            loaded = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-            if not isinstance(loaded, dict):
-                raise CollabrlError(f"{arg}: expected a mapping of settings")
-            tree.update(loaded)
-            continue
-        key, _, raw = arg.partition("=")
-        try:
-            _set(tree, key.strip(), yaml.safe_load(raw) if raw else None)
-        except yaml.YAMLError as exc:
-            raise CollabrlError(f"bad value in {arg!r}: {exc}") from None
+        if "=" in arg:
+            apply_override(tree, arg)
+        else:
+            tree = OmegaConf.merge(tree, _settings_file(arg))
     if checkpoint:
-        _set(
-            tree,
-            "policy",
-            {"kind": "llm", "engine": {"backend": "transformers", "model": checkpoint}},
-        )
+        tree.policy = {"kind": "llm", "engine": {"backend": "transformers", "model": checkpoint}}
     if oracle:
-        tree["oracle"] = True
+        tree.oracle = True
     try:
-        return EvalSpec.model_validate(tree)
+        return EvalSpec.model_validate(OmegaConf.to_container(tree, resolve=True))
+    except OmegaConfBaseException as exc:
+        raise CollabrlError(f"eval settings: {str(exc).splitlines()[0]}") from None
     except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in e['loc']) or 'settings'}: {e['msg']}" for e in exc.errors()
-        )
+        problems = describe_validation_error(exc, EvalSpec)
         raise CollabrlError(f"invalid eval settings: {problems}") from None
 
 

@@ -21,6 +21,7 @@ from collabrl.eval.config import EvalSpec
 from collabrl.eval.players import EngineCache, partner_factory, policy_factory, policy_label
 from collabrl.eval.runner import EpisodeOutcome, play_all, select_jobs
 from collabrl.eval.scoring import judge_outcomes, score_outcome
+from collabrl.records import write_hf_dataset, write_jsonl
 from collabrl.rewards.judges import DIMENSIONS, HeuristicJudge, Judge, LLMJudge
 from collabrl.rewards.judges.heuristic import VERSION as HEURISTIC_VERSION
 from collabrl.rewards.judges.llm import default_judge_params
@@ -155,7 +156,5 @@ def write_outputs(result: EvalResult, *, proxy: bool) -> None:
     short = {k: result.stamp[k] for k in TRAJECTORY_STAMP}
     short["partners"] = result.stamp["partner_set"]["kind"]
     records = [export.trajectory(o, short) for o in result.outcomes]
-    export.write_jsonl(out / "trajectories.jsonl", records)
-    warning = export.write_hf_dataset(out / "trajectories_hf", records)
-    if warning:
-        result.warnings.append(warning)
+    write_jsonl(out / "trajectories.jsonl", records)
+    write_hf_dataset(out / "trajectories_hf", records, export.NESTED)

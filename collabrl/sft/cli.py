@@ -27,14 +27,13 @@ def demos_command(args: tuple[str, ...], quiet: bool) -> None:
     stats = DemoStats()
     rows = list(record_demos(recipe, spec, stats, progress=not quiet))
     path = demos_path(recipe, spec)
-    note = write_demos(rows, path)
+    dataset = write_demos(rows, path)
     table = sorted(stats.by_task.items())
     click.echo(tabulate(table, headers=["task", "examples"], tablefmt="github"))
     click.echo(
         f"{stats.episodes} episodes ({stats.successful} successful), {stats.decisions} decisions, "
-        f"{stats.kept} kept, {stats.invalid} invalid -> {path}"
+        f"{stats.kept} kept, {stats.invalid} invalid -> {path} (HF dataset: {dataset})"
     )
-    click.echo(note)
 
 
 @click.command("sft")

@@ -30,6 +30,7 @@ from collabrl.agents.protocol import parse_response
 from collabrl.config import Recipe
 from collabrl.envs.base import Game, Observation, letter
 from collabrl.errors import CollabrlError
+from collabrl.records import write_hf_dataset, write_jsonl
 from collabrl.sft.config import DemoSpec
 
 
@@ -178,20 +179,12 @@ def _succeeded(summary: dict[str, Any]) -> bool:
     return summary.get("score", 0) > 0
 
 
-def write_demos(rows: list[dict], path: Path) -> str:
-    """Write ``rows`` as JSONL (and as an HF dataset next to it when ``datasets`` is installed);
-    returns a one-line note about the dataset copy."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w", encoding="utf-8") as f:
-        for row in rows:
-            f.write(json.dumps(row) + "\n")
-    try:
-        import datasets
-    except ImportError:
-        return "datasets is not installed: wrote JSONL only (pip install datasets for a copy)"
+def write_demos(rows: list[dict], path: Path) -> Path:
+    """Write ``rows`` as JSONL at ``path`` and as an HF dataset next to it; returns the dataset."""
+    write_jsonl(path, rows)
     folder = path.with_suffix(".hf")
-    datasets.Dataset.from_list(rows).save_to_disk(str(folder))
-    return f"HF dataset: {folder}"
+    write_hf_dataset(folder, rows)
+    return folder
 
 
 def read_demos(path: Path) -> list[dict]:

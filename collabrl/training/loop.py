@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import torch
+from accelerate.utils import gather_object
 from tqdm import trange
 
 from collabrl.algos.gigpo import gigpo_advantages
@@ -20,7 +21,7 @@ from collabrl.training.checkpoint import complete_checkpoints, load_checkpoint, 
 from collabrl.training.groups import make_slots, partner_profiles, plan_groups
 from collabrl.training.judging import StepJudging, make_step_judge
 from collabrl.training.logging import RunLogger
-from collabrl.training.metrics import iteration_metrics, summary_line
+from collabrl.training.metrics import combine_ranks, iteration_metrics, summary_line
 from collabrl.training.policy import (
     fill_deepspeed_config,
     load_policy,
@@ -130,6 +131,7 @@ def train(recipe: Recipe) -> Path:
             "iteration": t4 - t0,
         }
         metrics = iteration_metrics(slots, scored, advantages, stats, timings, len(keep))
+        metrics = combine_ranks(gather_object([metrics]))  # every rank's rollouts, not rank 0's
         logger.log(iteration, metrics)
         accelerator.print(summary_line(iteration, metrics))
         every = recipe.train.checkpoint_every

@@ -81,6 +81,25 @@ def iteration_metrics(
     return metrics
 
 
+SUMMED = ("decisions", "trained_samples", "reward/judge_missing")
+
+
+def combine_ranks(per_rank: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """One iteration's metrics over all processes: counts add up, a time is the slowest rank's,
+    everything else is the mean over the ranks that report it (every rank plays as many groups)."""
+    keys = dict.fromkeys(k for m in per_rank for k in m)
+    combined: dict[str, Any] = {}
+    for key in keys:
+        values = [m[key] for m in per_rank if key in m]
+        if key in SUMMED:
+            combined[key] = sum(values)
+        elif key.startswith("time/"):
+            combined[key] = max(values)
+        else:
+            combined[key] = float(np.mean(values))
+    return combined
+
+
 def summary_line(iteration: int, m: dict[str, Any]) -> str:
     """One human-readable line per iteration."""
     outcome = (
