@@ -15,7 +15,14 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 LAUNCH = ROOT / "launch"
 CONFIGS = sorted(LAUNCH.glob("*.yaml"))
-EXPECTED = {"cpu.yaml", "multi_gpu.yaml", "zero2.yaml", "zero3.yaml", "zero2_cpu.yaml"}
+EXPECTED = {
+    "cpu.yaml",
+    "multi_gpu.yaml",
+    "zero2.yaml",
+    "zero3.yaml",
+    "zero2_cpu.yaml",
+    "zero3_cpu.yaml",
+}
 DISTRIBUTED_TYPES = {"NO", "MULTI_CPU", "MULTI_GPU", "DEEPSPEED", "FSDP"}
 # accelerate refuses these next to deepspeed_config_file (they must live in the JSON)
 DS_FILE_EXCLUSIVE = {
@@ -138,10 +145,21 @@ def test_accelerate_launch_cpu_runs_one_iteration(tmp_path) -> None:
     check_run(accelerate_run("cpu.yaml", out), out)
 
 
-def test_accelerate_launch_deepspeed_zero2_cpu_runs_one_iteration(tmp_path) -> None:
+def test_deepspeed_zero2_and_zero3_cpu_train_the_same_policy(tmp_path) -> None:
+    """ZeRO-3 shards the weights (and its reference model): the saved HF policy must still hold
+    the full, identically trained weights."""
     if importlib.util.find_spec("deepspeed") is None:
         pytest.skip("deepspeed not installed (DS_BUILD_OPS=0 pip install deepspeed)")
-    out = tmp_path / "zero2"
-    result = accelerate_run("zero2_cpu.yaml", out)
-    check_run(result, out)
-    assert (out / "checkpoints" / "iter_000000" / "pytorch_model").is_dir()  # DeepSpeed state
+    from safetensors.torch import load_file
+
+    weights = {}
+    for stage in ("zero2", "zero3"):
+        out = tmp_path / stage
+        check_run(accelerate_run(f"{stage}_cpu.yaml", out), out)
+        assert (out / "checkpoints" / "iter_000000" / "pytorch_model").is_dir()  # DeepSpeed state
+        weights[stage] = load_file(out / "checkpoints/iter_000000/policy/model.safetensors")
+    initial = load_file(tmp_path / "zero2" / "tiny-model" / "model.safetensors")
+    assert weights["zero2"].keys() == weights["zero3"].keys() == initial.keys()
+    moved = max((weights["zero2"][k] - initial[k]).abs().max().item() for k in initial)
+    gap = max((weights["zero3"][k] - weights["zero2"][k]).abs().max().item() for k in initial)
+    assert moved > 1e-6 and gap < moved / 100

@@ -32,8 +32,10 @@ def save_checkpoint(
         shutil.rmtree(tmp)
     accelerator.wait_for_everyone()
     accelerator.save_state(str(tmp))
+    save_policy(
+        accelerator.unwrap_model(model), tokenizer, tmp / "policy", accelerator.is_main_process
+    )
     if accelerator.is_main_process:
-        save_policy(accelerator.unwrap_model(model), tokenizer, tmp / "policy")
         (tmp / STATE_FILE).write_text(json.dumps({"iteration": iteration, **state}, indent=1))
         if final.exists():
             shutil.rmtree(final)

@@ -26,6 +26,7 @@ from collabrl.training.policy import (
     fill_deepspeed_config,
     load_policy,
     merged_weights,
+    prepare_reference,
     start_run,
 )
 from collabrl.training.rewards import score_rollout
@@ -49,7 +50,7 @@ def train(recipe: Recipe) -> Path:
     fill_deepspeed_config(accelerator, algo.micro_batch, algo.grad_clip)
     model, optimizer, scheduler = accelerator.prepare(policy.model, optimizer, scheduler)
     if policy.reference_model is not None:
-        policy.reference_model.to(accelerator.device)
+        policy.reference_model = prepare_reference(policy.reference_model, accelerator)
     engine = _rollout_engine(recipe, accelerator.unwrap_model(model), policy.tokenizer, model_path)
     partner_engine = (
         make_engine_from_spec(recipe.partner.engine) if recipe.partner.kind == "llm" else None

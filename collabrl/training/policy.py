@@ -6,7 +6,6 @@ weights are used by the next rollout with no copy. With vLLM, weights are pushed
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -77,36 +76,75 @@ def load_policy(spec: PolicySpec, path: str, need_reference: bool) -> Policy:
         model = get_peft_model(model, config)
         return Policy(model, tokenizer, lora=True, reference_model=None)
     reference = None
-    if need_reference:
-        reference = copy.deepcopy(model).eval().requires_grad_(False)
+    if need_reference:  # loaded, not deep-copied: under ZeRO-3 the weights are already sharded
+        reference = AutoModelForCausalLM.from_pretrained(path, dtype=torch.float32)
+        reference.eval().requires_grad_(False)
     return Policy(model, tokenizer, lora=False, reference_model=reference)
+
+
+def prepare_reference(reference: torch.nn.Module, accelerator) -> torch.nn.Module:
+    """Put the frozen reference where the trainer computes. Under ZeRO-3 it stays sharded and
+    becomes an inference-only DeepSpeed engine, whose hooks gather each layer as it runs."""
+    plugin = accelerator.state.deepspeed_plugin
+    if plugin is None or plugin.zero_stage != 3:
+        return reference.to(accelerator.device)
+    import deepspeed
+
+    config = {
+        k: v
+        for k, v in plugin.deepspeed_config.items()
+        if k not in ("optimizer", "scheduler", "gradient_accumulation_steps", "train_batch_size")
+    }
+    zero = {k: v for k, v in config["zero_optimization"].items() if v != "auto"}
+    config["zero_optimization"] = {**zero, "offload_optimizer": {"device": "none"}}
+    engine, *_ = deepspeed.initialize(model=reference, config=config)
+    engine.eval()  # DeepSpeedEngine.eval returns None, unlike Module.eval
+    return engine
+
+
+@contextmanager
+def gathered_parameters(model: torch.nn.Module) -> Iterator[None]:
+    """Full weights on every rank for the block when ZeRO-3 shards them (a collective: every rank
+    must enter); a no-op otherwise. Changes made inside are dropped on exit."""
+    params = [p for p in model.parameters() if hasattr(p, "ds_id")]
+    if not params:
+        yield
+        return
+    import deepspeed
+
+    with deepspeed.zero.GatheredParameters(params, modifier_rank=None):
+        yield
 
 
 @contextmanager
 def merged_weights(model: torch.nn.Module) -> Iterator[dict[str, torch.Tensor]]:
     """The state dict of a plain model, or of a LoRA model with its adapters merged into the base
     weights (names as in the base model); the merge is undone on exit, so training is untouched
-    and no second copy of the model is held."""
-    if not hasattr(model, "merge_adapter"):
-        yield model.state_dict()
-        return
-    model.merge_adapter()
-    try:
-        yield {
-            k.removeprefix("base_model.model.").replace(".base_layer", ""): v
-            for k, v in model.state_dict().items()
-            if "lora_" not in k
-        }
-    finally:
-        model.unmerge_adapter()
+    and no second copy of the model is held. Under ZeRO-3 every rank must enter (see
+    :func:`gathered_parameters`)."""
+    with gathered_parameters(model):
+        if not hasattr(model, "merge_adapter"):
+            yield model.state_dict()
+            return
+        model.merge_adapter()
+        try:
+            yield {
+                k.removeprefix("base_model.model.").replace(".base_layer", ""): v
+                for k, v in model.state_dict().items()
+                if "lora_" not in k
+            }
+        finally:
+            model.unmerge_adapter()
 
 
-def save_policy(model: torch.nn.Module, tokenizer, folder: Path) -> None:
-    """Write an HF folder every engine loads by path (LoRA adapters merged in, no adapter files)."""
+def save_policy(model: torch.nn.Module, tokenizer, folder: Path, write: bool = True) -> None:
+    """Write an HF folder every engine loads by path (LoRA adapters merged in, no adapter files).
+    Every rank calls it (ZeRO-3 gathers the shards); only ranks with ``write`` save."""
     base = model.get_base_model() if hasattr(model, "get_base_model") else model
     with merged_weights(model) as state:
-        base.save_pretrained(folder, state_dict=state)
-    tokenizer.save_pretrained(folder)
+        if write:
+            base.save_pretrained(folder, state_dict=state)
+            tokenizer.save_pretrained(folder)
 
 
 def fill_deepspeed_config(accelerator, micro_batch: int, grad_clip: float) -> None:
