@@ -138,3 +138,26 @@ def test_tiny_sft_lowers_the_loss_and_writes_a_loadable_policy(tiny, rows, tmp_p
     assert last < first - 0.5
     assert (policy / "config.json").is_file() and (policy / "tokenizer.json").is_file()
     assert AutoModelForCausalLM.from_pretrained(policy) is not None
+
+
+def test_demos_then_sft_commands_produce_a_policy(tmp_path, tiny) -> None:
+    from click.testing import CliRunner
+
+    from collabrl.cli import cli
+
+    common = [
+        "cwah_sft_cpu",
+        f"output_dir={tmp_path}",
+        f"policy.model={tiny}",
+        "train.wandb=disabled",
+        "sft.demos.episodes=1",
+        "rollout.max_decisions=50",
+    ]
+    demos = CliRunner().invoke(cli, ["demos", *common, "--quiet"])
+    assert demos.exit_code == 0, demos.output
+    assert "HF dataset:" in demos.output and (tmp_path / "demos.jsonl").is_file()
+    sft = CliRunner().invoke(
+        cli, ["sft", *common, "sft.epochs=1", "sft.max_length=200", "sft.overlong=truncate"]
+    )
+    assert sft.exit_code == 0, sft.output
+    assert list(tmp_path.glob("checkpoints/iter_*/policy/model.safetensors"))
