@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import datasets
+import pytest
 
 from collabrl.agents.prompts import build_messages
 from collabrl.agents.protocol import parse_response
@@ -12,6 +13,7 @@ from collabrl.config import load_recipe
 from collabrl.envs.base import letter
 from collabrl.sft.config import DemoSpec
 from collabrl.sft.demos import DemoStats, read_demos, record_demos, write_demos
+from collabrl.testing.fake_openai import FakeOpenAIServer
 from collabrl.training.groups import make_game
 
 
@@ -85,3 +87,35 @@ def test_letter_style_names_the_same_action_by_its_letter() -> None:
         assert b["completion"][0]["content"].endswith(
             f"<action>{letter(b['actions'].index(answer.action))}</action>"
         )
+
+
+@pytest.mark.parametrize("valid", [True, False])
+def test_llm_teacher_over_http_is_recorded_and_bad_replies_are_dropped(monkeypatch, valid) -> None:
+    calls = []
+
+    def teacher(messages):
+        calls.append(messages)
+        if valid:
+            return "<think>Look around first.</think><message></message><action>A</action>"
+        return "I would rather not say."  # no tags, also on the retry: never a demonstration
+
+    with FakeOpenAIServer(responder=teacher) as server:
+        monkeypatch.setenv("COLLABRL_OPENAI_BASE_URL", server.base_url)
+        recipe = _recipe(
+            "players.0.kind=llm",
+            "players.0.engine.backend=openai",
+            "players.0.engine.model=teacher-model",
+            "rollout.max_decisions=40",
+        )
+        stats = DemoStats()
+        spec = DemoSpec(episodes=1, successful_only=False)
+        rows = list(record_demos(recipe, spec, stats, progress=False))
+    assert stats.decisions >= 2
+    if valid:
+        assert len(rows) == stats.decisions == len(calls) and stats.invalid == 0
+        assert {r["source"] for r in rows} == {"llm"}
+        assert all(r["completion"][0]["content"].endswith("<action>A</action>") for r in rows)
+        assert [r["prompt"] for r in rows] == calls  # exactly what the teacher was shown
+    else:
+        assert rows == [] and stats.invalid == stats.decisions
+        assert len(calls) == 2 * stats.decisions  # one retry each
