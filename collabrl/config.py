@@ -183,6 +183,10 @@ class RewardSpec(Strict):
     communication: float = 0.01
     judge_weight: float = 0.25
     judge: JudgeSpec = Field(default_factory=JudgeSpec)
+    # What GiGPO's episode-level advantage compares within a group: "total" = efficiency + the
+    # sum of step rewards (verl-agent), "efficiency" = the trajectory-level reward alone (the
+    # paper's split: step rewards then act only through step-level advantages).
+    episode_level: Literal["total", "efficiency"] = "total"
 
 
 class AlgoSpec(Strict):

@@ -1,9 +1,10 @@
-"""Each reward term on its own."""
+"""Each reward term on its own, and how a rollout's decisions are scored with them."""
 
 import math
 
 import pytest
 
+from collabrl.config import JudgeSpec, RewardSpec
 from collabrl.rewards.terms import (
     communication_reward,
     format_reward,
@@ -11,6 +12,8 @@ from collabrl.rewards.terms import (
     interactivity_reward,
     kitchen_efficiency,
 )
+from collabrl.training.rewards import score_rollout
+from collabrl.training.rollout import EpisodeSlot, Sample
 
 
 def test_household_efficiency() -> None:
@@ -39,3 +42,31 @@ def test_interactivity() -> None:
     assert interactivity_reward(None, True) is None
     with pytest.raises(ValueError):
         interactivity_reward(1.5, True)
+
+
+def _slot(episode: int, valid: list[bool], messages: list[bool], summary: dict) -> EpisodeSlot:
+    slot = EpisodeSlot(episode, episode, None, {}, "Alice", None, None, 0, summary=summary)
+    slot.samples = [
+        Sample(episode, episode, k, k, [1], [2], [0.0], ("a", k), v, m, "t", "o")
+        for k, (v, m) in enumerate(zip(valid, messages, strict=True))
+    ]
+    return slot
+
+
+@pytest.mark.parametrize("episode_level", ["total", "efficiency"])
+def test_rollout_scoring_puts_efficiency_on_the_last_step(episode_level) -> None:
+    spec = RewardSpec(judge=JudgeSpec(kind="heuristic"), episode_level=episode_level)
+    won = _slot(0, [True, False, True], [True, False, False], {"success": True, "steps": 60})
+    lost = _slot(1, [True, True], [False, False], {"success": False, "steps": 250})
+    levels = {(0, 0, 0): 1.0, (0, 0, 2): 0.4, (1, 1, 0): None, (1, 1, 1): 0.2}
+    scored = score_rollout([won, lost], levels, spec)
+    efficiency = household_efficiency(True, 60)
+    won_steps = [0.01 + 0.25, -0.1, 0.25 * 0.4 + efficiency]
+    lost_steps = [0.0, 0.25 * 0.2]  # a failed judge call is left out (and counted)
+    assert scored.step_rewards == pytest.approx(won_steps + lost_steps)
+    assert scored.judge_missing == 1
+    if episode_level == "total":
+        returns = [sum(won_steps)] * 3 + [sum(lost_steps)] * 2
+    else:
+        returns = [efficiency] * 3 + [0.0] * 2
+    assert scored.episode_returns == pytest.approx(returns)

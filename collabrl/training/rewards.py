@@ -2,7 +2,8 @@
 
 step reward r_t = format + communication + judge (missing judge levels are left out and counted);
 the episode's efficiency reward is added to its last policy decision, so with gamma > 0 it flows
-back through the step returns; the episode return is efficiency + sum_t r_t.
+back through the step returns; the episode return is efficiency + sum_t r_t, or efficiency alone
+with ``reward.episode_level=efficiency``.
 """
 
 from __future__ import annotations
@@ -77,7 +78,7 @@ def score_rollout(
         if slot.samples:
             slot.samples[-1].rewards["efficiency"] = eff
             per_step[-1] += eff
-        episode_return = sum(per_step)
+        episode_return = sum(per_step) if spec.episode_level == "total" else eff
         for s, r in zip(slot.samples, per_step, strict=True):
             if s.trainable:
                 samples.append(s)
