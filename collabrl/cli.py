@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
@@ -12,6 +11,7 @@ from tqdm import tqdm
 
 from collabrl.config import Recipe, load_recipe
 from collabrl.errors import CollabrlError, RecipeError
+from collabrl.records import write_jsonl
 
 RECIPE_ARGS = click.argument("args", nargs=-1, metavar="RECIPE [KEY=VALUE]...")
 
@@ -77,10 +77,8 @@ def play(args: tuple[str, ...], quiet: bool, no_save: bool) -> None:
         out = Path(recipe.output_dir)
         out.mkdir(parents=True, exist_ok=True)
         (out / "recipe.yaml").write_text(recipe.to_yaml(), encoding="utf-8")
-        with open(out / "episodes.jsonl", "w", encoding="utf-8") as f:
-            for record in records:
-                f.write(json.dumps(record.to_dict()) + "\n")
-        click.echo(f"wrote {out / 'episodes.jsonl'}")
+        path = write_jsonl(out / "episodes.jsonl", (r.to_dict() for r in records))
+        click.echo(f"wrote {path}")
 
 
 def _scalar_items(summary: dict) -> dict:

@@ -13,11 +13,15 @@ from pathlib import Path
 from typing import Any
 
 
-def write_jsonl(path: Path, records: Iterable[dict[str, Any]]) -> None:
+def write_jsonl(path: Path, records: Iterable[dict[str, Any]]) -> Path:
+    """One JSON object per line, written to a temporary file first: a crash never leaves half."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w", encoding="utf-8") as f:
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    with open(tmp, "w", encoding="utf-8") as f:
         for record in records:
             f.write(json.dumps(record, ensure_ascii=False, default=str) + "\n")
+    tmp.replace(path)
+    return path
 
 
 def write_hf_dataset(

@@ -60,13 +60,7 @@ def train_sft(recipe: Recipe, spec: SFTSpec) -> Path:
     )
     fill_deepspeed_config(accelerator, spec.micro_batch, spec.grad_clip)
     model, optimizer, scheduler = accelerator.prepare(policy.model, optimizer, scheduler)
-    logger = RunLogger(
-        run_dir,
-        recipe.model_dump(mode="json"),
-        recipe.train.wandb,
-        recipe.train.wandb_project,
-        enabled=main,
-    )
+    logger = RunLogger.for_recipe(recipe, run_dir, enabled=main)
 
     # --- epochs ---------------------------------------------------------------------------------
     rng = np.random.default_rng([recipe.seed, 5])

@@ -30,6 +30,17 @@ class RunLogger:
         if mode != "disabled":
             self.wandb = _start_wandb(run_dir, recipe, mode, project)
 
+    @classmethod
+    def for_recipe(cls, recipe, run_dir: Path, enabled: bool) -> RunLogger:
+        """The logger every trainer uses: the resolved recipe as W&B config, its W&B settings."""
+        return cls(
+            run_dir,
+            recipe.model_dump(mode="json"),
+            recipe.train.wandb,
+            recipe.train.wandb_project,
+            enabled=enabled,
+        )
+
     def truncate_after(self, iteration: int) -> None:
         """On resume: drop lines of iterations the checkpoint does not cover (they are redone)."""
         if not self.enabled or not self.path.is_file():

@@ -74,13 +74,7 @@ def train(recipe: Recipe) -> Path:
     )
 
     # --- resume ---------------------------------------------------------------------------------
-    logger = RunLogger(
-        run_dir,
-        recipe.model_dump(mode="json"),
-        recipe.train.wandb,
-        recipe.train.wandb_project,
-        enabled=main,
-    )
+    logger = RunLogger.for_recipe(recipe, run_dir, enabled=main)
     start = 0
     done = complete_checkpoints(run_dir) if recipe.train.resume else []
     if done:

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from collabrl.profiles.pipeline.config import PipelineConfig, PipelineError, load_config
+from collabrl.records import write_jsonl
 
 CONFIG = "config.yaml"
 TRAJECTORIES = "trajectories.jsonl"  # stage 1
@@ -59,14 +60,7 @@ class RunDir:
         return path
 
     def write_jsonl(self, name: str, records: Iterable[dict[str, Any]]) -> Path:
-        self.root.mkdir(parents=True, exist_ok=True)
-        path = self.path(name)
-        tmp = path.with_suffix(path.suffix + ".tmp")
-        with open(tmp, "w", encoding="utf-8") as f:
-            for record in records:
-                f.write(json.dumps(record, ensure_ascii=False) + "\n")
-        tmp.replace(path)  # a crashed stage never leaves half a file behind
-        return path
+        return write_jsonl(self.path(name), records)  # atomic: a crashed stage leaves no half file
 
     def read_jsonl(self, name: str) -> list[dict[str, Any]]:
         path = self.need(name)
