@@ -173,7 +173,11 @@ class JudgeSpec(Strict):
 
 
 class RewardSpec(Strict):
-    """Hybrid reward weights (facts: efficiency, -0.1 format, +0.01 message, 0.25 x judge)."""
+    """Hybrid reward weights (facts: efficiency, -0.1 format, +0.01 message, 0.25 x judge).
+
+    Step rewards (the step-level signal, compared within anchor groups) are format +
+    communication + judge (+ progress when set); the efficiency reward never enters them.
+    """
 
     efficiency: float = 1.0
     household_free_steps: NonNegativeInt = 40
@@ -183,10 +187,15 @@ class RewardSpec(Strict):
     communication: float = 0.01
     judge_weight: float = 0.25
     judge: JudgeSpec = Field(default_factory=JudgeSpec)
-    # What GiGPO's episode-level advantage compares within a group: "total" = efficiency + the
-    # sum of step rewards (verl-agent), "efficiency" = the trajectory-level reward alone (the
-    # paper's split: step rewards then act only through step-level advantages).
-    episode_level: Literal["total", "efficiency"] = "total"
+    # Goal units newly completed by the team between a decision and the seat's next one
+    # (household: goal objects put in place; kitchen: soups served) pay this much as a step term.
+    # The released CWAH code uses 0.2; the paper uses none (0, the default).
+    progress: NonNegativeFloat = 0.0
+    # What GiGPO's episode-level advantage compares within a group. "efficiency" (the paper,
+    # 4.2.2): the trajectory efficiency reward alone, one value per episode, normalised over the
+    # group's episodes. "efficiency_plus_step" (the released code): every step sample is scored
+    # efficiency + its own step terms and normalised over the group's step samples.
+    episode_level: Literal["efficiency", "efficiency_plus_step"] = "efficiency"
 
 
 class AlgoSpec(Strict):
@@ -207,7 +216,21 @@ class AlgoSpec(Strict):
     micro_batch: PositiveInt = 4
     epochs: PositiveInt = 1
     grad_clip: PositiveFloat = 1.0
-    drop_uniform_groups: bool = False  # dynamic sampling: skip groups whose returns are equal
+    drop_uniform_groups: bool = False  # dynamic sampling: skip groups with no nonzero advantage
+    # pi_old of the PPO ratio: "trainer" recomputes the samples' logprobs with the trainer's model
+    # before the update (one extra forward per sample, as verl does); "rollout" uses the sampling
+    # engine's logprobs (free, but biased when sampler and trainer differ, e.g. vLLM kernels).
+    old_logprobs: Literal["trainer", "rollout"] = "trainer"
+    # Correction of the sampler/trainer gap: "tis" weights each token's policy loss by
+    # min(pi_old / pi_rollout, tis_cap) (truncated importance sampling); needs old_logprobs=trainer.
+    rollout_correction: Literal["none", "tis"] = "none"
+    tis_cap: PositiveFloat = 2.0
+
+    @model_validator(mode="after")
+    def _correction_needs_trainer_logprobs(self) -> AlgoSpec:
+        if self.rollout_correction == "tis" and self.old_logprobs != "trainer":
+            raise ValueError("rollout_correction=tis needs old_logprobs=trainer")
+        return self
 
 
 class TrainSpec(Strict):

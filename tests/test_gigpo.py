@@ -82,3 +82,17 @@ def test_bad_inputs() -> None:
     with pytest.raises(ValueError, match="mode"):
         gigpo_advantages([1, 1], [0, 1], ["a", "a"], [0.0, 1.0], [0.0, 1.0], mode="bad")  # type: ignore[arg-type]
     assert gigpo_advantages([], [], [], [], []).shape == (0,)
+
+
+def test_sample_level_episode_norm_weighs_every_step_sample() -> None:
+    # verl-agent's form: each sample's own score, normalised over the group's samples
+    group, episode, anchor = ["g"] * 3, [0, 0, 1], ["a", "b", "c"]
+    scores = [1.0, 0.0, 2.0]
+    adv = gigpo_advantages(
+        group, episode, anchor, [0.0] * 3, scores, eps=0.0, episode_norm="samples"
+    )
+    np.testing.assert_allclose(adv, [0.0, -1.0, 1.0])  # mean 1, unbiased std 1
+    per_episode = gigpo_advantages(group, episode, anchor, [0.0] * 3, [1.0, 1.0, 2.0], eps=0.0)
+    np.testing.assert_allclose(per_episode, [-0.7071068, -0.7071068, 0.7071068], rtol=1e-6)
+    with pytest.raises(ValueError, match="episode_norm"):
+        gigpo_advantages(group, episode, anchor, [0.0] * 3, scores, episode_norm="tokens")

@@ -53,20 +53,22 @@ def _slot(episode: int, valid: list[bool], messages: list[bool], summary: dict) 
     return slot
 
 
-@pytest.mark.parametrize("episode_level", ["total", "efficiency"])
-def test_rollout_scoring_puts_efficiency_on_the_last_step(episode_level) -> None:
+@pytest.mark.parametrize("episode_level", ["efficiency", "efficiency_plus_step"])
+def test_rollout_scoring_keeps_efficiency_out_of_step_rewards(episode_level) -> None:
     spec = RewardSpec(judge=JudgeSpec(kind="heuristic"), episode_level=episode_level)
     won = _slot(0, [True, False, True], [True, False, False], {"success": True, "steps": 60})
     lost = _slot(1, [True, True], [False, False], {"success": False, "steps": 250})
     levels = {(0, 0, 0): 1.0, (0, 0, 2): 0.4, (1, 1, 0): None, (1, 1, 1): 0.2}
     scored = score_rollout([won, lost], levels, spec)
     efficiency = household_efficiency(True, 60)
-    won_steps = [0.01 + 0.25, -0.1, 0.25 * 0.4 + efficiency]
+    won_steps = [0.01 + 0.25, -0.1, 0.25 * 0.4]
     lost_steps = [0.0, 0.25 * 0.2]  # a failed judge call is left out (and counted)
     assert scored.step_rewards == pytest.approx(won_steps + lost_steps)
     assert scored.judge_missing == 1
-    if episode_level == "total":
-        returns = [sum(won_steps)] * 3 + [sum(lost_steps)] * 2
-    else:
-        returns = [efficiency] * 3 + [0.0] * 2
-    assert scored.episode_returns == pytest.approx(returns)
+    assert (won.efficiency, lost.efficiency) == pytest.approx((efficiency, 0.0))
+    if episode_level == "efficiency":  # the paper: one value per episode
+        scores = [efficiency] * 3 + [0.0] * 2
+    else:  # the released code: each sample's efficiency + its own step terms, no episode sum
+        scores = [efficiency + r for r in won_steps] + lost_steps
+    assert scored.episode_scores == pytest.approx(scores)
+    assert scored.per_sample_scores == (episode_level == "efficiency_plus_step")

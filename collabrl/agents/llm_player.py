@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from collabrl.agents.prompts import build_messages
-from collabrl.agents.protocol import parse_response
+from collabrl.agents.protocol import parse_observed
 from collabrl.engines.types import Engine, GenerationResult, SamplingParams
 from collabrl.envs.base import Game, Observation
 
@@ -98,7 +98,7 @@ def act_all(requests: list[tuple[LLMPlayer, Observation]]) -> list[str]:
         for _ in range(players[0].retries):
             redo = []
             for k, (text, obs) in enumerate(zip(texts, observations, strict=True)):
-                parsed = parse_response(text, obs.actions)
+                parsed = parse_observed(text, obs)
                 if not parsed.valid:
                     calls[k].errors.extend(parsed.errors)
                     chats[k] = [

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from collabrl.envs.base import Decision, letter
+from collabrl.envs.base import EMPTY_MESSAGE, Decision, Observation, letter, sends_message
 
 TAGS = ("think", "message", "action")
 # One alternation over tag names; no nested quantifiers, so matching is linear.
@@ -140,12 +140,29 @@ def _letter_index(label: str) -> int | None:
     return index if letter(index) == label else None
 
 
-def parse_response(text: str, available_actions: list[str]) -> Parsed:
-    """Parse a model response (contract, see DESIGN.md). Never raises; linear in ``len(text)``."""
+def parse_response(
+    text: str, available_actions: list[str], *, message_action: str | None = None
+) -> Parsed:
+    """Parse a model response (contract, see DESIGN.md). Never raises; linear in ``len(text)``.
+
+    With ``message_action`` given, choosing it with an empty ``<message>`` is invalid (action
+    None), the rule every game applies (:func:`collabrl.envs.base.sends_message`).
+    """
     try:
-        return _parse(text if isinstance(text, str) else str(text), list(available_actions))
+        text = text if isinstance(text, str) else str(text)
+        parsed = _parse(text, list(available_actions))
     except Exception as exc:  # a parser must never take a run down; report instead
         return Parsed(errors=[f"parser failure: {type(exc).__name__}: {exc}"])
+    chose_message = message_action is not None and parsed.action == message_action
+    if chose_message and not sends_message(parsed.action, parsed.message, message_action):
+        parsed.errors.append(EMPTY_MESSAGE)
+        parsed.action, parsed.valid = None, False
+    return parsed
+
+
+def parse_observed(text: str, obs: Observation) -> Parsed:
+    """Parse a seat's response to ``obs``: its available actions and its game's message rule."""
+    return parse_response(text, obs.actions, message_action=obs.message_action or None)
 
 
 def _parse(text: str, available_actions: list[str]) -> Parsed:

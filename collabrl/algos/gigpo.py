@@ -8,6 +8,10 @@ For every step sample of a rollout:
 with norm(x) = (x - mean) / (std + eps) ("mean_std_norm", unbiased std) or x - mean ("mean_norm").
 A group holding one episode gets A_E = 0 and an anchor group of one sample gets A_S = 0.
 GRPO is the special case omega = 0.
+
+``episode_norm="samples"`` is verl-agent's form of the episode level: each step sample carries
+its own score (which may differ within an episode) and A_E normalises the scores over all step
+samples of the group, so long episodes weigh more; a group of one sample gets A_E = 0.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from typing import Literal
 import numpy as np
 
 Mode = Literal["mean_std_norm", "mean_norm"]
+EpisodeNorm = Literal["episodes", "samples"]
 
 
 def _codes(keys: Sequence[Hashable]) -> np.ndarray:
@@ -66,6 +71,7 @@ def gigpo_advantages(
     omega: float = 1.0,
     mode: Mode = "mean_std_norm",
     eps: float = 1e-6,
+    episode_norm: EpisodeNorm = "episodes",
 ) -> np.ndarray:
     """Per-sample GiGPO advantages (contract; see the module docstring for the maths)."""
     n = len(group)
@@ -79,10 +85,14 @@ def gigpo_advantages(
     rewards = np.asarray(step_reward, dtype=np.float64)
     ep_returns = np.asarray(episode_return, dtype=np.float64)
 
-    # Episode level: one value per episode, normalised over the episodes of its group.
-    first = np.unique(episode_codes, return_index=True)[1]
-    episode_group = group_codes[first]
-    a_episode = _normalise(ep_returns[first], episode_group, mode, eps)[episode_codes]
+    if episode_norm == "episodes":  # one value per episode, normalised over the group's episodes
+        first = np.unique(episode_codes, return_index=True)[1]
+        episode_group = group_codes[first]
+        a_episode = _normalise(ep_returns[first], episode_group, mode, eps)[episode_codes]
+    elif episode_norm == "samples":  # every sample's score, normalised over the group's samples
+        a_episode = _normalise(ep_returns, group_codes, mode, eps)
+    else:
+        raise ValueError(f"episode_norm must be 'episodes' or 'samples', got {episode_norm!r}")
 
     # Step level: step returns normalised within (group, anchor) groups.
     anchor_codes = _codes(list(zip(group_codes.tolist(), anchor, strict=True)))

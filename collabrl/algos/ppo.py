@@ -43,10 +43,13 @@ def ppo_clip_loss(
     *,
     clip: float = 0.2,
     dual_clip: float = 3.0,
+    weights: torch.Tensor | None = None,
 ) -> tuple[torch.Tensor, PolicyLossStats]:
     """Clipped surrogate: -min(r A, clip(r, 1-e, 1+e) A), bounded below by -c A when A < 0.
 
     Dual clipping (c = ``dual_clip``) stops a huge ratio on a negative advantage from dominating.
+    ``weights`` (no gradient) scale each token's loss, e.g. truncated importance weights that
+    correct for a sampler that differs from the trainer.
     """
     ratio = torch.exp(logprobs - old_logprobs)
     unclipped = -advantages * ratio
@@ -54,6 +57,8 @@ def ppo_clip_loss(
     loss = torch.maximum(unclipped, clipped)
     if dual_clip:
         loss = torch.where(advantages < 0, torch.minimum(loss, -advantages * dual_clip), loss)
+    if weights is not None:
+        loss = loss * weights.detach()
     with torch.no_grad():
         clip_fraction = masked_mean((clipped > unclipped).float(), mask).item()
         approx_kl = masked_mean(old_logprobs - logprobs, mask).item()

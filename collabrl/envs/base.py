@@ -17,6 +17,21 @@ MESSAGE_ACTION = "[send_message]"  # the household game's message action (CWAH v
 MAX_MESSAGE_CHARS = 500
 
 
+EMPTY_MESSAGE = "the message action needs a non-empty <message>"
+
+
+def message_text(message: str) -> str:
+    """The text a message delivers: whitespace runs collapsed, trimmed, cut to 500 characters."""
+    return " ".join(message.split())[:MAX_MESSAGE_CHARS]
+
+
+def sends_message(action: str | None, message: str, message_action: str) -> bool:
+    """Whether a decision sends a message: the game's message action with text left after
+    trimming. The one definition games, rewards, training metrics and evaluation all use; a
+    message action with an empty message is an invalid decision (the seat idles one tick)."""
+    return action == message_action and bool(message_text(message))
+
+
 @dataclass(frozen=True)
 class Decision:
     """What a seat chose: an available action (or None when its response was unusable).
@@ -42,6 +57,7 @@ class Observation:
     actions: list[str]  # available actions, in the order they are lettered
     anchor: Hashable  # GiGPO anchor key: own state + known partner state, no dialogue/history
     state: dict[str, Any] = field(default_factory=dict)  # structured form of ``text``
+    message_action: str = ""  # the game's message action (see :func:`sends_message`)
 
 
 @dataclass
@@ -63,6 +79,12 @@ class Game(Protocol):
     agents: list[str]
     tick: int
     message_action: str  # the available action that delivers the <message> text
+
+    @property
+    def progress(self) -> int:
+        """Goal units the team has completed so far (household: goal objects in place; kitchen:
+        soups served); the optional progress reward pays for increases."""
+        ...
 
     def reset(self, seed: int | None = None) -> dict[str, Observation]: ...
 

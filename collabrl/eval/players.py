@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from collabrl.agents.player import Player
-from collabrl.agents.protocol import Parsed, parse_response
+from collabrl.agents.protocol import Parsed, parse_observed
 from collabrl.config import GameSpec, PlayerSpec
 from collabrl.envs.base import Game, Observation
 from collabrl.errors import CollabrlError
@@ -38,7 +38,7 @@ class RecordingPlayer:
     def act(self, obs: Observation) -> str:
         response = self.inner.act(obs)
         self.observations.append(obs)
-        self.decisions.append(parse_response(response, obs.actions))
+        self.decisions.append(parse_observed(response, obs))
         return response
 
     def last_before(self, tick: int) -> tuple[int, Parsed] | None:

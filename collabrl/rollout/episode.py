@@ -11,8 +11,8 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from collabrl.agents.player import Player
-from collabrl.agents.protocol import parse_response
-from collabrl.envs.base import Game
+from collabrl.agents.protocol import parse_observed
+from collabrl.envs.base import Game, sends_message
 
 
 @dataclass
@@ -57,7 +57,7 @@ def play_episode(game: Game, players: Mapping[str, Player], seed: int) -> Episod
         decisions = {}
         for seat, obs in observations.items():
             response = players[seat].act(obs)
-            parsed = parse_response(response, obs.actions)
+            parsed = parse_observed(response, obs)
             decisions[seat] = parsed.decision()
             turns.append(
                 Turn(
@@ -83,7 +83,7 @@ def format_transcript(record: EpisodeRecord) -> str:
     for turn in record.turns:
         if turn.action is None:
             what = f"INVALID ({'; '.join(turn.errors) or 'no action'})"
-        elif turn.action == record.message_action:
+        elif sends_message(turn.action, turn.message, record.message_action):
             what = f'says: "{turn.message}"'
         else:
             what = turn.action

@@ -26,7 +26,7 @@ from tqdm import tqdm
 
 from collabrl.agents.player import Player, format_response
 from collabrl.agents.prompts import build_messages
-from collabrl.agents.protocol import parse_response
+from collabrl.agents.protocol import parse_observed
 from collabrl.config import Recipe
 from collabrl.envs.base import Game, Observation, letter
 from collabrl.errors import CollabrlError
@@ -118,7 +118,7 @@ def record_demos(
         stats.successful += success
         for k, (obs, messages, response) in enumerate(recorder.decisions):
             stats.decisions += 1
-            parsed = parse_response(response, obs.actions)
+            parsed = parse_observed(response, obs)
             if not parsed.valid:
                 stats.invalid += 1
                 continue

@@ -14,7 +14,6 @@ import torch
 from accelerate.utils import gather_object
 from tqdm import trange
 
-from collabrl.algos.gigpo import gigpo_advantages
 from collabrl.config import Recipe
 from collabrl.factory import make_engine_from_spec, sampling_params
 from collabrl.training.checkpoint import complete_checkpoints, load_checkpoint, save_checkpoint
@@ -29,9 +28,15 @@ from collabrl.training.policy import (
     prepare_reference,
     start_run,
 )
-from collabrl.training.rewards import score_rollout
+from collabrl.training.rewards import compute_advantages, informative, score_rollout
 from collabrl.training.rollout import run_rollout
-from collabrl.training.update import Optimisation, ppo_update, token_logprobs
+from collabrl.training.update import (
+    Optimisation,
+    ppo_update,
+    rollout_logprobs,
+    token_logprobs,
+    trainer_logprobs,
+)
 
 
 def train(recipe: Recipe) -> Path:
@@ -95,22 +100,21 @@ def train(recipe: Recipe) -> Path:
         t1 = time.perf_counter()
         scored = score_rollout(slots, judging.collect(), recipe.reward)
         t2 = time.perf_counter()
-        advantages = gigpo_advantages(
-            [s.group for s in scored.samples],
-            [s.episode for s in scored.samples],
-            [s.anchor for s in scored.samples],
-            scored.step_rewards,
-            scored.episode_returns,
-            gamma=algo.gamma,
-            omega=algo.omega if algo.name == "gigpo" else 0.0,
-            mode=algo.norm,
-        )
-        keep = _keep_groups(scored, algo.drop_uniform_groups)
+        advantages = compute_advantages(scored, algo)
+        keep = informative(scored, advantages, algo.drop_uniform_groups)
+        samples = [scored.samples[i] for i in keep]
         model.train()
+        old = (
+            trainer_logprobs(optimisation, samples)
+            if algo.old_logprobs == "trainer"
+            else rollout_logprobs(samples)
+        )
+        t_old = time.perf_counter()
         stats = ppo_update(
             optimisation,
-            [scored.samples[i] for i in keep],
+            samples,
             [float(advantages[i]) for i in keep],
+            old.values,
             np.random.default_rng([recipe.seed, iteration, rank, 2]),
         )
         t3 = time.perf_counter()
@@ -121,11 +125,12 @@ def train(recipe: Recipe) -> Path:
             "partners": times.partners,
             "game": times.game,
             "judge_wait": t2 - t1,
-            "training": t3 - t2,
+            "old_logprobs": t_old - t2,
+            "training": t3 - t_old,
             "weight_push": t4 - t3,
             "iteration": t4 - t0,
         }
-        metrics = iteration_metrics(slots, scored, advantages, stats, timings, len(keep))
+        metrics = iteration_metrics(slots, scored, advantages, stats, old, timings, len(keep))
         metrics = combine_ranks(gather_object([metrics]))  # every rank's rollouts, not rank 0's
         logger.log(iteration, metrics)
         accelerator.print(summary_line(iteration, metrics))
@@ -143,17 +148,6 @@ def train(recipe: Recipe) -> Path:
             )
     logger.close()
     return run_dir
-
-
-def _keep_groups(scored, drop_uniform: bool) -> list[int]:
-    """Indices of samples to train on; with dynamic sampling, groups whose episode returns are
-    all equal carry no episode-level signal and are dropped."""
-    if not drop_uniform:
-        return list(range(len(scored.samples)))
-    returns: dict[int, set[float]] = {}
-    for s, r in zip(scored.samples, scored.episode_returns, strict=True):
-        returns.setdefault(s.group, set()).add(round(r, 9))
-    return [i for i, s in enumerate(scored.samples) if len(returns[s.group]) > 1]
 
 
 def _rollout_engine(recipe: Recipe, model, tokenizer, model_path: str):

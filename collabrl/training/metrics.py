@@ -10,7 +10,7 @@ import numpy as np
 
 from collabrl.training.rewards import Scored
 from collabrl.training.rollout import EpisodeSlot
-from collabrl.training.update import UpdateStats
+from collabrl.training.update import OldLogprobs, UpdateStats
 
 
 def _mean(values: Sequence[float]) -> float:
@@ -23,9 +23,7 @@ def _outcome(slots: Sequence[EpisodeSlot]) -> dict[str, float]:
     out = {
         "messages_per_step": _mean([s.sent_message for s in samples]),
         "valid_rate": _mean([s.valid for s in samples]),
-        "reward/efficiency": _mean(
-            [slot.samples[-1].rewards.get("efficiency", 0.0) for slot in slots if slot.samples]
-        ),
+        "reward/efficiency": _mean([slot.efficiency for slot in slots]),
     }
     if slots and "score" in slots[0].summary:
         out["score"] = _mean([slot.summary["score"] for slot in slots])
@@ -40,6 +38,7 @@ def iteration_metrics(
     scored: Scored,
     advantages: np.ndarray,
     stats: UpdateStats,
+    old: OldLogprobs,
     timings: dict[str, float],
     trained_samples: int,
 ) -> dict[str, Any]:
@@ -52,8 +51,9 @@ def iteration_metrics(
         "reward/format": _mean([s.rewards["format"] for s in samples]),
         "reward/communication": _mean([s.rewards["communication"] for s in samples]),
         "reward/judge": _mean(judged),
+        "reward/progress": _mean([s.rewards["progress"] for s in samples]),
         "reward/judge_missing": scored.judge_missing,
-        "reward/episode_return": _mean(scored.episode_returns),
+        "reward/episode_score": _mean(scored.episode_scores),
         "response_length": _mean(lengths),
         "tokens_per_step": _mean([len(s.prompt_ids) + len(s.response_ids) for s in samples]),
         "decisions": len(samples),
@@ -68,9 +68,11 @@ def iteration_metrics(
         "clip_fraction": stats.clip_fraction,
         "approx_kl": stats.approx_kl,
         "grad_norm": stats.grad_norm,
-        "logprob_mismatch": stats.mismatch,
         **{f"time/{k}": v for k, v in timings.items()},
     }
+    if old.mismatch_mean is not None:  # sampler vs trainer logprobs, |difference| per token
+        metrics["logprob_mismatch"] = old.mismatch_mean
+        metrics["logprob_mismatch_max"] = old.mismatch_max
     by_type: dict[str, list[EpisodeSlot]] = defaultdict(list)
     for slot in slots:
         if slot.player_type:
@@ -85,15 +87,16 @@ SUMMED = ("decisions", "trained_samples", "reward/judge_missing")
 
 
 def combine_ranks(per_rank: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """One iteration's metrics over all processes: counts add up, a time is the slowest rank's,
-    everything else is the mean over the ranks that report it (every rank plays as many groups)."""
+    """One iteration's metrics over all processes: counts add up, a time or a maximum is the
+    largest rank's, everything else is the mean over the ranks that report it (every rank plays
+    as many groups)."""
     keys = dict.fromkeys(k for m in per_rank for k in m)
     combined: dict[str, Any] = {}
     for key in keys:
         values = [m[key] for m in per_rank if key in m]
         if key in SUMMED:
             combined[key] = sum(values)
-        elif key.startswith("time/"):
+        elif key.startswith("time/") or key.endswith("_max"):
             combined[key] = max(values)
         else:
             combined[key] = float(np.mean(values))

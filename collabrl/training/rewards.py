@@ -1,9 +1,12 @@
-"""Turn a finished rollout into per-sample step rewards and per-episode returns for GiGPO.
+"""Turn a finished rollout into GiGPO's inputs: step rewards, episode-level scores, advantages.
 
-step reward r_t = format + communication + judge (missing judge levels are left out and counted);
-the episode's efficiency reward is added to its last policy decision, so with gamma > 0 it flows
-back through the step returns; the episode return is efficiency + sum_t r_t, or efficiency alone
-with ``reward.episode_level=efficiency``.
+The two levels never mix (paper 4.2.2-4.2.3):
+- step reward r_t = format + communication + judge (+ progress when ``reward.progress`` > 0);
+  missing judge levels are left out and counted. It feeds the step-level advantage, compared
+  within anchor groups. The efficiency reward is never part of it.
+- episode-level score: the trajectory efficiency reward R_e of the episode (``efficiency``, the
+  paper: one value per episode, normalised over the group's episodes), or R_e + r_t of each step
+  sample (``efficiency_plus_step``, the released code: normalised over the group's samples).
 """
 
 from __future__ import annotations
@@ -11,7 +14,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from collabrl.config import RewardSpec
+import numpy as np
+
+from collabrl.algos.gigpo import gigpo_advantages
+from collabrl.config import AlgoSpec, RewardSpec
 from collabrl.rewards.terms import (
     communication_reward,
     format_reward,
@@ -46,42 +52,73 @@ class Scored:
 
     samples: list[Sample]  # trainable samples only (they have response tokens)
     step_rewards: list[float]
-    episode_returns: list[float]
+    episode_scores: list[float]  # what the episode-level advantage normalises
+    per_sample_scores: bool  # True: normalise scores over samples, not episodes
     judge_missing: int
+
+
+def step_terms(
+    sample: Sample, judge_level: float | None, progress: int, spec: RewardSpec
+) -> dict[str, float | None]:
+    """The step-level reward terms of one decision (judge None: the judge call failed)."""
+    judged = spec.judge.kind != "none"
+    return {
+        "format": format_reward(sample.valid, penalty=spec.format_penalty),
+        "communication": communication_reward(
+            sample.valid, sample.sent_message, bonus=spec.communication
+        ),
+        "judge": (
+            interactivity_reward(judge_level, sample.valid, weight=spec.judge_weight)
+            if judged
+            else 0.0
+        ),
+        "progress": spec.progress * progress,
+    }
 
 
 def score_rollout(
     slots: Sequence[EpisodeSlot], judge_levels: Mapping[SampleKey, float | None], spec: RewardSpec
 ) -> Scored:
-    """Fill each sample's ``rewards`` and gather GiGPO's inputs (untrainable samples dropped)."""
-    samples, steps, returns = [], [], []
+    """Fill each sample's ``rewards`` and each slot's ``efficiency``; gather GiGPO's inputs
+    (untrainable samples dropped)."""
+    per_sample = spec.episode_level == "efficiency_plus_step"
+    samples, steps, scores = [], [], []
     missing = 0
     for slot in slots:
-        eff = spec.efficiency * efficiency(slot.summary, spec)
-        per_step = []
-        for s in slot.samples:
-            judge = None
-            if spec.judge.kind != "none":
-                judge = interactivity_reward(
-                    judge_levels.get(sample_key(s)), s.valid, weight=spec.judge_weight
-                )
-                missing += judge is None
-            s.rewards = {
-                "format": format_reward(s.valid, penalty=spec.format_penalty),
-                "communication": communication_reward(
-                    s.valid, s.sent_message, bonus=spec.communication
-                ),
-                "judge": judge,
-                "efficiency": 0.0,
-            }
-            per_step.append(sum(v for v in s.rewards.values() if v is not None))
-        if slot.samples:
-            slot.samples[-1].rewards["efficiency"] = eff
-            per_step[-1] += eff
-        episode_return = sum(per_step) if spec.episode_level == "total" else eff
-        for s, r in zip(slot.samples, per_step, strict=True):
+        slot.efficiency = spec.efficiency * efficiency(slot.summary, spec)
+        # progress of a decision: goal units completed until the seat's next decision (or the end)
+        marks = [s.progress_at for s in slot.samples[1:]] + [slot.final_progress]
+        for s, mark in zip(slot.samples, marks, strict=True):
+            s.rewards = step_terms(s, judge_levels.get(sample_key(s)), mark - s.progress_at, spec)
+            missing += s.rewards["judge"] is None
+            step = sum(v for v in s.rewards.values() if v is not None)
             if s.trainable:
                 samples.append(s)
-                steps.append(r)
-                returns.append(episode_return)
-    return Scored(samples, steps, returns, missing)
+                steps.append(step)
+                scores.append(slot.efficiency + step if per_sample else slot.efficiency)
+    return Scored(samples, steps, scores, per_sample, missing)
+
+
+def compute_advantages(scored: Scored, algo: AlgoSpec) -> np.ndarray:
+    """GiGPO (or GRPO: no step level) advantages of the scored samples."""
+    return gigpo_advantages(
+        [s.group for s in scored.samples],
+        [s.episode for s in scored.samples],
+        [s.anchor for s in scored.samples],
+        scored.step_rewards,
+        scored.episode_scores,
+        gamma=algo.gamma,
+        omega=algo.omega if algo.name == "gigpo" else 0.0,
+        mode=algo.norm,
+        episode_norm="samples" if scored.per_sample_scores else "episodes",
+    )
+
+
+def informative(scored: Scored, advantages: np.ndarray, drop_uniform: bool) -> list[int]:
+    """Indices of the samples to train on. With dynamic sampling (``drop_uniform``), a group in
+    which every advantage is zero (equal episode scores and no step-level contrast) teaches
+    nothing and is dropped."""
+    if not drop_uniform:
+        return list(range(len(scored.samples)))
+    live = {s.group for s, a in zip(scored.samples, advantages, strict=True) if abs(a) > 1e-9}
+    return [i for i, s in enumerate(scored.samples) if s.group in live]

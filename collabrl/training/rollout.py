@@ -17,9 +17,9 @@ from typing import Any
 from collabrl.agents.llm_player import LLMPlayer, act_all
 from collabrl.agents.player import Player
 from collabrl.agents.prompts import build_messages
-from collabrl.agents.protocol import parse_response
+from collabrl.agents.protocol import parse_observed
 from collabrl.engines.types import Engine, SamplingParams
-from collabrl.envs.base import Game, Observation
+from collabrl.envs.base import Game, Observation, sends_message
 
 
 @dataclass
@@ -32,15 +32,16 @@ class Sample:
     tick: int
     prompt_ids: list[int]
     response_ids: list[int]
-    old_logprobs: list[float]
+    rollout_logprobs: list[float]  # what the sampling engine reported for each response token
     anchor: Hashable
     valid: bool
-    sent_message: bool
+    sent_message: bool  # see collabrl.envs.base.sends_message
     text: str
     observation: str
     think: str = ""
     message: str = ""
     action: str | None = None
+    progress_at: int = 0  # the game's goal units completed when this decision was asked for
     rewards: dict[str, float | None] = field(default_factory=dict)  # format, communication, ...
 
     @property
@@ -64,6 +65,8 @@ class EpisodeSlot:
     pending: dict[str, Observation] = field(default_factory=dict)
     samples: list[Sample] = field(default_factory=list)
     summary: dict[str, Any] = field(default_factory=dict)
+    final_progress: int = 0  # the game's goal units completed at the end
+    efficiency: float = 0.0  # the episode-level reward, filled in by scoring
 
 
 @dataclass
@@ -96,7 +99,7 @@ def _policy_round(
         obs = slot.pending[slot.policy_seat]
         completion = result.completions[0] if result.completions else None
         text = completion.text if completion else ""
-        parsed = parse_response(text, obs.actions)
+        parsed = parse_observed(text, obs)
         decisions[i] = parsed.decision()
         sample = Sample(
             group=slot.group,
@@ -105,15 +108,16 @@ def _policy_round(
             tick=obs.tick,
             prompt_ids=list(result.prompt_token_ids or []) if completion else [],
             response_ids=list(completion.token_ids or []) if completion else [],
-            old_logprobs=list(completion.logprobs or []) if completion else [],
+            rollout_logprobs=list(completion.logprobs or []) if completion else [],
             anchor=obs.anchor,
             valid=parsed.valid,
-            sent_message=parsed.valid and parsed.action == slot.game.message_action,
+            sent_message=sends_message(parsed.action, parsed.message, slot.game.message_action),
             text=text,
             observation=obs.text,
             think=parsed.think,
             message=parsed.message,
             action=parsed.action,
+            progress_at=slot.game.progress,
         )
         slot.samples.append(sample)
         new_steps.append((slot, sample, obs))
@@ -140,7 +144,7 @@ def _partner_round(slots: Sequence[EpisodeSlot]) -> dict[tuple[int, str], Any]:
     for key, text in zip(llm_keys, act_all(llm_requests), strict=True):
         replies[key] = text
     return {
-        (i, seat): parse_response(text, slots[i].pending[seat].actions).decision()
+        (i, seat): parse_observed(text, slots[i].pending[seat]).decision()
         for (i, seat), text in replies.items()
     }
 
@@ -175,6 +179,7 @@ def run_rollout(
             slot.pending = slot.game.step(decisions).observations
             if slot.game.done:
                 slot.summary = slot.game.summary()
+                slot.final_progress = slot.game.progress
             elif not slot.pending:
                 raise RuntimeError(f"game of group {slot.group} is not over but no seat is pending")
         times.generation += t1 - t0

@@ -4,6 +4,11 @@ loss = PPO-clip(ratio, A) + kl_coef * KL_k3(policy || reference) - entropy_coef 
 averaged over every response token of a mini-batch (prompt tokens carry no loss). Micro-batches
 accumulate gradients; each is weighted by its share of the mini-batch's tokens so the result is
 the exact token mean whatever the micro-batch split.
+
+pi_old (the ratio's denominator) is recomputed by the trainer before the update
+(:func:`trainer_logprobs`, one no-grad forward per sample); the sampling engine's logprobs are
+kept to measure the sampler/trainer gap and, optionally, to correct for it (truncated
+importance sampling).
 """
 
 from __future__ import annotations
@@ -29,8 +34,9 @@ class TokenBatch:
     input_ids: torch.Tensor  # [B, L]
     attention_mask: torch.Tensor  # [B, L]
     response_mask: torch.Tensor  # [B, L-1]: 1 where the predicted token is a response token
-    old_logprobs: torch.Tensor  # [B, L-1]
+    old_logprobs: torch.Tensor  # [B, L-1]: pi_old of the PPO ratio
     advantages: torch.Tensor  # [B, L-1]: the sample's advantage on each of its tokens
+    rollout_logprobs: torch.Tensor  # [B, L-1]: the sampler's logprobs (for rollout correction)
 
 
 def collate(
@@ -39,18 +45,18 @@ def collate(
     old_logprobs: Sequence[list[float]],
     advantages: Sequence[float],
     pad_id: int,
+    rollout_logprobs: Sequence[list[float]] | None = None,
 ) -> TokenBatch:
-    """Lay samples out as one right-padded batch (masks come from lengths, never from pad ids)."""
+    """Lay samples out as one right-padded batch (masks come from lengths, never from pad ids).
+    Without ``rollout_logprobs`` the sampler is taken to be pi_old."""
+    rollout_logprobs = old_logprobs if rollout_logprobs is None else rollout_logprobs
     length = max(len(p) + len(r) for p, r in zip(prompts, responses, strict=True))
     b = len(prompts)
     ids = torch.full((b, length), pad_id, dtype=torch.long)
     attn = torch.zeros((b, length), dtype=torch.long)
-    resp = torch.zeros((b, length - 1))
-    old = torch.zeros((b, length - 1))
-    adv = torch.zeros((b, length - 1))
-    for i, (p, r, lp, a) in enumerate(
-        zip(prompts, responses, old_logprobs, advantages, strict=True)
-    ):
+    resp, old, adv, sampled = (torch.zeros((b, length - 1)) for _ in range(4))
+    rows = zip(prompts, responses, old_logprobs, advantages, rollout_logprobs, strict=True)
+    for i, (p, r, lp, a, rp) in enumerate(rows):
         n = len(p) + len(r)
         ids[i, :n] = torch.tensor(p + r)
         attn[i, :n] = 1
@@ -59,7 +65,8 @@ def collate(
         resp[i, span] = 1.0
         old[i, span] = torch.tensor(lp, dtype=torch.float32)
         adv[i, span] = float(a)
-    return TokenBatch(ids, attn, resp, old, adv)
+        sampled[i, span] = torch.tensor(rp, dtype=torch.float32)
+    return TokenBatch(ids, attn, resp, old, adv, sampled)
 
 
 def token_logprobs(
@@ -84,7 +91,6 @@ class UpdateStats:
     clip_fraction: float
     approx_kl: float
     grad_norm: float
-    mismatch: float  # mean |rollout logprob - trainer logprob| before the first step
     mini_batches: int
     tokens: int
 
@@ -103,24 +109,68 @@ class Optimisation:
     reference: Callable[[TokenBatch], torch.Tensor] | None  # reference logprobs; None: no KL
 
 
+@dataclass
+class OldLogprobs:
+    """pi_old per sample (one list per sample, one value per response token) and how far the
+    sampler's logprobs were from the trainer's (mean and max absolute difference over tokens;
+    None when pi_old is the sampler's own)."""
+
+    values: list[list[float]]
+    mismatch_mean: float | None = None
+    mismatch_max: float | None = None
+
+
+def _most_over_ranks(accelerator, count: int) -> int:
+    """The largest ``count`` over the data-parallel ranks (every rank must run as many
+    collective forwards and optimizer steps; one with less work pads)."""
+    if accelerator.num_processes == 1:
+        return count
+    return int(accelerator.gather(torch.tensor([count], device=accelerator.device)).max())
+
+
+def trainer_logprobs(opt: Optimisation, samples: Sequence) -> OldLogprobs:
+    """pi_old as the trainer's model computes it (no gradient, micro-batch by micro-batch), and
+    the sampler/trainer mismatch. Costs one forward pass per sample."""
+    size = opt.algo.micro_batch
+    chunks = [list(range(k, min(k + size, len(samples)))) for k in range(0, len(samples), size)]
+    values: list[list[float]] = []
+    gaps: list[torch.Tensor] = []
+    with torch.no_grad():
+        for c in range(_most_over_ranks(opt.accelerator, len(chunks))):
+            if c >= len(chunks):
+                padding_forward(opt.accelerator, opt.model, opt.pad_id)
+                continue
+            chosen = [samples[i] for i in chunks[c]]
+            batch = _batch(opt, chosen, [0.0] * len(chosen), [s.rollout_logprobs for s in chosen])
+            logp, _ = token_logprobs(opt.model, batch, opt.temperature)
+            for row, s in enumerate(chosen):
+                start = len(s.prompt_ids) - 1
+                values.append(logp[row, start : start + len(s.response_ids)].tolist())
+            gaps.append((logp - batch.rollout_logprobs).abs()[batch.response_mask.bool()].cpu())
+    gap = torch.cat(gaps) if gaps else torch.zeros(0)
+    if not gap.numel():
+        return OldLogprobs(values)
+    return OldLogprobs(values, float(gap.mean()), float(gap.max()))
+
+
+def rollout_logprobs(samples: Sequence) -> OldLogprobs:
+    """pi_old taken from the sampling engine (``algo.old_logprobs=rollout``)."""
+    return OldLogprobs([list(s.rollout_logprobs) for s in samples])
+
+
 def ppo_update(
     opt: Optimisation,
-    samples: Sequence,  # rollout Samples with prompt_ids/response_ids/old_logprobs
+    samples: Sequence,  # rollout Samples with prompt_ids/response_ids/rollout_logprobs
     advantages: Sequence[float],
+    old: Sequence[list[float]],  # pi_old per sample
     rng: np.random.Generator,
 ) -> UpdateStats:
     """Run ``algo.epochs`` passes of mini-batch PPO over ``samples`` in a shuffled order."""
     algo = opt.algo
     totals: dict[str, float] = {}
     mini_batches = tokens = 0
-    mismatch: list[float] = []
     micro_per_mini = max(1, algo.mini_batch // algo.micro_batch)
-    # Every data-parallel rank must take the same number of optimizer steps (each is a
-    # collective): a rank with fewer samples runs empty mini-batches (zero gradient) to match.
-    n_mini = -(-len(samples) // algo.mini_batch)
-    accelerator = opt.accelerator
-    if accelerator.num_processes > 1:
-        n_mini = int(accelerator.gather(torch.tensor([n_mini], device=accelerator.device)).max())
+    n_mini = _most_over_ranks(opt.accelerator, -(-len(samples) // algo.mini_batch))
     for _ in range(algo.epochs):
         order = rng.permutation(len(samples))
         for m in range(n_mini):
@@ -131,50 +181,64 @@ def ppo_update(
             micro += [[]] * (micro_per_mini - len(micro))
             mini_tokens = sum(len(samples[i].response_ids) for i in chosen)
             batches = [
-                _batch(opt, [samples[i] for i in m], [advantages[i] for i in m]) if len(m) else None
+                _batch(
+                    opt,
+                    [samples[i] for i in m],
+                    [advantages[i] for i in m],
+                    [old[i] for i in m],
+                )
+                if len(m)
+                else None
                 for m in micro
             ]
-            stats = _mini_batch(opt, batches, mini_tokens, mismatch if mini_batches == 0 else None)
+            stats = _mini_batch(opt, batches, mini_tokens)
             for key, value in stats.items():
                 totals[key] = totals.get(key, 0.0) + value
             mini_batches += 1
             tokens += mini_tokens
     mean = {k: v / max(mini_batches, 1) for k, v in totals.items()}
     return UpdateStats(
-        **{f: mean.get(f, 0.0) for f in STAT_FIELDS},
-        mismatch=float(np.mean(mismatch)) if mismatch else 0.0,
-        mini_batches=mini_batches,
-        tokens=tokens,
+        **{f: mean.get(f, 0.0) for f in STAT_FIELDS}, mini_batches=mini_batches, tokens=tokens
     )
 
 
 STAT_FIELDS = ("loss", "pg_loss", "kl", "entropy", "clip_fraction", "approx_kl", "grad_norm")
 
 
-def _batch(opt: Optimisation, samples: Sequence, advantages: Sequence[float]) -> TokenBatch:
+def _batch(
+    opt: Optimisation,
+    samples: Sequence,
+    advantages: Sequence[float],
+    old: Sequence[list[float]],
+) -> TokenBatch:
     """A micro-batch on the training device."""
     batch = collate(
         [s.prompt_ids for s in samples],
         [s.response_ids for s in samples],
-        [s.old_logprobs for s in samples],
+        old,
         advantages,
         opt.pad_id,
+        [s.rollout_logprobs for s in samples],
     )
     return TokenBatch(*(t.to(opt.accelerator.device) for t in batch.__dict__.values()))
 
 
-def _micro_loss(
-    opt: Optimisation, batch: TokenBatch, mismatch: list[float] | None
-) -> tuple[torch.Tensor, dict[str, float]]:
+def _micro_loss(opt: Optimisation, batch: TokenBatch) -> tuple[torch.Tensor, dict[str, float]]:
     """The token-mean loss of one micro-batch and its parts."""
     algo = opt.algo
     logp, entropy = token_logprobs(opt.model, batch, opt.temperature, algo.entropy_coef > 0)
     mask = batch.response_mask
-    if mismatch is not None:
-        with torch.no_grad():
-            mismatch.append(float(masked_mean((logp - batch.old_logprobs).abs(), mask)))
+    weights = None
+    if algo.rollout_correction == "tis":  # truncated importance weight pi_old / pi_rollout
+        weights = torch.exp(batch.old_logprobs - batch.rollout_logprobs).clamp(max=algo.tis_cap)
     pg, pstats = ppo_clip_loss(
-        logp, batch.old_logprobs, batch.advantages, mask, clip=algo.clip, dual_clip=algo.dual_clip
+        logp,
+        batch.old_logprobs,
+        batch.advantages,
+        mask,
+        clip=algo.clip,
+        dual_clip=algo.dual_clip,
+        weights=weights,
     )
     loss = pg
     kl = torch.zeros(())
@@ -211,11 +275,15 @@ def accumulate(
         accelerator.sync_gradients = last
         with nullcontext() if last else accelerator.no_sync(model):
             if item is None:
-                ids = torch.full((1, 2), pad_id, dtype=torch.long, device=accelerator.device)
-                logits = model(input_ids=ids, attention_mask=torch.ones_like(ids)).logits
-                accelerator.backward(logits.float().sum() * 0.0)
+                accelerator.backward(padding_forward(accelerator, model, pad_id).sum() * 0.0)
             else:
                 backward_one(item)
+
+
+def padding_forward(accelerator, model, pad_id: int) -> torch.Tensor:
+    """A real 1x2-token forward (float logits): the collectives of a forward pass, no data."""
+    ids = torch.full((1, 2), pad_id, dtype=torch.long, device=accelerator.device)
+    return model(input_ids=ids, attention_mask=torch.ones_like(ids)).logits.float()
 
 
 def optimizer_step(accelerator, model, optimizer, scheduler, grad_clip: float) -> float:
@@ -228,10 +296,7 @@ def optimizer_step(accelerator, model, optimizer, scheduler, grad_clip: float) -
 
 
 def _mini_batch(
-    opt: Optimisation,
-    batches: Sequence[TokenBatch | None],
-    mini_tokens: int,
-    mismatch: list[float] | None,
+    opt: Optimisation, batches: Sequence[TokenBatch | None], mini_tokens: int
 ) -> dict[str, float]:
     """Accumulate gradients over the micro-batches, then take one optimizer step.
 
@@ -242,7 +307,7 @@ def _mini_batch(
     out = dict.fromkeys(STAT_FIELDS[:-1], 0.0)
 
     def backward_one(batch: TokenBatch) -> None:
-        loss, parts = _micro_loss(opt, batch, mismatch)
+        loss, parts = _micro_loss(opt, batch)
         # token-mean over the whole mini-batch: weight by this micro-batch's share of tokens;
         # accelerate divides by its accumulation steps, so multiply that back in.
         share = float(batch.response_mask.sum()) / max(mini_tokens, 1)

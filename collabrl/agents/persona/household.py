@@ -13,7 +13,7 @@ from dataclasses import replace
 from typing import Any
 
 from collabrl.agents.persona.base import PersonaBase, Reply
-from collabrl.agents.protocol import parse_response
+from collabrl.agents.protocol import parse_observed
 from collabrl.envs.base import MESSAGE_ACTION, Observation
 from collabrl.envs.household.expert import ACTION, HouseholdExpert
 from collabrl.envs.household.world import token
@@ -203,7 +203,7 @@ class HouseholdPersona(PersonaBase):
             view = replace(view, state={**s, "partners": partners})
         if not self.chance(self.temperament.talk):
             view = replace(view, actions=[a for a in obs.actions if a != MESSAGE_ACTION])
-        parsed = parse_response(self.expert.act(view), view.actions)
+        parsed = parse_observed(self.expert.act(view), view)
         action = parsed.action or next(iter(offered.values()), MESSAGE_ACTION)
         if action == MESSAGE_ACTION:
             return self.voice.think(parsed.think), self.voice.decorate(parsed.message), action

@@ -12,11 +12,12 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from collabrl.envs.base import (
-    MAX_MESSAGE_CHARS,
+    EMPTY_MESSAGE,
     MESSAGE_ACTION,
     Decision,
     Observation,
     StepResult,
+    message_text,
 )
 from collabrl.envs.household import render
 from collabrl.envs.household.knowledge import PartnerView, SeatMind
@@ -65,6 +66,7 @@ class HouseholdGame:
             self.room_fixtures[fx.room].append(fx.id)
         self.goal_text = self.task.goal_text
         self.tick = 0
+        self.placed = 0
         self._done = True
 
     # ----------------------------------------------------------------- episode control
@@ -103,6 +105,11 @@ class HouseholdGame:
     @property
     def done(self) -> bool:
         return self._done
+
+    @property
+    def progress(self) -> int:
+        """Goal objects in place now (the unit of the optional progress reward)."""
+        return self.placed
 
     def step(self, decisions: Mapping[str, Decision | None]) -> StepResult:
         """Apply one decision per pending seat, then run the clock to the next decision point."""
@@ -156,25 +163,28 @@ class HouseholdGame:
         self.decisions[i] += 1
         action = decision.action if decision is not None else None
         offer = self.offers[i].get(action) if action is not None else None
-        usable = offer is not None
-        flagged = not usable or not decision.valid
-        self.invalid[i] += flagged
-        if not usable:
-            self.plans[i].append((self.tick + 1, IDLE, None))
-            self.minds[i].history.append(f"(invalid: {action or 'no action'}) [idle]")
-            return {"invalid": True, "action": action, "reason": "action not available"}
+        if offer is None:
+            return self._idle_invalid(i, action or "no action", "action not available")
+        if offer[0] == "message" and not message_text(decision.message):
+            return self._idle_invalid(i, f"{action} with no message", EMPTY_MESSAGE)
+        self.invalid[i] += not decision.valid
         self.minds[i].history.append(action)
         if offer[0] == "message":
             self._send(i, decision.message)
         else:
             self._schedule(i, *offer)
-        return {"invalid": flagged, "action": action}
+        return {"invalid": not decision.valid, "action": action}
+
+    def _idle_invalid(self, i: int, what: str, reason: str) -> dict[str, Any]:
+        """An unusable decision: the seat idles one tick and the decision counts as invalid."""
+        self.invalid[i] += 1
+        self.plans[i].append((self.tick + 1, IDLE, None))
+        self.minds[i].history.append(f"(invalid: {what}) [idle]")
+        return {"invalid": True, "action": None, "reason": reason}
 
     def _send(self, i: int, text: str) -> None:
         self.plans[i].append((self.tick + 1, IDLE, None))
-        text = " ".join(text.split())[:MAX_MESSAGE_CHARS]
-        if not text:
-            return
+        text = message_text(text)
         speaker = self.agents[i]
         self.messages[i] += 1
         self.dialogue.append((self.tick, speaker, text))

@@ -53,6 +53,7 @@ def observation(game: HouseholdGame, i: int, actions: list[str]) -> Observation:
         actions=actions,
         anchor=anchor(game, i),
         state=state,
+        message_action=game.message_action,
     )
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from collabrl.agents.player import Player
-from collabrl.agents.protocol import parse_response
+from collabrl.agents.protocol import parse_observed
 from collabrl.envs.household.expert import HouseholdExpert
 from collabrl.envs.household.game import HouseholdGame
 from collabrl.envs.household.tasks import Task
@@ -24,7 +24,7 @@ def run_episode(
         for seat, obs in observations.items():
             reply = players[seat].act(obs)
             transcript.append((obs.tick, seat, reply))
-            decisions[seat] = parse_response(reply, obs.actions).decision()
+            decisions[seat] = parse_observed(reply, obs).decision()
         observations = game.step(decisions).observations
     return transcript
 

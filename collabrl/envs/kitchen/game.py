@@ -4,8 +4,8 @@ Implements :class:`collabrl.envs.base.Game`. Each seat picks a skill when idle; 
 tick by tick on the planner until it succeeds, becomes impossible, or stays blocked too long,
 and then the seat is asked again. ``wait(N)`` (1 <= N <= 20; offered as the single entry
 ``wait(x)``) idles N ticks, ``set_message()`` costs one tick and broadcasts the decision's
-message. A missing, unknown or unavailable action idles the seat for one tick and is flagged
-``invalid`` in that seat's infos.
+message. A missing, unknown or unavailable action, or ``set_message()`` with an empty message,
+idles the seat for one tick and is flagged ``invalid`` in that seat's infos.
 """
 
 from __future__ import annotations
@@ -15,7 +15,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from collabrl.envs.base import MAX_MESSAGE_CHARS, Decision, Observation, StepResult
+from collabrl.envs.base import (
+    EMPTY_MESSAGE,
+    Decision,
+    Observation,
+    StepResult,
+    message_text,
+)
 from collabrl.envs.kitchen.engine import ACTIONS, DIRECTION_NAMES, STAY, KitchenEngine
 from collabrl.envs.kitchen.layouts import load_layout
 from collabrl.envs.kitchen.planner import Planner
@@ -73,6 +79,11 @@ class KitchenGame:
     @property
     def done(self) -> bool:
         return self.state.tick >= self.horizon
+
+    @property
+    def progress(self) -> int:
+        """Soups served so far (the unit of the optional progress reward)."""
+        return self.delivered
 
     def reset(self, seed: int | None = None) -> dict[str, Observation]:
         """Start an episode; every seat is pending. ``seed`` None means 0 (reproducible)."""
@@ -163,11 +174,13 @@ class KitchenGame:
         action = (decision.action or "").strip() if decision else ""
         offered = self._offered.pop(i, None) or self.offered(i)
         timed = parse_timed(action)
+        text = message_text(decision.message) if decision else ""
+        if timed is not None and timed[0] == "message" and not text:
+            return self._idle_invalid(i, EMPTY_MESSAGE)
         if timed is not None:
             kind, ticks = timed
             self.activities[i] = Activity(action, ticks_left=ticks)
             if kind == "message":
-                text = decision.message[:MAX_MESSAGE_CHARS] if decision else ""
                 self.chat.append((self.state.tick, seat, text))
                 self.counts["messages"][seat] += 1
                 return {"invalid": False, "action": action, "message_sent": True}
@@ -175,9 +188,13 @@ class KitchenGame:
         if action in offered:
             self.activities[i] = Activity(action, skill=action)
             return {"invalid": False, "action": action}
-        self.counts["invalid"][seat] += 1
+        return self._idle_invalid(i, f"not available: {action!r}")
+
+    def _idle_invalid(self, i: int, error: str) -> dict[str, Any]:
+        """An unusable decision: the seat idles one tick and the decision counts as invalid."""
+        self.counts["invalid"][self.agents[i]] += 1
         self.activities[i] = Activity("idle", ticks_left=1)
-        return {"invalid": True, "action": None, "error": f"not available: {action!r}"}
+        return {"invalid": True, "action": None, "error": error}
 
     # ----------------------------------------------------------------- ticks
     def _tick(self, infos: dict[str, dict[str, Any]]) -> int:
@@ -290,6 +307,7 @@ class KitchenGame:
             actions=actions,
             anchor=anchor_key(view),
             state=view,
+            message_action=self.message_action,
         )
 
     def _result(

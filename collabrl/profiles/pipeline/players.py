@@ -14,7 +14,7 @@ from typing import Any
 
 from collabrl.agents.player import Player
 from collabrl.engines.types import Engine, SamplingParams
-from collabrl.envs.base import Game
+from collabrl.envs.base import Game, sends_message
 from collabrl.profiles.pipeline.config import GamesSpec
 from collabrl.rollout.episode import play_episode
 
@@ -104,7 +104,7 @@ def play_trajectory(
             "message": t.message,
             "action": t.action,
             "valid": t.valid,
-            "sent": t.action == record.message_action,
+            "sent": sends_message(t.action, t.message, record.message_action),
         }
         for t in record.turns
     ]

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
-from collabrl.envs.base import Observation
+from collabrl.envs.base import Observation, sends_message
 from collabrl.rewards.judges.records import StepView
 from collabrl.rewards.judges.signals import dialogue, own_events
 
@@ -45,7 +45,7 @@ def step_views(
         new = [line for line in lines if line not in seen]
         heard = tuple((who, text) for _, who, text in new if who != obs.seat)
         seen.update(lines)
-        is_message = dec.action == message_action
+        sent_now = sends_message(dec.action, dec.message, message_action)
         views.append(
             StepView(
                 game=game,
@@ -56,7 +56,7 @@ def step_views(
                 message=dec.message,
                 action=dec.action,
                 valid=dec.valid,
-                sent_message=is_message and bool(dec.message.strip()),
+                sent_message=sent_now,
                 partner_profile=partner_profile,
                 heard=heard,
                 events=tuple(own_events(game, prev_state, obs.state, prev_action)),
@@ -64,7 +64,7 @@ def step_views(
                 state=obs.state,
             )
         )
-        if is_message and dec.message.strip():
+        if sent_now:
             sent.append(dec.message)
         prev_state, prev_action = obs.state, dec.action
     return views

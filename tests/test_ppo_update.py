@@ -1,0 +1,197 @@
+"""The PPO update's subtle parts, each checked by what it does to a tiny model: the KL penalty
+pulls towards the reference, the entropy bonus raises entropy, micro-batches of unequal length
+give the exact token mean, pi_old comes from the trainer, and the TIS weights scale the step."""
+
+import math
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+import torch
+from accelerate import Accelerator
+from transformers import LlamaConfig, LlamaForCausalLM
+
+from collabrl.algos.ppo import low_var_kl, masked_mean, ppo_clip_loss
+from collabrl.config import AlgoSpec
+from collabrl.training.update import (
+    Optimisation,
+    collate,
+    ppo_update,
+    token_logprobs,
+    trainer_logprobs,
+)
+
+VOCAB = 48
+RESPONSE_LENGTHS = (1, 2, 7, 12)  # very unequal, so per-micro-batch weighting would show
+
+
+def tiny_model(seed: int) -> LlamaForCausalLM:
+    torch.manual_seed(seed)
+    config = LlamaConfig(
+        vocab_size=VOCAB,
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        num_key_value_heads=2,
+        max_position_embeddings=64,
+    )
+    model = LlamaForCausalLM(config).float()
+    with torch.no_grad():  # sharper than a fresh init, so entropy and KL have room to move
+        model.lm_head.weight.mul_(20.0)
+    return model
+
+
+def samples(rollout_shift: float = 0.0) -> list[SimpleNamespace]:
+    """Four samples with prompts of 3-6 tokens; rollout logprobs are the model's own (seed 0)
+    plus ``rollout_shift``."""
+    rng = np.random.default_rng(0)
+    model = tiny_model(0)
+    out = []
+    for n in RESPONSE_LENGTHS:
+        prompt = rng.integers(1, VOCAB, int(rng.integers(3, 7))).tolist()
+        response = rng.integers(1, VOCAB, n).tolist()
+        batch = collate([prompt], [response], [[0.0] * n], [0.0], 0)
+        with torch.no_grad():
+            logp = token_logprobs(model, batch, 1.0)[0][0, len(prompt) - 1 :].tolist()
+        out.append(
+            SimpleNamespace(
+                prompt_ids=prompt,
+                response_ids=response,
+                rollout_logprobs=[v + rollout_shift for v in logp],
+            )
+        )
+    return out
+
+
+def optimisation(model, micro_batch: int, lr: float = 0.05, reference=None, **algo) -> Optimisation:
+    spec = AlgoSpec(mini_batch=4, micro_batch=micro_batch, lr=lr, grad_clip=1e9, **algo)
+    accelerator = Accelerator(gradient_accumulation_steps=4 // micro_batch)
+    optimizer = torch.optim.SGD(model.parameters(), lr=lr)
+    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda _: 1.0)
+
+    def ref_logprobs(batch):
+        return token_logprobs(reference, batch, 1.0)[0]
+
+    return Optimisation(
+        model, optimizer, scheduler, accelerator, spec, 1.0, 0, ref_logprobs if reference else None
+    )
+
+
+def full_batch(data, advantages):
+    return collate(
+        [s.prompt_ids for s in data],
+        [s.response_ids for s in data],
+        [s.rollout_logprobs for s in data],
+        advantages,
+        0,
+    )
+
+
+def mean_kl(model, reference, data) -> float:
+    batch = full_batch(data, [0.0] * len(data))
+    with torch.no_grad():
+        logp = token_logprobs(model, batch, 1.0)[0]
+        ref = token_logprobs(reference, batch, 1.0)[0]
+    return float(masked_mean(low_var_kl(logp, ref), batch.response_mask))
+
+
+def mean_entropy(model, data) -> float:
+    batch = full_batch(data, [0.0] * len(data))
+    with torch.no_grad():
+        return float(
+            masked_mean(
+                token_logprobs(model, batch, 1.0, with_entropy=True)[1], batch.response_mask
+            )
+        )
+
+
+def update(opt: Optimisation, data, advantages, old=None) -> None:
+    old = [s.rollout_logprobs for s in data] if old is None else old
+    ppo_update(opt, data, advantages, old, np.random.default_rng(0))
+
+
+def test_kl_penalty_pulls_the_policy_towards_the_reference() -> None:
+    data, model, reference = samples(), tiny_model(0), tiny_model(1).eval()
+    before = mean_kl(model, reference, data)
+    opt = optimisation(model, 4, lr=0.2, reference=reference, kl_coef=1.0)
+    for _ in range(3):
+        update(opt, data, [0.0] * 4)
+    assert before > 0.1
+    assert mean_kl(model, reference, data) < before - 0.1
+
+
+def test_entropy_bonus_raises_entropy() -> None:
+    data, model = samples(), tiny_model(0)
+    before = mean_entropy(model, data)
+    opt = optimisation(model, 4, lr=0.2, kl_coef=0.0, entropy_coef=1.0)
+    for _ in range(3):
+        update(opt, data, [0.0] * 4)
+    assert mean_entropy(model, data) > before + 1e-3
+
+
+def param_step(opt_model, run) -> torch.Tensor:
+    """The change of every parameter made by ``run`` (flattened)."""
+    start = torch.cat([p.detach().flatten().clone() for p in opt_model.parameters()])
+    run()
+    return torch.cat([p.detach().flatten() for p in opt_model.parameters()]) - start
+
+
+def test_micro_batches_of_unequal_length_give_the_exact_token_mean() -> None:
+    data, advantages = samples(), [1.0, -2.0, 0.5, 3.0]
+    # the definition: one token-mean PPO loss over the whole mini-batch, one SGD step
+    model = tiny_model(0)
+    batch = full_batch(data, advantages)
+    loss, _ = ppo_clip_loss(
+        token_logprobs(model, batch, 1.0)[0],
+        batch.old_logprobs,
+        batch.advantages,
+        batch.response_mask,
+    )
+    loss.backward()
+    expected = -0.05 * torch.cat([p.grad.flatten() for p in model.parameters()])
+    for micro in (1, 2, 4):
+        model = tiny_model(0)
+        opt = optimisation(model, micro, kl_coef=0.0)
+        got = param_step(model, lambda opt=opt: update(opt, data, advantages))
+        torch.testing.assert_close(got, expected, rtol=1e-4, atol=1e-7)
+
+
+def test_pi_old_is_recomputed_by_the_trainer_and_the_gap_is_measured() -> None:
+    data, model = samples(rollout_shift=0.1), tiny_model(0)
+    opt = optimisation(model, 2, kl_coef=0.0)
+    old = trainer_logprobs(opt, data)
+    for s, values in zip(data, old.values, strict=True):
+        assert values == pytest.approx([v - 0.1 for v in s.rollout_logprobs], abs=1e-5)
+    assert old.mismatch_mean == pytest.approx(0.1, abs=1e-5)
+    assert old.mismatch_max == pytest.approx(0.1, abs=1e-5)
+    # with the trainer's pi_old the first step's ratio is exactly 1; the sampler's is off by e^0.1
+    fresh = ppo_update(opt, data, [1.0] * 4, old.values, np.random.default_rng(0))
+    assert fresh.approx_kl == pytest.approx(0.0, abs=1e-6)
+    biased = ppo_update(
+        optimisation(tiny_model(0), 2, kl_coef=0.0),
+        data,
+        [1.0] * 4,
+        [s.rollout_logprobs for s in data],
+        np.random.default_rng(0),
+    )
+    assert biased.approx_kl == pytest.approx(0.1, abs=1e-5)
+
+
+@pytest.mark.parametrize("shift,weight", [(math.log(2.0), 0.5), (-math.log(8.0), 2.0)])
+def test_truncated_importance_weights_scale_the_step(shift: float, weight: float) -> None:
+    data, advantages = samples(rollout_shift=shift), [1.0, -2.0, 0.5, 3.0]
+    old = [[v - shift for v in s.rollout_logprobs] for s in data]  # the trainer's own logprobs
+    plain_model, tis_model = tiny_model(0), tiny_model(0)
+    plain = optimisation(plain_model, 4, kl_coef=0.0)
+    plain_step = param_step(plain_model, lambda: update(plain, data, advantages, old))
+    tis = optimisation(tis_model, 4, kl_coef=0.0, rollout_correction="tis", tis_cap=2.0)
+    tis_step = param_step(tis_model, lambda: update(tis, data, advantages, old))
+    # weight min(pi_old / pi_rollout, cap): 0.5 below the cap, 8 truncated to 2
+    assert plain_step.abs().max() > 1e-3
+    torch.testing.assert_close(tis_step, weight * plain_step, rtol=1e-3, atol=1e-6)
+
+
+def test_tis_needs_the_trainer_logprobs() -> None:
+    with pytest.raises(ValueError, match="needs old_logprobs=trainer"):
+        AlgoSpec(rollout_correction="tis", old_logprobs="rollout")
