@@ -5,7 +5,9 @@
     (goal: ratio trainer/bare >= 0.9);
 (b) rollout wall time vs pure generation: ``run_rollout`` with expert partners, then the engine's
     ``generate`` alone on the recorded prompts with the same seeds (goal: ratio <= 1.05);
-(c) GiGPO advantages on 1M step samples (seconds).
+(c) GiGPO advantages on 1M step samples (seconds);
+(d) the cost of pi_old: the trainer's no-grad forward over the same samples
+    (``trainer_logprobs``) as a fraction of the PPO update's time.
 
 Run: ``python benchmarks/train_overhead.py [--quick]``; a few minutes on 2 cores. Times are the
 best of interleaved repeats, to resist noise from other processes on the machine.
@@ -48,7 +50,7 @@ def synthetic_samples(n: int, vocab: int, rng: np.random.Generator) -> list[Simp
             SimpleNamespace(
                 prompt_ids=rng.integers(3, vocab, p).tolist(),
                 response_ids=rng.integers(3, vocab, r).tolist(),
-                old_logprobs=(-rng.random(r) * 3).tolist(),
+                rollout_logprobs=(-rng.random(r) * 3).tolist(),
             )
         )
     return out
@@ -65,6 +67,7 @@ def bench_update(model_dir: str, n: int, repeats: int, kl: bool) -> dict[str, fl
         collate,
         ppo_update,
         token_logprobs,
+        trainer_logprobs,
     )
 
     algo = AlgoSpec(mini_batch=16, micro_batch=4, lr=1e-5, kl_coef=0.01 if kl else 0.0)
@@ -92,9 +95,15 @@ def bench_update(model_dir: str, n: int, repeats: int, kl: bool) -> dict[str, fl
         tmodel, topt, tsched, accelerator, algo, 1.0, 0, reference if kl else None
     )
 
+    old = [s.rollout_logprobs for s in samples]
+
     def trainer() -> None:
         tmodel.train()
-        ppo_update(opt_state, samples, advantages, np.random.default_rng(7))
+        ppo_update(opt_state, samples, advantages, old, np.random.default_rng(7))
+
+    def pi_old() -> None:
+        tmodel.train()
+        trainer_logprobs(opt_state, samples)
 
     # bare loop: same permutation, same micro-batches, pre-collated, plain torch
     order = np.random.default_rng(7).permutation(n)
@@ -107,7 +116,7 @@ def bench_update(model_dir: str, n: int, repeats: int, kl: bool) -> dict[str, fl
                 collate(
                     [samples[i].prompt_ids for i in m],
                     [samples[i].response_ids for i in m],
-                    [samples[i].old_logprobs for i in m],
+                    [samples[i].rollout_logprobs for i in m],
                     [advantages[i] for i in m],
                     0,
                 )
@@ -141,12 +150,14 @@ def bench_update(model_dir: str, n: int, repeats: int, kl: bool) -> dict[str, fl
 
     trainer()  # warm-up (allocator, kernels)
     bare()
-    times = best_of({"trainer": trainer, "bare": bare}, repeats)
+    times = best_of({"trainer": trainer, "bare": bare, "pi_old": pi_old}, repeats)
     return {
         "tokens": tokens,
         "trainer_tok_s": tokens / times["trainer"],
         "bare_tok_s": tokens / times["bare"],
         "ratio": times["bare"] / times["trainer"],
+        "pi_old_s": times["pi_old"],
+        "update_s": times["trainer"],
     }
 
 
@@ -286,11 +297,17 @@ def main() -> None:
         )
     c = bench_gigpo(200_000 if args.quick else 1_000_000, repeats)
     print(f"(c) GiGPO advantages on {c['samples']:,} samples: {c['seconds']:.2f}s")
+    pi_old_share = a["pi_old_s"] / a["update_s"]
+    print(
+        f"(d) pi_old forward {a['pi_old_s']:.2f}s vs PPO update {a['update_s']:.2f}s on the "
+        f"same 32 samples: {pi_old_share:.3f} of the update"
+    )
     print()
     print(f"{'benchmark':<28}{'value':>10}  goal")
     print(f"{'trainer / bare tokens/s':<28}{a['ratio']:>10.3f}  >= 0.9")
     print(f"{'rollout / generation time':<28}{b['ratio']:>10.3f}  <= 1.05")
     print(f"{'GiGPO 1M samples (s)':<28}{c['seconds']:>10.2f}")
+    print(f"{'pi_old forward / update':<28}{pi_old_share:>10.3f}")
 
 
 if __name__ == "__main__":

@@ -18,9 +18,8 @@ from pydantic import (
     ConfigDict,
     Field,
     NonNegativeFloat,
-    NonNegativeInt,
     PositiveFloat,
-    PositiveInt,
+    StrictInt,
     ValidationError,
     field_validator,
     model_validator,
@@ -28,13 +27,15 @@ from pydantic import (
 
 from collabrl.envs.kitchen.layouts import LAYOUT_NAMES as KITCHEN_LAYOUTS
 from collabrl.errors import RecipeError
+from collabrl.numbers import NonNegativeInt, PositiveInt
 from collabrl.sft.config import SFTSpec
 
 
 class Strict(BaseModel):
-    """Base for recipe sections: unknown keys are errors, values are checked on assignment."""
+    """Base for recipe sections: unknown keys are errors, values are checked on assignment, and
+    no float may be NaN or infinite."""
 
-    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+    model_config = ConfigDict(extra="forbid", validate_assignment=True, allow_inf_nan=False)
 
 
 class HouseholdSpec(Strict):
@@ -225,6 +226,10 @@ class AlgoSpec(Strict):
     # min(pi_old / pi_rollout, tis_cap) (truncated importance sampling); needs old_logprobs=trainer.
     rollout_correction: Literal["none", "tis"] = "none"
     tis_cap: PositiveFloat = 2.0
+    # A mini-batch whose loss or gradient is not finite: "stop" the run with an error, or "skip"
+    # its optimizer step and count it (metric skipped_steps). Weights that are not finite after
+    # an update stop the run either way; no checkpoint is ever written from them.
+    nonfinite: Literal["stop", "skip"] = "stop"
 
     @model_validator(mode="after")
     def _correction_needs_trainer_logprobs(self) -> AlgoSpec:
@@ -248,7 +253,7 @@ class Recipe(Strict):
     """Everything one run needs; the resolved form is printed and recorded by every run."""
 
     name: str = "run"
-    seed: int = 0
+    seed: StrictInt = 0
     episodes: PositiveInt = 1
     game: GameSpec = Field(default_factory=HouseholdSpec)
     players: list[PlayerSpec] = Field(default_factory=lambda: [PlayerSpec(), PlayerSpec()])

@@ -16,6 +16,10 @@ def missing_extra(package: str, extra: str) -> CollabrlError:
     )
 
 
+class NonFiniteError(CollabrlError):
+    """A loss, gradient or weight that is NaN or infinite (training stops before saving it)."""
+
+
 class UnknownNameError(CollabrlError, KeyError):
     """A task, layout or other named item that does not exist (also a KeyError for lookups)."""
 

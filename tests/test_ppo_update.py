@@ -13,6 +13,8 @@ from transformers import LlamaConfig, LlamaForCausalLM
 
 from collabrl.algos.ppo import low_var_kl, masked_mean, ppo_clip_loss
 from collabrl.config import AlgoSpec
+from collabrl.errors import NonFiniteError
+from collabrl.training.policy import ensure_finite_weights, save_policy
 from collabrl.training.update import (
     Optimisation,
     collate,
@@ -195,3 +197,31 @@ def test_truncated_importance_weights_scale_the_step(shift: float, weight: float
 def test_tis_needs_the_trainer_logprobs() -> None:
     with pytest.raises(ValueError, match="needs old_logprobs=trainer"):
         AlgoSpec(rollout_correction="tis", old_logprobs="rollout")
+
+
+def test_nonfinite_gradient_stops_or_is_skipped_and_never_applied() -> None:
+    data = samples()
+    model = tiny_model(0)
+    with pytest.raises(NonFiniteError, match="algo.nonfinite=skip"):
+        param_step(model, lambda: update(optimisation(model, 2), data, [float("nan")] * 4))
+    opt = optimisation(model, 2, nonfinite="skip")
+    step = param_step(model, lambda: update(opt, data, [float("nan")] * 4))
+    assert bool((step == 0).all())  # nothing applied in either mode
+    stats = ppo_update(
+        opt, data, [float("nan")] * 4, [s.rollout_logprobs for s in data], np.random.default_rng(0)
+    )
+    assert (stats.skipped_steps, stats.mini_batches) == (1, 0)
+    assert stats.loss == 0.0  # skipped mini-batches do not pollute the averages
+
+
+def test_non_finite_weights_stop_the_run_and_are_never_saved(tmp_path) -> None:
+    model = tiny_model(0)
+    accelerator = Accelerator()
+    ensure_finite_weights(accelerator, model, 0)  # a healthy model passes
+    with torch.no_grad():
+        model.lm_head.weight[0, 0] = float("inf")
+    with pytest.raises(NonFiniteError, match="iteration 3"):
+        ensure_finite_weights(accelerator, model, 3)
+    with pytest.raises(NonFiniteError, match="refusing to save"):
+        save_policy(model, None, tmp_path / "policy")
+    assert not (tmp_path / "policy").exists()

@@ -37,6 +37,12 @@ def test_overrides_are_typed_and_index_lists() -> None:
         (["players.9.kind=expert"], "cannot apply override"),
         (["game={name: kitchen, layout: tiny_room}"], "game.layout: Input should be"),
         (["game.task=99_cook_dinner"], "game.task: unknown household task '99_cook_dinner'"),
+        (["algo.lr=.inf"], "algo.lr: Input should be a finite number"),
+        (["reward.judge_weight=.nan"], "reward.judge_weight: Input should be a finite number"),
+        (["policy.sampling.temperature=.inf"], "temperature: Input should be a finite number"),
+        (["sft.lr=.nan"], "sft.lr: Input should be a finite number"),
+        (["rollout.groups=true"], "rollout.groups: Input should be a valid integer"),
+        (["seed=1.5"], "seed: Input should be a valid integer"),
     ],
 )
 def test_bad_overrides_give_one_line_errors(overrides: list[str], expected: str) -> None:

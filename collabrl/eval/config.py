@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field, NonNegativeInt, PositiveInt, model_validator
+from pydantic import Field, model_validator
 
 from collabrl.config import EngineSpec, PlayerSpec, SamplingSpec, Strict
+from collabrl.numbers import NonNegativeInt, PositiveInt
 
 GameName = Literal["household", "kitchen"]
 

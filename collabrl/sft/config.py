@@ -11,13 +11,16 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, NonNegativeFloat, PositiveFloat, PositiveInt
+from pydantic import BaseModel, ConfigDict, Field, NonNegativeFloat, PositiveFloat
+
+from collabrl.numbers import PositiveInt
 
 
 class _Section(BaseModel):
-    """Unknown keys are errors, values are checked on assignment (as every recipe section)."""
+    """Unknown keys are errors, values are checked on assignment, floats are finite (as every
+    recipe section)."""
 
-    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+    model_config = ConfigDict(extra="forbid", validate_assignment=True, allow_inf_nan=False)
 
 
 class DemoSpec(_Section):

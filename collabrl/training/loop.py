@@ -22,6 +22,7 @@ from collabrl.training.judging import StepJudging, make_step_judge
 from collabrl.training.logging import RunLogger
 from collabrl.training.metrics import combine_ranks, iteration_metrics, summary_line
 from collabrl.training.policy import (
+    ensure_finite_weights,
     fill_deepspeed_config,
     load_policy,
     merged_weights,
@@ -117,6 +118,7 @@ def train(recipe: Recipe) -> Path:
             old.values,
             np.random.default_rng([recipe.seed, iteration, rank, 2]),
         )
+        ensure_finite_weights(accelerator, model, iteration)
         t3 = time.perf_counter()
         _push_weights(engine, accelerator.unwrap_model(model), recipe)
         t4 = time.perf_counter()

@@ -68,6 +68,7 @@ def iteration_metrics(
         "clip_fraction": stats.clip_fraction,
         "approx_kl": stats.approx_kl,
         "grad_norm": stats.grad_norm,
+        "skipped_steps": stats.skipped_steps,
         **{f"time/{k}": v for k, v in timings.items()},
     }
     if old.mismatch_mean is not None:  # sampler vs trainer logprobs, |difference| per token

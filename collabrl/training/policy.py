@@ -14,7 +14,7 @@ from pathlib import Path
 import torch
 
 from collabrl.config import PolicySpec
-from collabrl.errors import CollabrlError, missing_extra
+from collabrl.errors import CollabrlError, NonFiniteError, missing_extra
 
 TINY_MODELS = {"tiny": "tiny", "tiny-small": "small"}
 
@@ -139,12 +139,32 @@ def merged_weights(model: torch.nn.Module) -> Iterator[dict[str, torch.Tensor]]:
 
 def save_policy(model: torch.nn.Module, tokenizer, folder: Path, write: bool = True) -> None:
     """Write an HF folder every engine loads by path (LoRA adapters merged in, no adapter files).
-    Every rank calls it (ZeRO-3 gathers the shards); only ranks with ``write`` save."""
+    Every rank calls it (ZeRO-3 gathers the shards); only ranks with ``write`` save. Weights that
+    are not finite are refused (every rank holds the same full weights, so all raise together)."""
     base = model.get_base_model() if hasattr(model, "get_base_model") else model
     with merged_weights(model) as state:
+        bad = [k for k, v in state.items() if v.is_floating_point() and not torch.isfinite(v).all()]
+        if bad:
+            raise NonFiniteError(
+                f"refusing to save a policy with non-finite weights ({len(bad)} tensors, "
+                f"e.g. {bad[0]})"
+            )
         if write:
             base.save_pretrained(folder, state_dict=state)
             tokenizer.save_pretrained(folder)
+
+
+def ensure_finite_weights(accelerator, model: torch.nn.Module, iteration: int) -> None:
+    """Stop the run if any rank holds a weight that is NaN or infinite after an update (an
+    absurd learning rate does that with a finite gradient); under ZeRO-3 each rank checks its
+    shard."""
+    local = all(bool(torch.isfinite(getattr(p, "ds_tensor", p)).all()) for p in model.parameters())
+    flags = accelerator.gather(torch.tensor([float(local)], device=accelerator.device))
+    if not bool(flags.all()):
+        raise NonFiniteError(
+            f"iteration {iteration}: the update left non-finite weights (learning rate too "
+            "high?); the run stops without saving them"
+        )
 
 
 def fill_deepspeed_config(accelerator, micro_batch: int, grad_clip: float) -> None:

@@ -13,6 +13,7 @@ importance sampling).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass
@@ -23,6 +24,7 @@ import torch
 
 from collabrl.algos.ppo import entropy_from_logits, low_var_kl, masked_mean, ppo_clip_loss
 from collabrl.config import AlgoSpec
+from collabrl.errors import NonFiniteError
 
 T = TypeVar("T")
 
@@ -91,8 +93,9 @@ class UpdateStats:
     clip_fraction: float
     approx_kl: float
     grad_norm: float
-    mini_batches: int
+    mini_batches: int  # optimizer steps taken
     tokens: int
+    skipped_steps: int  # mini-batches whose gradient was not finite (algo.nonfinite=skip)
 
 
 @dataclass
@@ -168,7 +171,7 @@ def ppo_update(
     """Run ``algo.epochs`` passes of mini-batch PPO over ``samples`` in a shuffled order."""
     algo = opt.algo
     totals: dict[str, float] = {}
-    mini_batches = tokens = 0
+    mini_batches = tokens = skipped = 0
     micro_per_mini = max(1, algo.mini_batch // algo.micro_batch)
     n_mini = _most_over_ranks(opt.accelerator, -(-len(samples) // algo.mini_batch))
     for _ in range(algo.epochs):
@@ -192,13 +195,19 @@ def ppo_update(
                 for m in micro
             ]
             stats = _mini_batch(opt, batches, mini_tokens)
+            if stats is None:
+                skipped += 1
+                continue
             for key, value in stats.items():
                 totals[key] = totals.get(key, 0.0) + value
             mini_batches += 1
             tokens += mini_tokens
     mean = {k: v / max(mini_batches, 1) for k, v in totals.items()}
     return UpdateStats(
-        **{f: mean.get(f, 0.0) for f in STAT_FIELDS}, mini_batches=mini_batches, tokens=tokens
+        **{f: mean.get(f, 0.0) for f in STAT_FIELDS},
+        mini_batches=mini_batches,
+        tokens=tokens,
+        skipped_steps=skipped,
     )
 
 
@@ -286,19 +295,36 @@ def padding_forward(accelerator, model, pad_id: int) -> torch.Tensor:
     return model(input_ids=ids, attention_mask=torch.ones_like(ids)).logits.float()
 
 
-def optimizer_step(accelerator, model, optimizer, scheduler, grad_clip: float) -> float:
-    """Clip, step, schedule, zero; returns the gradient norm before clipping."""
+def optimizer_step(
+    accelerator, model, optimizer, scheduler, grad_clip: float, skip_nonfinite: bool = False
+) -> float | None:
+    """Clip, step, schedule, zero; returns the gradient norm before clipping.
+
+    A gradient that is not finite (a NaN or infinite loss gives one) is never applied: it raises
+    :class:`NonFiniteError`, or with ``skip_nonfinite`` the step is skipped and None returned.
+    (Under DeepSpeed the engine steps inside ``backward``; the loop's weight check covers it.)
+    """
     grad_norm = accelerator.clip_grad_norm_(model.parameters(), grad_clip)
+    norm = float(grad_norm) if grad_norm is not None else 0.0
+    if not math.isfinite(norm):
+        optimizer.zero_grad(set_to_none=True)
+        if skip_nonfinite:
+            return None
+        raise NonFiniteError(
+            f"the gradient norm is {norm}: the loss or gradient is not finite; lower the "
+            "learning rate, or set algo.nonfinite=skip to skip such steps"
+        )
     optimizer.step()
     scheduler.step()
     optimizer.zero_grad(set_to_none=True)
-    return float(grad_norm) if grad_norm is not None else 0.0
+    return norm
 
 
 def _mini_batch(
     opt: Optimisation, batches: Sequence[TokenBatch | None], mini_tokens: int
-) -> dict[str, float]:
-    """Accumulate gradients over the micro-batches, then take one optimizer step.
+) -> dict[str, float] | None:
+    """Accumulate gradients over the micro-batches, then take one optimizer step (None: the
+    step was skipped, its gradient not being finite).
 
     Short mini-batches arrive topped up with empty (None) micro-batches so every optimizer step
     sees the same number of accumulation steps (DeepSpeed counts them).
@@ -316,7 +342,11 @@ def _mini_batch(
             out[key] += value * share
 
     accumulate(accelerator, opt.model, batches, backward_one, opt.pad_id)
-    out["grad_norm"] = optimizer_step(
-        accelerator, opt.model, opt.optimizer, opt.scheduler, opt.algo.grad_clip
+    skip = opt.algo.nonfinite == "skip"
+    norm = optimizer_step(
+        accelerator, opt.model, opt.optimizer, opt.scheduler, opt.algo.grad_clip, skip
     )
+    if norm is None:
+        return None
+    out["grad_norm"] = norm
     return out
