@@ -2,18 +2,24 @@
 
 OmegaConf does the merging and ``${...}`` interpolation; pydantic does the validation. Every
 validation problem becomes a one-line :class:`RecipeError` naming the key and what is allowed.
+Hostile or careless input (a binary or huge file, a "billion laughs" YAML document, absurd sizes,
+names that do not exist) is refused here, at ``collabrl lint``, not minutes into a run.
 """
 
 from __future__ import annotations
 
+import os
+from collections import Counter
+from collections.abc import Iterable
 from importlib import resources
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import yaml
 from omegaconf import OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 from pydantic import (
+    AfterValidator,
     BaseModel,
     ConfigDict,
     Field,
@@ -21,14 +27,44 @@ from pydantic import (
     PositiveFloat,
     StrictInt,
     ValidationError,
+    ValidationInfo,
     field_validator,
     model_validator,
 )
 
+from collabrl.engines.options import OPTIONS, option_names
 from collabrl.envs.kitchen.layouts import LAYOUT_NAMES as KITCHEN_LAYOUTS
-from collabrl.errors import RecipeError
+from collabrl.errors import CollabrlError, RecipeError
 from collabrl.numbers import NonNegativeInt, PositiveInt
+from collabrl.settings_files import clip, load_yaml, read_text_file, resolve_bounded, yaml_mapping
 from collabrl.sft.config import SFTSpec
+
+if TYPE_CHECKING:
+    from collabrl.profiles import Profile
+
+# Upper bounds on sizes: far above any real run, but finite, so that a typo such as
+# rollout.groups=99999999999999999999999 is a one-line error at lint, not a run that allocates
+# until the machine dies.
+MAX_TICKS = 100_000  # ticks or decisions per episode (the paper: 250-400 ticks, 50 decisions)
+MAX_NEW_TOKENS = 131_072  # tokens per response: the longest context windows of today's models
+MAX_PROMPT_TOKENS = 1_048_576  # prompt tokens
+MAX_GROUPS = 4_096  # rollout groups, and episodes per group (the paper: 4 x 8)
+MAX_ITERATIONS = 10**7  # training iterations, optimizer steps, checkpoint intervals
+MAX_EPISODES = 10**6  # episodes of one ``collabrl play``
+MAX_BATCH = 1_048_576  # samples per mini-batch or micro-batch
+MAX_EPOCHS = 1_000  # passes over one iteration's samples
+MAX_LORA_RANK = 65_536  # above every model's hidden size
+MAX_SEATS = 64  # seats of one game (CollabBench: 1 agent + 0-3 teammates)
+MAX_SEED = 2**32 - 1  # numpy and torch take seeds in [0, 2**32)
+
+Seed = Annotated[StrictInt, Field(ge=0, le=MAX_SEED)]
+
+
+def _listing(names: Iterable[str], limit: int = 6) -> str:
+    """The first few of ``names`` for a one-line message (``a, b, c, ... (40 in all)``)."""
+    ordered = sorted(names)
+    shown = ", ".join(ordered[:limit])
+    return shown if len(ordered) <= limit else f"{shown}, ... ({len(ordered)} in all)"
 
 
 class Strict(BaseModel):
@@ -38,14 +74,29 @@ class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_assignment=True, allow_inf_nan=False)
 
 
+def _distinct(seats: list[str]) -> list[str]:
+    """Seats are addressed by name (players, messages, records): two equal names would merge."""
+    repeated = sorted(name for name, n in Counter(seats).items() if n > 1)
+    if repeated:
+        raise ValueError(f"seat names must be distinct; repeated: {clip(repr(repeated))}")
+    return seats
+
+
+SeatNames = Annotated[
+    list[Annotated[str, Field(min_length=1)]],
+    Field(min_length=1, max_length=MAX_SEATS),
+    AfterValidator(_distinct),
+]
+
+
 class HouseholdSpec(Strict):
     """CWAH-MultiPlayer: one household task, played by ``len(seats)`` seats."""
 
     name: Literal["household"] = "household"
     task: str = "0_read_book"
-    seats: list[str] = Field(default_factory=lambda: ["Alice", "Bob"], min_length=1)
-    max_ticks: PositiveInt = 250
-    max_decisions: PositiveInt = 50
+    seats: SeatNames = Field(default_factory=lambda: ["Alice", "Bob"])
+    max_ticks: PositiveInt = Field(250, le=MAX_TICKS)
+    max_decisions: PositiveInt = Field(50, le=MAX_TICKS)
 
     @field_validator("task")
     @classmethod
@@ -59,17 +110,53 @@ class HouseholdSpec(Strict):
         return task
 
 
+def _check_kitchen_seats(layout: str, seats: list[str]) -> None:
+    """A kitchen layout has one chef start per seat; any other count fails when the game starts."""
+    from collabrl.envs.kitchen.layouts import load_layout
+
+    starts = len(load_layout(layout).starts)
+    if len(seats) != starts:
+        raise ValueError(
+            f"layout {layout!r} has {starts} chef starts, so it needs {starts} seats, "
+            f"got {len(seats)}"
+        )
+
+
 class KitchenSpec(Strict):
     """Cook-MultiPlayer: one Overcooked layout."""
 
     name: Literal["kitchen"] = "kitchen"
     layout: Literal[KITCHEN_LAYOUTS] = "cramped_room"  # type: ignore[valid-type]
-    seats: list[str] = Field(default_factory=lambda: ["Player 0", "Player 1"], min_length=1)
-    horizon: PositiveInt = 400  # 400 ticks for evaluation, 150 in training
+    seats: SeatNames = Field(default_factory=lambda: ["Player 0", "Player 1"])
+    horizon: PositiveInt = Field(400, le=MAX_TICKS)  # 400 ticks for evaluation, 150 in training
     cooking: Literal["auto", "interact"] = "auto"  # auto: a full pot starts cooking by itself
+
+    @field_validator("seats")
+    @classmethod
+    def _one_seat_per_start(cls, seats: list[str], info: ValidationInfo) -> list[str]:
+        if "layout" in info.data:  # absent when the layout itself is invalid
+            _check_kitchen_seats(info.data["layout"], seats)
+        return seats
 
 
 GameSpec = Annotated[HouseholdSpec | KitchenSpec, Field(discriminator="name")]
+
+
+def _check_engine_options(options: dict[str, Any], info: ValidationInfo) -> dict[str, Any]:
+    """Unknown option keys would reach the engine's dataclass and die there with a TypeError."""
+    backend = info.data.get("backend")
+    valid = option_names(backend) if backend in OPTIONS else frozenset()
+    unknown = sorted(str(k) for k in options if k not in valid)
+    if valid and unknown:
+        raise ValueError(
+            f"unknown option(s) {clip(', '.join(unknown))} for engine backend {backend!r}; "
+            f"valid: {', '.join(sorted(valid))}"
+        )
+    return options
+
+
+# Option keys of an engine, checked against the options dataclass of the sibling ``backend``.
+EngineOptions = Annotated[dict[str, Any], AfterValidator(_check_engine_options)]
 
 
 class EngineSpec(Strict):
@@ -77,9 +164,13 @@ class EngineSpec(Strict):
 
     backend: Literal["transformers", "openai", "vllm"] = "transformers"
     model: str = ""
-    options: dict[str, Any] = Field(
-        default_factory=dict
-    )  # backend options (device, base_url_env...)
+    options: EngineOptions = Field(default_factory=dict)  # backend options (device, ...)
+
+
+def require_engine(kind: str, engine: EngineSpec | None, role: str) -> None:
+    """An LLM role without a model fails only when its first prompt is sent: refuse it at lint."""
+    if kind == "llm" and (engine is None or not engine.model):
+        raise ValueError(f"an llm {role} needs engine.model (and engine.backend)")
 
 
 class SamplingSpec(Strict):
@@ -87,7 +178,7 @@ class SamplingSpec(Strict):
 
     temperature: float = Field(0.7, ge=0)
     top_p: float = Field(1.0, gt=0, le=1)
-    max_new_tokens: PositiveInt = 512
+    max_new_tokens: PositiveInt = Field(512, le=MAX_NEW_TOKENS)
 
 
 class PlayerSpec(Strict):
@@ -102,8 +193,7 @@ class PlayerSpec(Strict):
     def _complete(self) -> PlayerSpec:
         if self.kind == "persona" and not self.profile:
             raise ValueError("a persona player needs a profile id (players.N.profile=...)")
-        if self.kind == "llm" and (self.engine is None or not self.engine.model):
-            raise ValueError("an llm player needs engine.model (and engine.backend)")
+        require_engine(self.kind, self.engine, "player")
         if self.profile:
             _check_profile(self.profile)
         return self
@@ -115,17 +205,26 @@ def _check_profile(profile_id: str) -> None:
 
     try:
         get_profile(profile_id)
-    except Exception as exc:  # ProfileError: keep only its message
+    except CollabrlError as exc:  # ProfileError: keep only its message
         raise ValueError(str(exc)) from None
 
 
 class LoraSpec(Strict):
     """LoRA adapters (PEFT); the reference policy is the base model with adapters disabled."""
 
-    rank: PositiveInt = 32
+    rank: PositiveInt = Field(32, le=MAX_LORA_RANK)
     alpha: PositiveInt = 16
     dropout: float = Field(0.0, ge=0, lt=1)
     target_modules: list[str] | str = "all-linear"
+
+    @field_validator("target_modules")
+    @classmethod
+    def _some_modules(cls, modules: list[str] | str) -> list[str] | str:
+        """PEFT with no target modules either fails deep in model loading or trains nothing."""
+        names = [modules] if isinstance(modules, str) else modules
+        if not names or not all(name.strip() for name in names):
+            raise ValueError("name at least one module, e.g. all-linear or [q_proj, v_proj]")
+        return modules
 
 
 class PolicySpec(Strict):
@@ -137,10 +236,12 @@ class PolicySpec(Strict):
 
     model: str = "tiny"
     backend: Literal["transformers", "vllm"] = "transformers"
-    engine_options: dict[str, Any] = Field(default_factory=dict)
+    engine_options: EngineOptions = Field(default_factory=dict)  # TransformersOptions/VLLMOptions
     lora: LoraSpec | None = None
     sampling: SamplingSpec = Field(default_factory=SamplingSpec)
-    max_prompt_tokens: PositiveInt = 4096  # longer prompts are cut from the left of history
+    # A longer prompt is not generated from: the decision counts as invalid and as a generation
+    # error (metric generation_errors); a rollout where every decision fails stops the run.
+    max_prompt_tokens: PositiveInt = Field(4096, le=MAX_PROMPT_TOKENS)
 
 
 class PartnerSpec(Strict):
@@ -153,16 +254,28 @@ class PartnerSpec(Strict):
     engine: EngineSpec | None = None  # llm partners
     sampling: SamplingSpec = Field(default_factory=SamplingSpec)
 
+    @field_validator("profiles")
+    @classmethod
+    def _known_profiles(cls, profiles: list[str]) -> list[str]:
+        for profile_id in profiles:
+            _check_profile(profile_id)
+        return profiles
+
+    @model_validator(mode="after")
+    def _engine_for_llm(self) -> PartnerSpec:
+        require_engine(self.kind, self.engine, "partner")
+        return self
+
 
 class RolloutSpec(Strict):
     """G groups x N episodes; a group shares task, seed and partner profile."""
 
-    groups: PositiveInt = 4
-    episodes_per_group: PositiveInt = 8
+    groups: PositiveInt = Field(4, le=MAX_GROUPS)
+    episodes_per_group: PositiveInt = Field(8, le=MAX_GROUPS)
     tasks: list[str] | Literal["train", "test"] = "train"  # household tasks / kitchen layouts
     target_seat: NonNegativeInt = 0
-    max_decisions: PositiveInt = 50  # per seat and episode
-    horizon: PositiveInt = 150  # kitchen ticks per training episode
+    max_decisions: PositiveInt = Field(50, le=MAX_TICKS)  # per seat and episode
+    horizon: PositiveInt = Field(150, le=MAX_TICKS)  # kitchen ticks per training episode
 
 
 class JudgeSpec(Strict):
@@ -171,6 +284,11 @@ class JudgeSpec(Strict):
     kind: Literal["heuristic", "llm", "none"] = "heuristic"
     engine: EngineSpec | None = None
     sampling: SamplingSpec = Field(default_factory=lambda: SamplingSpec(temperature=0.0))
+
+    @model_validator(mode="after")
+    def _engine_for_llm(self) -> JudgeSpec:
+        require_engine(self.kind, self.engine, "judge")
+        return self
 
 
 class RewardSpec(Strict):
@@ -212,10 +330,11 @@ class AlgoSpec(Strict):
     entropy_coef: NonNegativeFloat = 0.0
     lr: PositiveFloat = 1e-6
     weight_decay: NonNegativeFloat = 0.0
-    warmup_steps: NonNegativeInt = 0  # optimizer steps of linear learning-rate warm-up
-    mini_batch: PositiveInt = 32
-    micro_batch: PositiveInt = 4
-    epochs: PositiveInt = 1
+    # optimizer steps of linear learning-rate warm-up (at most MAX_ITERATIONS)
+    warmup_steps: NonNegativeInt = Field(0, le=MAX_ITERATIONS)
+    mini_batch: PositiveInt = Field(32, le=MAX_BATCH)  # samples per optimizer step
+    micro_batch: PositiveInt = Field(4, le=MAX_BATCH)  # samples per forward pass
+    epochs: PositiveInt = Field(1, le=MAX_EPOCHS)
     grad_clip: PositiveFloat = 1.0
     drop_uniform_groups: bool = False  # dynamic sampling: skip groups with no nonzero advantage
     # pi_old of the PPO ratio: "trainer" recomputes the samples' logprobs with the trainer's model
@@ -241,8 +360,8 @@ class AlgoSpec(Strict):
 class TrainSpec(Strict):
     """The outer loop: iterations, checkpoints, resume, logging."""
 
-    iterations: PositiveInt = 100
-    checkpoint_every: NonNegativeInt = 10  # 0: only at the end
+    iterations: PositiveInt = Field(100, le=MAX_ITERATIONS)
+    checkpoint_every: NonNegativeInt = Field(10, le=MAX_ITERATIONS)  # 0: only at the end
     keep_checkpoints: PositiveInt = 2
     resume: bool = False
     wandb: Literal["auto", "online", "offline", "disabled"] = "auto"
@@ -253,8 +372,8 @@ class Recipe(Strict):
     """Everything one run needs; the resolved form is printed and recorded by every run."""
 
     name: str = "run"
-    seed: StrictInt = 0
-    episodes: PositiveInt = 1
+    seed: Seed = 0  # 0 <= seed < 2**32: numpy and torch seed from it
+    episodes: PositiveInt = Field(1, le=MAX_EPISODES)
     game: GameSpec = Field(default_factory=HouseholdSpec)
     players: list[PlayerSpec] = Field(default_factory=lambda: [PlayerSpec(), PlayerSpec()])
     output_dir: str = "runs"
@@ -280,9 +399,91 @@ class Recipe(Strict):
             )
         return self
 
+    @model_validator(mode="after")
+    def _training_tasks_exist(self) -> Recipe:
+        """A wrong task name would fail only when a group draws it, minutes into a run."""
+        tasks = self.rollout.tasks
+        if isinstance(tasks, str):
+            return self
+        if not tasks:
+            raise ValueError("rollout.tasks: empty list; name at least one task, or use train/test")
+        for task in tasks:
+            try:
+                _check_training_task(self.game, task)
+            except (KeyError, ValueError) as exc:
+                raise ValueError(f"rollout.tasks: {exc}") from None
+        return self
+
+    @model_validator(mode="after")
+    def _partners_available(self) -> Recipe:
+        """The partner set is first drawn when training starts: an empty one must fail at lint."""
+        if self.partner.kind == "none" and len(self.game.seats) > 1:
+            raise ValueError(
+                f"partner.kind=none needs a game with a single seat "
+                f"(game.seats has {len(self.game.seats)})"
+            )
+        try:
+            partner_profiles(self)
+        except CollabrlError as exc:
+            raise ValueError(str(exc)) from None
+        return self
+
     def to_yaml(self) -> str:
         """The fully resolved recipe as YAML (what runs print and record)."""
         return yaml.safe_dump(self.model_dump(mode="json"), sort_keys=False)
+
+
+def _check_training_task(game: HouseholdSpec | KitchenSpec, task: str) -> None:
+    """Raise (KeyError or ValueError, one line) unless ``game`` can be played on ``task``."""
+    if game.name == "kitchen":
+        _check_kitchen_seats(task, game.seats)
+        return
+    from collabrl.envs.household.tasks import get_task
+
+    get_task(task)
+
+
+def task_names(recipe: Recipe) -> set[str]:
+    """Household task names or kitchen layouts the recipe trains on."""
+    tasks = recipe.rollout.tasks
+    if isinstance(tasks, list):
+        return set(tasks)
+    if recipe.game.name == "kitchen":
+        return set(KITCHEN_LAYOUTS)
+    from collabrl.envs.household.tasks import load_tasks
+
+    return {t.name for t in load_tasks(tasks)}
+
+
+def partner_profiles(recipe: Recipe) -> list[Profile]:
+    """The profiles partners are drawn from (empty when partners play without one).
+
+    An explicit id that does not fit the game and the training tasks is an error, not dropped:
+    the run would otherwise train against another partner set than the recipe states.
+    """
+    partner = recipe.partner
+    if partner.kind in ("expert", "none") or not partner.use_profile:
+        return []
+    from collabrl.profiles import get_profile, load_profiles
+
+    game, tasks = recipe.game.name, task_names(recipe)
+    if partner.profiles:
+        chosen = [get_profile(p) for p in partner.profiles]
+        misfit = next((p for p in chosen if p.game != game or p.task not in tasks), None)
+        if misfit is not None:
+            raise CollabrlError(
+                f"partner.profiles: {misfit.id!r} is a {misfit.game} profile for task "
+                f"{misfit.task!r}, not for a training task of this {game} recipe "
+                f"(rollout.tasks: {_listing(tasks)})"
+            )
+        return chosen
+    chosen = [p for p in load_profiles(game=game, split=partner.split) if p.task in tasks]
+    if not chosen:
+        raise CollabrlError(
+            f"partner.split={partner.split}: no {game} profiles for the training tasks "
+            f"({_listing(tasks)})"
+        )
+    return chosen
 
 
 def shipped_recipes() -> list[str]:
@@ -296,34 +497,42 @@ def shipped_recipes() -> list[str]:
 def _read_recipe_text(name_or_path: str) -> tuple[str, str]:
     """(text, where) of a recipe given as a file path or the name of a shipped recipe."""
     path = Path(name_or_path).expanduser()
-    if path.is_file():
-        return path.read_text(encoding="utf-8"), str(path)
+    if os.path.lexists(path):
+        return read_text_file(path, "a recipe"), str(path)
     stem = name_or_path.removesuffix(".yaml")
     shipped = resources.files("collabrl.recipes") / f"{stem}.yaml"
     if "/" not in stem and shipped.is_file():
         return shipped.read_text(encoding="utf-8"), f"recipes/{stem}.yaml"
     raise RecipeError(
-        f"recipe {name_or_path!r} is neither a file nor a shipped recipe; "
+        f"recipe {clip(repr(name_or_path))} is neither a file nor a shipped recipe; "
         f"shipped: {', '.join(shipped_recipes())}"
     )
 
 
+MAX_PROBLEMS = 4  # problems listed in one error line; the wrong file can hold thousands
+
+
 def describe_validation_error(err: ValidationError, model: type[BaseModel]) -> str:
-    """All problems of a validation error, each as ``key: what is wrong``, on one line."""
+    """The problems of a validation error, each as ``key: what is wrong``, on one line (the first
+    MAX_PROBLEMS, then a count: a wrong file given as a recipe must not flood the terminal)."""
     problems = []
-    for item in err.errors():
+    for item in err.errors()[:MAX_PROBLEMS]:
         loc = ".".join(str(p) for p in item["loc"] if not str(p).startswith("function-"))
         # Discriminated unions add the tag ("household") to the path: drop it for readability.
-        loc = loc.replace(".household.", ".").replace(".kitchen.", ".")
+        loc = clip(loc.replace(".household.", ".").replace(".kitchen.", "."))
         if item["type"] == "extra_forbidden":
             allowed = _allowed_keys(model, item["loc"][:-1])
             problems.append(f"{loc}: unknown key; allowed: {', '.join(allowed)}")
         else:
             got = item.get("input")
-            shown = "" if isinstance(got, dict | list) or got is None else f" (got {got!r})"
-            msg = item["msg"].removeprefix("Value error, ")
-            problems.append(f"{loc or 'recipe'}: {msg}{shown}")
-    return "; ".join(problems)
+            shown = (
+                "" if isinstance(got, dict | list) or got is None else f" (got {clip(repr(got))})"
+            )
+            msg = " ".join(item["msg"].removeprefix("Value error, ").split())
+            # model-level checks name their keys themselves
+            problems.append(f"{loc}: {msg}{shown}" if loc else msg)
+    more = err.error_count() - len(problems)
+    return "; ".join(problems) + (f"; and {more} more problem(s)" if more else "")
 
 
 def _allowed_keys(model: type[BaseModel], loc: tuple[Any, ...]) -> list[str]:
@@ -352,13 +561,14 @@ def apply_override(config: Any, item: str) -> None:
     if not sep or not key:
         raise RecipeError(f"override {item!r} must look like key=value (e.g. seed=3)")
     try:
-        parsed = yaml.safe_load(value) if value.strip() else ""
+        parsed = load_yaml(value, f"override {clip(repr(item))}") if value.strip() else ""
     except yaml.YAMLError:
         parsed = value
     try:
         OmegaConf.update(config, key, parsed, merge=False, force_add=True)
     except (OmegaConfBaseException, TypeError, ValueError, IndexError, KeyError) as exc:
-        raise RecipeError(f"cannot apply override {item!r}: {str(exc).splitlines()[0]}") from None
+        message = clip(str(exc).splitlines()[0], 160)
+        raise RecipeError(f"cannot apply override {clip(repr(item))}: {message}") from None
 
 
 def _raw_recipe(name_or_path: str, seen: tuple[str, ...] = ()) -> tuple[Any, str]:
@@ -367,19 +577,12 @@ def _raw_recipe(name_or_path: str, seen: tuple[str, ...] = ()) -> tuple[Any, str
     ``base: cwah_gigpo`` lets an ablation recipe state only what it changes.
     """
     text, where = _read_recipe_text(name_or_path)
-    try:
-        raw = yaml.safe_load(text) or {}
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        raise RecipeError(f"{where}: not valid YAML{at}: {getattr(exc, 'problem', exc)}") from None
-    if not isinstance(raw, dict):
-        raise RecipeError(f"{where}: a recipe must be a mapping of keys to values")
+    raw = yaml_mapping(text, where, "a recipe")
     base = raw.pop("base", None)
     try:
         node = OmegaConf.create(raw)
     except OmegaConfBaseException as exc:
-        raise RecipeError(f"{where}: {str(exc).splitlines()[0]}") from None
+        raise RecipeError(f"{where}: {clip(str(exc).splitlines()[0], 160)}") from None
     if base is None:
         return node, where
     if not isinstance(base, str) or base in seen:
@@ -397,9 +600,9 @@ def load_recipe(name_or_path: str, overrides: list[str] | tuple[str, ...] = ()) 
     try:
         for item in overrides:
             apply_override(config, item)
-        data = OmegaConf.to_container(config, resolve=True)
+        data = resolve_bounded(config, where)
     except (OmegaConfBaseException, TypeError, ValueError, IndexError) as exc:
-        message = str(exc).splitlines()[0]
+        message = clip(str(exc).splitlines()[0], 160)
         raise RecipeError(f"{where}: {message}") from None
     try:
         return Recipe.model_validate(data)

@@ -11,6 +11,7 @@ from collabrl.agents.prompts import build_messages
 from collabrl.agents.protocol import parse_response
 from collabrl.config import load_recipe
 from collabrl.envs.base import letter
+from collabrl.errors import CollabrlError
 from collabrl.sft.config import DemoSpec
 from collabrl.sft.demos import DemoStats, read_demos, record_demos, write_demos
 from collabrl.testing.fake_openai import FakeOpenAIServer
@@ -119,3 +120,67 @@ def test_llm_teacher_over_http_is_recorded_and_bad_replies_are_dropped(monkeypat
     else:
         assert rows == [] and stats.invalid == stats.decisions
         assert len(calls) == 2 * stats.decisions  # one retry each
+
+
+DEMO = {
+    "prompt": [{"role": "system", "content": "rules"}, {"role": "user", "content": "obs"}],
+    "completion": [{"role": "assistant", "content": "<action>A</action>"}],
+    "task": "0_read_book",
+}
+
+
+@pytest.mark.parametrize(
+    "line,expected",
+    [
+        (b"{not json", "bad JSON (Expecting property name"),
+        (b'["prompt", "completion"]', "expected a JSON object, got array"),
+        (b"\x89PNG\r\n\x1a\n\x00\x00", "not UTF-8 text (byte 0x89)"),
+        (b'{"prompt": "caf\xe9"}', "not UTF-8 text (byte 0xe9)"),
+        (json.dumps({"prompt": DEMO["prompt"]}).encode(), "missing field 'completion'"),
+        (
+            json.dumps({**DEMO, "completion": "<action>A</action>"}).encode(),
+            "completion: Input should be a valid list",
+        ),
+        (
+            json.dumps({**DEMO, "prompt": [{"role": "user", "content": 7}]}).encode(),
+            "prompt.0.content: Input should be a valid string",
+        ),
+        (
+            json.dumps({**DEMO, "completion": [{"role": "user", "content": "hi"}]}).encode(),
+            "completion.0.role: Input should be 'assistant'",
+        ),
+        (json.dumps({**DEMO, "prompt": []}).encode(), "prompt: List should have at least 1 item"),
+    ],
+)
+def test_a_malformed_demos_file_is_one_line_naming_file_and_line(
+    tmp_path, line: bytes, expected: str
+) -> None:
+    path = tmp_path / "demos.jsonl"
+    path.write_bytes(json.dumps(DEMO).encode() + b"\n" + line + b"\n")
+    with pytest.raises(CollabrlError) as info:
+        read_demos(path)
+    message = str(info.value)
+    assert "\n" not in message and message.startswith(f"{path}:2: {expected}")
+
+
+def test_demos_keep_extra_keys_and_an_empty_file_is_an_error(tmp_path) -> None:
+    path = tmp_path / "demos.jsonl"
+    path.write_text(json.dumps(DEMO) + "\n\n")
+    assert read_demos(path) == [DEMO]
+    path.write_text("\n")
+    with pytest.raises(CollabrlError, match=r"demos\.jsonl: no demonstrations in file$"):
+        read_demos(path)
+
+
+def test_sft_command_on_a_bad_demos_file_exits_2_with_one_line(tmp_path, capsys) -> None:
+    from collabrl.cli import main
+
+    bad = tmp_path / "demos.jsonl"
+    bad.write_text(json.dumps({"prompt": "hello", "completion": "world"}) + "\n")
+    args = ["sft", "cwah_sft_cpu", f"output_dir={tmp_path}", f"sft.demos.path={bad}"]
+    with pytest.raises(SystemExit) as exit_info:
+        main(args)
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert err == f"error: {bad}:1: prompt: Input should be a valid list (and 1 more problem)\n"
+    assert not (tmp_path / "recipe.yaml").exists()  # failed before the run started

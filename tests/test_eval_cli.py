@@ -7,6 +7,7 @@ import statistics
 import pytest
 from click.testing import CliRunner
 
+from collabrl.errors import CollabrlError
 from collabrl.eval.affective import aggregate_dimension
 from collabrl.eval.cli import build_spec, eval_command
 from collabrl.eval.config import EvalSpec
@@ -212,3 +213,83 @@ def test_settings_file_then_overrides_use_the_recipe_syntax(tmp_path) -> None:
 def test_bad_eval_settings_name_the_problem(args, message) -> None:
     result = CliRunner().invoke(eval_command, args)
     assert result.exit_code != 0 and message in str(result.exception)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ["tasks=[nope]"],
+            "tasks: unknown evaluation task 'nope'; test tasks are household: 0_read_book",
+        ),
+        (["tasks=[1_read_book]"], "tasks: unknown evaluation task '1_read_book'"),  # a train task
+        (
+            ["games=[kitchen]", "tasks=[0_read_book]"],
+            "tasks: '0_read_book' is a household task but games=['kitchen']",
+        ),
+        (
+            ["games=[household]", "tasks=[cramped_room]"],
+            "'cramped_room' is a kitchen task but games=['household']",
+        ),
+        (["tasks=[]"], "tasks: List should have at least 1 item"),
+        (["profiles=[nobody]"], "profiles: unknown profile id 'nobody'"),
+        (
+            ["profiles=[cwah-1_read_book-train-01]"],
+            "'cwah-1_read_book-train-01' is a train profile",
+        ),
+        (
+            ["games=[kitchen]", "profiles=[cwah-0_read_book-test-01]"],
+            "is a household profile but games=['kitchen']",
+        ),
+        (
+            ["tasks=[5_read_book]", "profiles=[cwah-0_read_book-test-01]"],
+            "plays task '0_read_book', which is not in tasks=['5_read_book']",
+        ),
+        (["seeds=[-1]"], "seeds.0: Input should be greater than or equal to 0"),
+        (["seeds=[4294967296]"], "seeds.0: Input should be less than or equal to 4294967295"),
+        (
+            ["kitchen_horizon=99999999999"],
+            "kitchen_horizon: Input should be less than or equal to 100000",
+        ),
+        (
+            ["household_max_ticks=100001"],
+            "household_max_ticks: Input should be less than or equal to 100000",
+        ),
+        (["max_profiles=10001"], "max_profiles: Input should be less than or equal to 10000"),
+        (
+            ["judge.max_new_tokens=131073"],
+            "judge.max_new_tokens: Input should be less than or equal to 131072",
+        ),
+        (["judge.kind=llm"], "judge: an llm judge needs engine.model"),
+        (["partner.kind=llm"], "partner: an llm partner needs engine.model"),
+        (
+            ["policy.kind=llm", "policy.engine={backend: openai, model: m, options: {bogus: 1}}"],
+            "policy.engine.options: unknown option(s) bogus",
+        ),
+    ],
+)
+def test_eval_selection_and_sizes_are_checked_before_playing(args, message) -> None:
+    with pytest.raises(CollabrlError) as err:
+        build_spec(tuple(args), None, oracle=False)
+    assert message in str(err.value) and "\n" not in str(err.value)
+
+
+def test_eval_cli_errors_exit_2_before_any_episode(tmp_path, capsys) -> None:
+    from collabrl.cli import main
+
+    for args in (["tasks=[nope]"], ["games=[kitchen]", "tasks=[0_read_book]"], ["profiles=[x]"]):
+        with pytest.raises(SystemExit) as exit_:
+            main(["eval", "--quiet", *args, f"output_dir={tmp_path / 'out'}"])
+        err = capsys.readouterr().err
+        assert exit_.value.code == 2 and err.startswith("error: ") and err.count("\n") == 1
+    assert not (tmp_path / "out").exists()
+
+
+def test_an_empty_selection_is_an_error_not_an_empty_table(tmp_path, monkeypatch) -> None:
+    import collabrl.eval.protocol as protocol
+
+    monkeypatch.setattr(protocol, "select_jobs", lambda spec: [])
+    spec = EvalSpec(games=["household"], tasks=["0_read_book"], output_dir=str(tmp_path / "out"))
+    with pytest.raises(CollabrlError, match="no evaluation episodes for games=\\['household'\\]"):
+        run_evaluation(spec, progress=False)
+    assert not (tmp_path / "out").exists()

@@ -67,7 +67,17 @@ def _error(path: Path) -> str:
             "3_read_book is a train task but split is 'test'",
         ),
         (_with(behavior="short"), "behavior: String should have at least 20 characters"),
-        ("not a record", "expected a profile object, got str"),
+        ("not a record", "expected a JSON object, got string"),
+        (
+            _with(behavior=GOOD["behavior"] + "\x00"),
+            f"behavior: control character U+0000 at position {len(GOOD['behavior'])}",
+        ),
+        (
+            _with(behavior="\x1b[8m" + GOOD["behavior"]),
+            "behavior: control character U+001B at position 0",
+        ),
+        (_with(task="cramped_room\x00"), "task: control character U+0000"),
+        (_with(provenance="perturbed:x\x07"), "provenance: control character U+0007"),
     ],
 )
 def test_bad_record_names_line_and_fault(tmp_path: Path, record: object, expected: str) -> None:
@@ -80,6 +90,46 @@ def test_bad_json_line(tmp_path: Path) -> None:
     path = tmp_path / "p.jsonl"
     path.write_text(json.dumps(GOOD) + "\n{not json\n")
     assert _error(path).startswith(f"{path}:2: bad JSON")
+
+
+DEEP = "[" * 100_000 + "]" * 100_000
+HUGE = "7" * 5000  # longer than Python converts to an int (4300 digits)
+
+
+@pytest.mark.parametrize(
+    "name,text,expected",
+    [
+        ("p.jsonl", f'{json.dumps(GOOD)}\n{{"x": {DEEP}}}\n', ":2: bad JSON (nested too deeply"),
+        ("p.jsonl", f'{json.dumps(GOOD)}\n{{"x": {HUGE}}}\n', ":2: bad JSON (integer with too"),
+        ("p.json", f"[\n{json.dumps(GOOD)},\n{DEEP}\n]", ":3: bad JSON (nested too deeply)"),
+        ("p.json", f"[\n{json.dumps(GOOD)},\n{HUGE}\n]", ":3: bad JSON (integer with too many"),
+        (
+            "p.yaml",
+            f"- {json.dumps(GOOD)}\n- {DEEP}\n",
+            ":2: bad YAML (nested more than 100 levels",
+        ),
+        ("p.yaml", "- x\n" + "- " * 200 + "deep\n", ":2: bad YAML (nested more than 100 levels"),
+        (
+            "p.yaml",
+            f"- {json.dumps(GOOD)}\n- {HUGE}\n",
+            ":2: bad YAML (integer with too many digits)",
+        ),
+        ("p.yaml", f"- {json.dumps(GOOD)}\n- a\x00b\n", ":2: bad YAML (character U+0000 is not"),
+    ],
+)
+def test_hostile_documents_are_one_line_errors_with_a_line(
+    tmp_path: Path, name: str, text: str, expected: str
+) -> None:
+    """Deep nesting and giant integers would otherwise be a RecursionError or ValueError."""
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    assert _error(path).startswith(f"{path}{expected}")
+
+
+def test_binary_file(tmp_path: Path) -> None:
+    path = tmp_path / "p.jsonl"
+    path.write_bytes(json.dumps(GOOD).encode() + b"\n\x89PNG\r\n\x1a\n")
+    assert _error(path) == f"{path}:2: not UTF-8 text (byte 0x89)"
 
 
 def test_duplicate_id(tmp_path: Path) -> None:

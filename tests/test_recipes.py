@@ -125,3 +125,163 @@ def test_base_recipes_merge_and_switch_games(tmp_path) -> None:
     grammar.write_text("name: ${oc.env:X,~/a}\n")
     with pytest.raises(RecipeError, match="grammar.yaml"):
         load_recipe(str(grammar))
+
+
+KITCHEN_3 = ["game={name: kitchen, seats: [a, b, c]}", "players=[{}, {}, {}]"]
+
+
+@pytest.mark.parametrize(
+    "overrides,expected",
+    [
+        # sizes: documented upper bounds (collabrl/config.py MAX_*)
+        (
+            ["rollout.groups=99999999999999999999999"],
+            "rollout.groups: Input should be less than or equal to 4096",
+        ),
+        (
+            ["rollout.episodes_per_group=4097"],
+            "rollout.episodes_per_group: Input should be less than or equal to 4096",
+        ),
+        (
+            ["rollout.max_decisions=100001"],
+            "rollout.max_decisions: Input should be less than or equal to 100000",
+        ),
+        (
+            ["rollout.horizon=100001"],
+            "rollout.horizon: Input should be less than or equal to 100000",
+        ),
+        (["game.max_ticks=100001"], "game.max_ticks: Input should be less than or equal to 100000"),
+        (
+            ["game.max_decisions=100001"],
+            "game.max_decisions: Input should be less than or equal to 100000",
+        ),
+        (
+            ["game={name: kitchen, horizon: 100001}"],
+            "game.horizon: Input should be less than or equal to 100000",
+        ),
+        (
+            ["train.iterations=10000001"],
+            "train.iterations: Input should be less than or equal to 10000000",
+        ),
+        (
+            ["algo.mini_batch=1048577"],
+            "algo.mini_batch: Input should be less than or equal to 1048576",
+        ),
+        (
+            ["policy.max_prompt_tokens=1048577"],
+            "policy.max_prompt_tokens: Input should be less than or equal to 1048576",
+        ),
+        (
+            ["policy.sampling.max_new_tokens=131073"],
+            "policy.sampling.max_new_tokens: Input should be less than or equal to 131072",
+        ),
+        (
+            ["reward.judge.sampling.max_new_tokens=1000000000"],
+            "reward.judge.sampling.max_new_tokens: Input should be less than or equal to 131072",
+        ),
+        (["episodes=1000001"], "episodes: Input should be less than or equal to 1000000"),
+        (["seed=-1"], "seed: Input should be greater than or equal to 0 (got -1)"),
+        (["seed=4294967296"], "seed: Input should be less than or equal to 4294967295"),
+        # cross-references
+        (["partner.profiles=[nobody]"], "partner.profiles: unknown profile id 'nobody'"),
+        (
+            ["partner.profiles=[cook-cramped_room-train-01]"],
+            "partner.profiles: 'cook-cramped_room-train-01' is a kitchen profile",
+        ),
+        (["rollout.tasks=[3_read_book, nope]"], "rollout.tasks: unknown household task 'nope'"),
+        (
+            ["rollout.tasks=[3_read_book]", "partner.profiles=[cwah-1_read_book-train-01]"],
+            "'cwah-1_read_book-train-01' is a household profile for task '1_read_book', not for a training task",
+        ),
+        (["rollout.tasks=[]"], "rollout.tasks: empty list"),
+        (
+            ["rollout.tasks=[0_read_book]"],
+            "partner.split=train: no household profiles for the training tasks (0_read_book)",
+        ),
+        (
+            ["game={name: kitchen}", "rollout.tasks=[tiny_room]"],
+            "rollout.tasks: unknown kitchen layout 'tiny_room'",
+        ),
+        (
+            KITCHEN_3,
+            "game.seats: layout 'cramped_room' has 2 chef starts, so it needs 2 seats, got 3",
+        ),
+        (["game={name: kitchen, seats: [a]}", "players=[{}]"], "needs 2 seats, got 1"),
+        (
+            ["game.seats=[Alice, Alice]"],
+            "game.seats: seat names must be distinct; repeated: ['Alice']",
+        ),
+        (["game.seats=[Alice, '']"], "game.seats.1: String should have at least 1 character"),
+        (
+            ["partner.kind=none"],
+            "partner.kind=none needs a game with a single seat (game.seats has 2)",
+        ),
+        (["reward.judge.kind=llm"], "reward.judge: an llm judge needs engine.model"),
+        (["partner.kind=llm"], "partner: an llm partner needs engine.model"),
+        (
+            ["partner.kind=llm", "partner.engine={backend: openai}"],
+            "partner: an llm partner needs engine.model",
+        ),
+        (
+            ["policy.lora={target_modules: []}"],
+            "policy.lora.target_modules: name at least one module",
+        ),
+        (
+            ["policy.lora={target_modules: ''}"],
+            "policy.lora.target_modules: name at least one module",
+        ),
+        (
+            ["policy.lora={target_modules: [q_proj, ' ']}"],
+            "policy.lora.target_modules: name at least one module",
+        ),
+        (
+            ["policy.engine_options.bogus=1"],
+            "policy.engine_options: unknown option(s) bogus for engine backend 'transformers'; valid: batch_size, device",
+        ),
+        (
+            ["policy.backend=vllm", "policy.engine_options.bogus=1"],
+            "unknown option(s) bogus for engine backend 'vllm'; valid: dtype",
+        ),
+        (
+            ["reward.judge.engine={backend: openai, model: m, options: {nope: 1}}"],
+            "reward.judge.engine.options: unknown option(s) nope for engine backend 'openai'",
+        ),
+    ],
+)
+def test_sizes_and_cross_references_fail_at_lint(overrides: list[str], expected: str) -> None:
+    with pytest.raises(RecipeError) as err:
+        load_recipe("household_experts", overrides)
+    message = str(err.value)
+    assert message.startswith("recipes/household_experts.yaml: ") and expected in message
+    assert "\n" not in message
+
+
+def test_valid_sizes_and_references_pass() -> None:
+    r = load_recipe(
+        "household_experts",
+        [
+            "seed=4294967295",
+            "rollout.groups=4096",
+            "rollout.tasks=[1_read_book, 11_put_dishwasher]",
+            "partner.profiles=[cwah-1_read_book-train-01]",
+            "policy.engine_options={batch_size: 8, device: cpu}",
+            "policy.lora={target_modules: [q_proj, v_proj]}",
+            "reward.judge={kind: llm, engine: {backend: openai, model: m, options: {concurrency: 4}}}",
+        ],
+    )
+    assert r.seed == 2**32 - 1 and r.rollout.groups == 4096
+    vllm = load_recipe("cwah_gigpo")  # vLLM options checked without importing vllm
+    assert vllm.policy.engine_options["gpu_memory_utilization"] == 0.35
+    solo = load_recipe(
+        "household_experts", ["game.seats=[Solo]", "players=[{}]", "partner.kind=none"]
+    )
+    assert solo.game.seats == ["Solo"]
+
+
+def test_partner_profiles_fit_the_training_tasks() -> None:
+    from collabrl.training.groups import partner_profiles, task_names
+
+    recipe = load_recipe("cwah_gigpo_cpu")
+    profiles = partner_profiles(recipe)
+    assert profiles and {p.task for p in profiles} <= task_names(recipe)
+    assert {(p.game, p.split) for p in profiles} == {("household", "train")}

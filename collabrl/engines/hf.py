@@ -9,7 +9,6 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -29,6 +28,7 @@ from transformers import (
 
 from collabrl.engines.factory import build_options
 from collabrl.engines.hf_capture import SampledLogprobRecorder, StopStepRecorder
+from collabrl.engines.options import TransformersOptions
 from collabrl.engines.stops import truncate_at_stop
 from collabrl.engines.types import Completion, Conversation, GenerationResult, SamplingParams
 from collabrl.errors import CollabrlError
@@ -37,18 +37,6 @@ if TYPE_CHECKING:
     from collabrl.engines.factory import EngineConfig
 
 _DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
-
-
-@dataclass
-class TransformersOptions:
-    """``device``: cpu, cuda, cuda:N or auto. ``dtype``: float32 (default; bf16 is far slower on
-    most CPUs), bfloat16 or float16. ``batch_size``: most conversations per ``generate`` call.
-    ``max_context``: prompt + new tokens limit (default: the model's max positions)."""
-
-    device: str = "cpu"
-    dtype: str = "float32"
-    batch_size: int = 64
-    max_context: int | None = None
 
 
 def _resolve_device(device: str) -> torch.device:

@@ -18,7 +18,6 @@ import logging
 import os
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -27,6 +26,7 @@ import httpx
 from collabrl.engines.aio import run_sync
 from collabrl.engines.cache import ResponseCache, cache_key
 from collabrl.engines.factory import build_options
+from collabrl.engines.options import OpenAIOptions
 from collabrl.engines.retry import RETRYABLE_STATUS, Backoff, parse_retry_after
 from collabrl.engines.stops import truncate_at_stop
 from collabrl.engines.types import Completion, Conversation, GenerationResult, SamplingParams
@@ -35,31 +35,6 @@ if TYPE_CHECKING:
     from collabrl.engines.factory import EngineConfig
 
 log = logging.getLogger(__name__)
-
-
-@dataclass
-class OpenAIOptions:
-    """``base_url_env``/``api_key_env``: env var names tried in order (first one set wins; no key
-    is fine for local servers). ``concurrency``: most requests in flight per call. ``cache_dir``:
-    where ``responses.sqlite`` lives (None: no cache). ``extra_body``: merged into every request,
-    e.g. ``{"include_stop_str_in_output": true}`` or ``{"top_k": 20}`` for vLLM."""
-
-    base_url_env: tuple[str, ...] = ("COLLABRL_OPENAI_BASE_URL", "OPENAI_BASE_URL")
-    api_key_env: tuple[str, ...] = ("COLLABRL_OPENAI_API_KEY", "OPENAI_API_KEY")
-    concurrency: int = 16
-    timeout_s: float = 60.0
-    max_retries: int = 4
-    backoff_base_s: float = 0.5
-    backoff_cap_s: float = 30.0
-    cache_dir: str | None = None
-    extra_body: dict[str, Any] = field(default_factory=dict)
-
-    def __post_init__(self) -> None:
-        for name in ("base_url_env", "api_key_env"):
-            value = getattr(self, name)
-            setattr(self, name, (value,) if isinstance(value, str) else tuple(value))
-        if self.concurrency < 1:
-            raise ValueError(f"concurrency must be >= 1, got {self.concurrency}")
 
 
 def _first_env(names: tuple[str, ...]) -> str | None:

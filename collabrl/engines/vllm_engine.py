@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import vllm
@@ -22,6 +21,7 @@ from safetensors.torch import save
 from vllm.lora.request import LoRARequest
 
 from collabrl.engines.factory import build_options
+from collabrl.engines.options import VLLMOptions
 from collabrl.engines.stops import truncate_at_stop
 from collabrl.engines.types import Completion, Conversation, GenerationResult, SamplingParams
 
@@ -29,22 +29,6 @@ if TYPE_CHECKING:
     import torch
 
     from collabrl.engines.factory import EngineConfig
-
-
-@dataclass
-class VLLMOptions:
-    """Main ``vllm.LLM`` arguments; anything else goes in ``llm_kwargs`` unchanged."""
-
-    dtype: str = "auto"
-    gpu_memory_utilization: float = 0.5
-    max_model_len: int | None = None
-    enforce_eager: bool = False
-    enable_sleep_mode: bool = False
-    enable_lora: bool = False
-    max_lora_rank: int = 16
-    tensor_parallel_size: int = 1
-    seed: int = 0
-    llm_kwargs: dict[str, Any] = field(default_factory=dict)
 
 
 class VLLMEngine:

@@ -12,30 +12,26 @@ YAML values and dotted keys, e.g.::
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
 import click
-import yaml
 from omegaconf import OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 from pydantic import ValidationError
 
 from collabrl.config import apply_override, describe_validation_error
 from collabrl.errors import CollabrlError
+from collabrl.settings_files import read_text_file, resolve_bounded, yaml_mapping
 
 
 def _settings_file(arg: str) -> dict[str, Any]:
+    """The mapping of an eval settings file, read with the recipe's bounds and one-line errors."""
     path = Path(arg)
-    if not path.is_file():
+    if not os.path.lexists(path):
         raise CollabrlError(f"eval settings file not found: {arg}")
-    try:
-        loaded = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    except yaml.YAMLError as exc:
-        raise CollabrlError(f"{arg}: not valid YAML: {getattr(exc, 'problem', exc)}") from None
-    if not isinstance(loaded, dict):
-        raise CollabrlError(f"{arg}: expected a mapping of settings")
-    return loaded
+    return yaml_mapping(read_text_file(path, "an eval settings"), arg, "an eval settings file")
 
 
 def build_spec(args: tuple[str, ...], checkpoint: str | None, oracle: bool):
@@ -56,7 +52,7 @@ def build_spec(args: tuple[str, ...], checkpoint: str | None, oracle: bool):
     if oracle:
         tree.oracle = True
     try:
-        return EvalSpec.model_validate(OmegaConf.to_container(tree, resolve=True))
+        return EvalSpec.model_validate(resolve_bounded(tree, "eval settings"))
     except OmegaConfBaseException as exc:
         raise CollabrlError(f"eval settings: {str(exc).splitlines()[0]}") from None
     except ValidationError as exc:

@@ -2,6 +2,8 @@
 
 Defaults are the CollabBench protocol: both games, every test task x every test profile, the
 policy in the Agent 1 seat and again in the Agent 2 seat, windows of K = 3, a = b = 0.8.
+Sizes have the recipe's upper bounds, and task and profile names are checked here, so that a
+typo is a one-line error before any episode is played, never an empty table.
 """
 
 from __future__ import annotations
@@ -10,10 +12,25 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
-from collabrl.config import EngineSpec, PlayerSpec, SamplingSpec, Strict
-from collabrl.numbers import NonNegativeInt, PositiveInt
+from collabrl.config import (
+    MAX_BATCH,
+    MAX_NEW_TOKENS,
+    MAX_TICKS,
+    EngineSpec,
+    PlayerSpec,
+    SamplingSpec,
+    Seed,
+    Strict,
+    require_engine,
+)
+from collabrl.errors import CollabrlError
+from collabrl.numbers import PositiveInt
 
 GameName = Literal["household", "kitchen"]
+
+MAX_EVAL_SEEDS = 1_000  # seeds per evaluation (CollabBench: 1)
+MAX_EVAL_PROFILES = 10_000  # profiles per task (the shipped test split has a few dozen)
+MAX_WORKERS = 1_024  # episodes played concurrently
 
 
 class PartnerSpec(Strict):
@@ -29,8 +46,7 @@ class PartnerSpec(Strict):
 
     @model_validator(mode="after")
     def _engine_for_llm(self) -> PartnerSpec:
-        if self.kind == "llm" and (self.engine is None or not self.engine.model):
-            raise ValueError("an llm partner needs partner.engine.model (and backend)")
+        require_engine(self.kind, self.engine, "partner")
         return self
 
 
@@ -39,13 +55,13 @@ class JudgeSpec(Strict):
 
     kind: Literal["heuristic", "llm"] = "heuristic"
     engine: EngineSpec | None = None
-    max_new_tokens: PositiveInt = 512
-    batch_size: PositiveInt = 256  # judge conversations per generate call (progress granularity)
+    max_new_tokens: PositiveInt = Field(512, le=MAX_NEW_TOKENS)
+    # judge conversations per generate call (progress granularity); at most MAX_BATCH
+    batch_size: PositiveInt = Field(256, le=MAX_BATCH)
 
     @model_validator(mode="after")
     def _engine_for_llm(self) -> JudgeSpec:
-        if self.kind == "llm" and (self.engine is None or not self.engine.model):
-            raise ValueError("an llm judge needs judge.engine.model (and backend)")
+        require_engine(self.kind, self.engine, "judge")
         return self
 
 
@@ -53,20 +69,63 @@ class EvalSpec(Strict):
     """What to evaluate, against whom, how often, and where to write the results."""
 
     games: list[GameName] = Field(default_factory=lambda: ["household", "kitchen"], min_length=1)
-    tasks: list[str] | None = None  # subset of test tasks / kitchen layouts (None: all)
-    profiles: list[str] | None = None  # subset of test profile ids (None: all)
-    max_profiles: PositiveInt | None = None  # N test profiles per task, spread over player types
+    # subset of test tasks / kitchen layouts (None: all)
+    tasks: list[str] | None = Field(None, min_length=1)
+    profiles: list[str] | None = Field(None, min_length=1)  # subset of test profile ids (None: all)
+    # N test profiles per task, spread over player types; at most MAX_EVAL_PROFILES
+    max_profiles: PositiveInt | None = Field(None, le=MAX_EVAL_PROFILES)
     seats: list[Literal[1, 2]] = Field(default_factory=lambda: [1, 2], min_length=1)
-    seeds: list[NonNegativeInt] = Field(default_factory=lambda: [0], min_length=1)
+    seeds: list[Seed] = Field(default_factory=lambda: [0], min_length=1, max_length=MAX_EVAL_SEEDS)
     policy: PlayerSpec = Field(default_factory=PlayerSpec)
     partner: PartnerSpec = Field(default_factory=PartnerSpec)
     judge: JudgeSpec = Field(default_factory=JudgeSpec)
     oracle: bool = False  # policy also sees the partner's profile and previous decision
-    window: PositiveInt = 3
+    window: PositiveInt = Field(3, le=MAX_TICKS)
     a: float = Field(0.8, ge=0)
     b: float = Field(0.8, ge=0)
-    household_max_ticks: PositiveInt = 250
-    household_max_decisions: PositiveInt = 50
-    kitchen_horizon: PositiveInt = 400
-    workers: PositiveInt = 1  # episodes played concurrently (threads; for remote LLM engines)
+    household_max_ticks: PositiveInt = Field(250, le=MAX_TICKS)
+    household_max_decisions: PositiveInt = Field(50, le=MAX_TICKS)
+    kitchen_horizon: PositiveInt = Field(400, le=MAX_TICKS)
+    # episodes played concurrently (threads; for remote LLM engines); at most MAX_WORKERS
+    workers: PositiveInt = Field(1, le=MAX_WORKERS)
     output_dir: str = "runs/eval"
+
+    @model_validator(mode="after")
+    def _tasks_fit_games(self) -> EvalSpec:
+        """A task that is unknown or of an unselected game would select no episode at all."""
+        from collabrl.eval.runner import GAME_TASKS
+
+        for task in self.tasks or ():
+            game = next((g for g, tasks in GAME_TASKS.items() if task in tasks), None)
+            if game is None:
+                known = "; ".join(f"{g}: {', '.join(ts)}" for g, ts in GAME_TASKS.items())
+                raise ValueError(f"tasks: unknown evaluation task {task!r}; test tasks are {known}")
+            if game not in self.games:
+                raise ValueError(f"tasks: {task!r} is a {game} task but games={self.games}")
+        return self
+
+    @model_validator(mode="after")
+    def _profiles_fit_selection(self) -> EvalSpec:
+        """A profile outside the test split, the games or the tasks would be dropped silently."""
+        from collabrl.profiles import get_profile
+
+        for profile_id in self.profiles or ():
+            try:
+                profile = get_profile(profile_id)
+            except CollabrlError as exc:
+                raise ValueError(f"profiles: {exc}") from None
+            if profile.split != "test":
+                raise ValueError(
+                    f"profiles: {profile_id!r} is a {profile.split} profile; "
+                    "evaluation plays test profiles only"
+                )
+            if profile.game not in self.games:
+                raise ValueError(
+                    f"profiles: {profile_id!r} is a {profile.game} profile but games={self.games}"
+                )
+            if self.tasks is not None and profile.task not in self.tasks:
+                raise ValueError(
+                    f"profiles: {profile_id!r} plays task {profile.task!r}, "
+                    f"which is not in tasks={self.tasks}"
+                )
+        return self

@@ -16,6 +16,7 @@ from typing import Any
 
 from tqdm import tqdm
 
+from collabrl.errors import CollabrlError
 from collabrl.eval import export, report
 from collabrl.eval.config import EvalSpec
 from collabrl.eval.players import EngineCache, partner_factory, policy_factory, policy_label
@@ -101,10 +102,15 @@ def run_evaluation(
     ``judge`` and ``engines`` replace the ones the spec would build (tests, shared servers).
     """
     start = time.perf_counter()
+    jobs = select_jobs(spec)
+    if not jobs:  # never an empty table with exit code 0
+        raise CollabrlError(
+            f"no evaluation episodes for games={spec.games} tasks={spec.tasks} "
+            f"profiles={spec.profiles}: widen the selection"
+        )
     engines = engines or EngineCache()
     try:
         judge = judge or make_judge(spec, engines)
-        jobs = select_jobs(spec)
         with tqdm(total=len(jobs), desc="episodes", disable=not progress) as bar:
             outcomes = play_all(
                 spec,

@@ -6,7 +6,6 @@ shipped files byte for byte.
 
 from __future__ import annotations
 
-import json
 import random
 from pathlib import Path
 
@@ -15,6 +14,7 @@ from collabrl.profiles.loader import LIBRARY_FILES, parse_records, validate_reco
 from collabrl.profiles.perturb import perturb
 from collabrl.profiles.schema import TRAITS, Profile, interleaved_by_type
 from collabrl.profiles.tasks import HOUSEHOLD_TRAIN_TASKS, KITCHEN_LAYOUTS
+from collabrl.records import jsonl_line
 
 HOUSEHOLD_TRAIN_SIZE = 94  # CollabBench Table 3: 94 training profiles over the 40 training tasks
 TYPE_CODES = {
@@ -80,7 +80,7 @@ def build_library() -> dict[str, str]:
     """File name -> JSONL text for every shipped file, validated as one library."""
     texts = {
         f"{game}_{split}.jsonl": "".join(
-            json.dumps(p.model_dump(mode="json"), ensure_ascii=False) + "\n" for p in profiles
+            jsonl_line(p.model_dump(mode="json")) + "\n" for p in profiles
         )
         for game in _PREFIX
         for split, profiles in (("test", test_profiles(game)), ("train", train_profiles(game)))

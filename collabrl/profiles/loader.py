@@ -13,9 +13,10 @@ from pathlib import Path
 import yaml
 from pydantic import ValidationError
 
-from collabrl.errors import CollabrlError
+from collabrl.errors import CollabrlError, first_problem
 from collabrl.profiles.schema import Profile
 from collabrl.profiles.tasks import GAME_TASKS
+from collabrl.records import decode_json, json_type, parse_jsonl, read_text
 
 LIBRARY_PACKAGE = "collabrl.data.profiles"
 LIBRARY_FILES = (
@@ -26,6 +27,7 @@ LIBRARY_FILES = (
 )
 
 Located = tuple[str, object]  # (where: "file:line" or "file: record n", raw record)
+MAX_YAML_DEPTH = 100  # a profile nests 3 levels; far deeper YAML would exhaust Python's stack
 
 
 class ProfileError(CollabrlError):
@@ -74,19 +76,14 @@ def read_profile_file(path: str | os.PathLike[str]) -> tuple[Profile, ...]:
         raise ProfileError(f"profile file not found: {file}")
     if file.is_dir():
         raise ProfileError(f"{file}: is a directory, expected a .jsonl, .json or .yaml file")
-    try:
-        text = file.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as err:
-        raise ProfileError(f"{file}: cannot be read ({err})") from None
-    return validate_records(parse_records(str(file), text))
+    return validate_records(parse_records(str(file), read_text(file, ProfileError)))
 
 
 def parse_records(label: str, text: str) -> list[Located]:
     """Split a file's text into raw records, each tagged with where it came from."""
     suffix = Path(label).suffix.lower()
     if suffix == ".jsonl":
-        records = [_jsonl_line(label, n, line) for n, line in enumerate(text.splitlines(), 1)]
-        located = [r for r in records if r is not None]
+        located = [(f"{label}:{n}", raw) for n, raw in parse_jsonl(label, text, ProfileError)]
     else:
         data = _parse_document(label, suffix, text)
         if data is not None and not isinstance(data, list):
@@ -113,53 +110,68 @@ def validate_records(records: Iterable[Located]) -> tuple[Profile, ...]:
     return tuple(p for _, p in located)
 
 
-def _jsonl_line(label: str, number: int, line: str) -> Located | None:
-    if not line.strip():
-        return None
-    try:
-        return f"{label}:{number}", json.loads(line)
-    except json.JSONDecodeError as err:
-        raise ProfileError(f"{label}:{number}: bad JSON ({err.msg}, column {err.colno})") from None
-
-
 def _parse_document(label: str, suffix: str, text: str) -> object:
     if suffix == ".json":
         try:
-            return json.loads(text) if text.strip() else None
+            return decode_json(text) if text.strip() else None
         except json.JSONDecodeError as err:
-            raise ProfileError(f"{label}: bad JSON ({err.msg}, line {err.lineno})") from None
+            raise ProfileError(f"{label}:{err.lineno}: bad JSON ({err.msg})") from None
     if suffix in (".yaml", ".yml"):
         try:
-            return yaml.safe_load(text)
+            return yaml.load(text, Loader=_BoundedLoader)  # a SafeLoader: no arbitrary objects
         except yaml.YAMLError as err:
-            problem = getattr(err, "problem", None) or type(err).__name__
-            raise ProfileError(f"{label}: bad YAML ({problem})") from None
+            raise ProfileError(_yaml_problem(label, text, err)) from None
     raise ProfileError(f"{label}: unsupported file type {suffix!r}; use .jsonl, .json or .yaml")
+
+
+class _BoundedLoader(yaml.SafeLoader):
+    """A SafeLoader that turns deep nesting and over-long integers into YAML errors with a line,
+    where the plain one raises RecursionError or ValueError without saying where."""
+
+    depth = 0
+
+    def compose_node(self, parent: yaml.Node | None, index: object) -> yaml.Node:
+        if self.depth >= MAX_YAML_DEPTH:
+            mark = self.peek_event().start_mark
+            raise yaml.composer.ComposerError(
+                None, None, f"nested more than {MAX_YAML_DEPTH} levels deep", mark
+            )
+        self.depth += 1
+        try:
+            return super().compose_node(parent, index)
+        finally:
+            self.depth -= 1
+
+    def construct_yaml_int(self, node: yaml.ScalarNode) -> int:
+        try:
+            return super().construct_yaml_int(node)
+        except ValueError:  # the int conversion limit (sys.set_int_max_str_digits)
+            raise yaml.constructor.ConstructorError(
+                None, None, "integer with too many digits", node.start_mark
+            ) from None
+
+
+_BoundedLoader.add_constructor("tag:yaml.org,2002:int", _BoundedLoader.construct_yaml_int)
+
+
+def _yaml_problem(label: str, text: str, err: yaml.YAMLError) -> str:
+    """``file:line: bad YAML (problem)``, the line taken from wherever the error keeps it."""
+    if isinstance(err, yaml.reader.ReaderError):  # a character YAML forbids, such as NUL
+        line = text.count("\n", 0, err.position) + 1
+        return f"{label}:{line}: bad YAML (character U+{err.character:04X} is not allowed)"
+    mark = getattr(err, "problem_mark", None)
+    where = f"{label}:{mark.line + 1}" if mark is not None else label
+    return f"{where}: bad YAML ({getattr(err, 'problem', None) or type(err).__name__})"
 
 
 def _validate_one(where: str, raw: object) -> Profile:
     if not isinstance(raw, dict):
-        raise ProfileError(f"{where}: expected a profile object, got {type(raw).__name__}")
+        raise ProfileError(f"{where}: expected a profile object, got {json_type(raw)}")
     try:
         return Profile.model_validate(raw)
     except ValidationError as err:
         name = f"profile {raw['id']!r}: " if isinstance(raw.get("id"), str) else ""
-        raise ProfileError(f"{where}: {name}{_describe(err)}") from None
-
-
-def _describe(err: ValidationError) -> str:
-    """The first pydantic error in plain words, with a count of the rest."""
-    first = err.errors()[0]
-    field = ".".join(str(part) for part in first["loc"])
-    if first["type"] == "extra_forbidden":
-        text = f"unknown key {field!r}"
-    elif first["type"] == "missing":
-        text = f"missing field {field!r}"
-    else:
-        message = first["msg"].removeprefix("Value error, ")
-        text = f"{field}: {message}" if field else message
-    more = err.error_count() - 1
-    return f"{text} (and {more} more problem{'s' * (more > 1)})" if more else text
+        raise ProfileError(f"{where}: {name}{first_problem(err)}") from None
 
 
 def _check_no_test_reuse(located: list[tuple[str, Profile]]) -> None:

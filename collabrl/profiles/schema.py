@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -86,6 +87,20 @@ class Profile(BaseModel):
     player_type: PlayerType
     split: Split
     provenance: str = Field(pattern=r"^[a-z][a-z_-]*(:\S+)?$")
+
+    @field_validator("task", "behavior", "provenance")
+    @classmethod
+    def _printable(cls, text: str) -> str:
+        """Reject control characters other than newline and tab. Why: profile text goes
+        verbatim into prompts, logs and terminals, where a NUL or an escape sequence silently
+        truncates, hides or rewrites what a reader sees."""
+        for position, char in enumerate(text):
+            if char not in "\n\t" and unicodedata.category(char) == "Cc":
+                raise ValueError(
+                    f"control character U+{ord(char):04X} at position {position}; "
+                    "only printable text is allowed"
+                )
+        return text
 
     @field_validator("behavior")
     @classmethod

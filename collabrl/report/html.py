@@ -7,9 +7,10 @@ Reads the run's ``metrics.jsonl`` (one line per iteration, as written by the tra
 from __future__ import annotations
 
 import html
-import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+
+from collabrl.records import read_jsonl
 
 # panel title -> metric keys drawn in it
 PANELS: dict[str, tuple[str, ...]] = {
@@ -29,7 +30,7 @@ PANELS: dict[str, tuple[str, ...]] = {
 
 def read_metrics(path: Path) -> list[dict]:
     """Rows of a metrics.jsonl file (blank lines skipped)."""
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    return read_jsonl(path)
 
 
 def plot_panels(rows: Sequence[Mapping], out_dir: Path) -> list[Path]:

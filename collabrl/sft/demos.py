@@ -15,13 +15,13 @@ One example per JSONL line, in the conversational prompt/completion layout SFT t
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from tqdm import tqdm
 
 from collabrl.agents.player import Player, format_response
@@ -29,8 +29,8 @@ from collabrl.agents.prompts import build_messages
 from collabrl.agents.protocol import parse_observed
 from collabrl.config import Recipe
 from collabrl.envs.base import Game, Observation, letter
-from collabrl.errors import CollabrlError
-from collabrl.records import write_hf_dataset, write_jsonl
+from collabrl.errors import CollabrlError, first_problem
+from collabrl.records import parse_jsonl, read_text, write_hf_dataset, write_jsonl
 from collabrl.sft.config import DemoSpec
 
 
@@ -187,9 +187,45 @@ def write_demos(rows: list[dict], path: Path) -> Path:
     return folder
 
 
+class DemoMessage(BaseModel):
+    """One chat message of a demonstration (other keys, such as ``name``, pass through)."""
+
+    model_config = ConfigDict(extra="allow", strict=True)
+
+    role: Literal["system", "user", "assistant"]
+    content: str
+
+
+class AssistantMessage(DemoMessage):
+    """The answer SFT teaches: it must be the assistant's."""
+
+    role: Literal["assistant"]
+
+
+class DemoRow(BaseModel):
+    """What SFT reads of a demonstration line: the prompt chat and the one assistant answer.
+
+    The other keys (game, task, seed, ...) are metadata, kept but not required, so demonstrations
+    from other tools in the same prompt/completion layout load too.
+    """
+
+    model_config = ConfigDict(extra="allow", strict=True)
+
+    prompt: list[DemoMessage] = Field(min_length=1)
+    completion: list[AssistantMessage] = Field(min_length=1, max_length=1)
+
+
 def read_demos(path: Path) -> list[dict]:
-    """Examples from a demos JSONL file; a missing file is a one-line error with the fix."""
+    """Examples from a demos JSONL file, each checked against :class:`DemoRow`: a malformed file
+    is a one-line error naming ``file:line``, not a KeyError deep inside tokenisation."""
     if not path.is_file():
         raise CollabrlError(f"no demonstrations at {path}: run `collabrl demos RECIPE` first")
-    with open(path, encoding="utf-8") as f:
-        return [json.loads(line) for line in f if line.strip()]
+    rows = parse_jsonl(str(path), read_text(path))
+    for number, row in rows:
+        try:
+            DemoRow.model_validate(row)
+        except ValidationError as err:
+            raise CollabrlError(f"{path}:{number}: {first_problem(err)}") from None
+    if not rows:
+        raise CollabrlError(f"{path}: no demonstrations in file")
+    return [row for _, row in rows]

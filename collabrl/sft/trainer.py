@@ -32,14 +32,13 @@ def train_sft(recipe: Recipe, spec: SFTSpec) -> Path:
     """Fine-tune ``recipe.policy`` on the demonstrations; returns the final policy folder."""
     from transformers import get_scheduler
 
+    rows = read_demos(demos_path(recipe, spec.demos))  # a bad file fails before any model loads
     accelerator, run_dir, model_path = start_run(recipe, spec.batch_size // spec.micro_batch)
     main = accelerator.is_main_process
 
     # --- data and policy ------------------------------------------------------------------------
     policy = load_policy(recipe.policy, model_path, need_reference=False)
-    data = tokenize_demos(
-        read_demos(demos_path(recipe, spec.demos)), policy.tokenizer, spec.max_length, spec.overlong
-    )
+    data = tokenize_demos(rows, policy.tokenizer, spec.max_length, spec.overlong)
     if not data.examples:
         raise CollabrlError(f"no usable demonstrations (skipped {data.skipped} over-long ones)")
     accelerator.print(

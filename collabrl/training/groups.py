@@ -10,7 +10,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+# partner_profiles and task_names live with the recipe, which checks them at load; re-exported
 from collabrl.config import Recipe
+from collabrl.config import partner_profiles as partner_profiles
+from collabrl.config import task_names as task_names
 from collabrl.envs.base import Game
 from collabrl.errors import CollabrlError
 from collabrl.training.rollout import EpisodeSlot
@@ -23,40 +26,6 @@ class GroupPlan:
     task: str
     profile: object | None  # collabrl.profiles.Profile
     seed: int
-
-
-def partner_profiles(recipe: Recipe) -> list:
-    """The profiles partners are drawn from (empty when partners play without one)."""
-    partner = recipe.partner
-    if partner.kind == "expert" or partner.kind == "none" or not partner.use_profile:
-        return []
-    from collabrl.profiles import get_profile, load_profiles
-
-    if partner.profiles:
-        chosen = [get_profile(p) for p in partner.profiles]
-    else:
-        chosen = load_profiles(game=recipe.game.name, split=partner.split)
-    tasks = task_names(recipe)
-    chosen = [p for p in chosen if p.task in tasks and p.game == recipe.game.name]
-    if not chosen:
-        raise CollabrlError(
-            f"no {recipe.game.name} profiles for the training tasks ({', '.join(sorted(tasks))})"
-        )
-    return chosen
-
-
-def task_names(recipe: Recipe) -> set[str]:
-    """Household task names or kitchen layouts the recipe trains on."""
-    tasks = recipe.rollout.tasks
-    if isinstance(tasks, list):
-        return set(tasks)
-    if recipe.game.name == "kitchen":
-        from collabrl.envs.kitchen import LAYOUT_NAMES
-
-        return set(LAYOUT_NAMES)
-    from collabrl.envs.household.tasks import load_tasks
-
-    return {t.name for t in load_tasks(tasks)}
 
 
 def plan_groups(recipe: Recipe, profiles: list, iteration: int, rank: int = 0) -> list[GroupPlan]:

@@ -7,10 +7,11 @@ live only in environment variables.
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import Any
+
+from collabrl.records import jsonl_line, read_jsonl, write_jsonl
 
 METRICS_FILE = "metrics.jsonl"
 
@@ -45,18 +46,13 @@ class RunLogger:
         """On resume: drop lines of iterations the checkpoint does not cover (they are redone)."""
         if not self.enabled or not self.path.is_file():
             return
-        kept = [
-            line
-            for line in self.path.read_text().splitlines()
-            if line.strip() and json.loads(line)["iteration"] <= iteration
-        ]
-        self.path.write_text("".join(line + "\n" for line in kept))
+        write_jsonl(self.path, (r for r in read_jsonl(self.path) if r["iteration"] <= iteration))
 
     def log(self, iteration: int, metrics: dict[str, Any]) -> None:
         if not self.enabled:
             return
         with open(self.path, "a", encoding="utf-8") as f:
-            f.write(json.dumps({"iteration": iteration, **metrics}) + "\n")
+            f.write(jsonl_line({"iteration": iteration, **metrics}) + "\n")
         if self.wandb is not None:
             self.wandb.log(metrics, step=iteration)
 

@@ -15,6 +15,7 @@ from accelerate.utils import gather_object
 from tqdm import trange
 
 from collabrl.config import Recipe
+from collabrl.errors import CollabrlError
 from collabrl.factory import make_engine_from_spec, sampling_params
 from collabrl.training.checkpoint import complete_checkpoints, load_checkpoint, save_checkpoint
 from collabrl.training.groups import make_slots, partner_profiles, plan_groups
@@ -100,6 +101,7 @@ def train(recipe: Recipe) -> Path:
         times = run_rollout(slots, engine, params, on_steps=judging.submit)
         t1 = time.perf_counter()
         scored = score_rollout(slots, judging.collect(), recipe.reward)
+        _check_generations(slots, iteration)
         t2 = time.perf_counter()
         advantages = compute_advantages(scored, algo)
         keep = informative(scored, advantages, algo.drop_uniform_groups)
@@ -150,6 +152,18 @@ def train(recipe: Recipe) -> Path:
             )
     logger.close()
     return run_dir
+
+
+def _check_generations(slots, iteration: int) -> None:
+    """Stop when no policy decision of this rank produced tokens: nothing could be learnt, and
+    the cause (usually prompts longer than ``policy.max_prompt_tokens``) is the engine's error."""
+    samples = [s for slot in slots for s in slot.samples]
+    if samples and not any(s.trainable for s in samples):
+        error = next((s.error for s in samples if s.error), "empty completions")
+        raise CollabrlError(
+            f"iteration {iteration}: none of the {len(samples)} policy decisions produced "
+            f"tokens; first engine error: {error}"
+        )
 
 
 def _rollout_engine(recipe: Recipe, model, tokenizer, model_path: str):

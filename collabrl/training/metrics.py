@@ -57,6 +57,7 @@ def iteration_metrics(
         "response_length": _mean(lengths),
         "tokens_per_step": _mean([len(s.prompt_ids) + len(s.response_ids) for s in samples]),
         "decisions": len(samples),
+        "generation_errors": sum(s.error is not None for s in samples),
         "trained_samples": trained_samples,
         "adv/mean": float(advantages.mean()) if advantages.size else 0.0,
         "adv/std": float(advantages.std()) if advantages.size else 0.0,
@@ -84,7 +85,7 @@ def iteration_metrics(
     return metrics
 
 
-SUMMED = ("decisions", "trained_samples", "reward/judge_missing")
+SUMMED = ("decisions", "generation_errors", "trained_samples", "reward/judge_missing")
 
 
 def combine_ranks(per_rank: Sequence[dict[str, Any]]) -> dict[str, Any]:

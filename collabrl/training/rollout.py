@@ -42,6 +42,7 @@ class Sample:
     message: str = ""
     action: str | None = None
     progress_at: int = 0  # the game's goal units completed when this decision was asked for
+    error: str | None = None  # why the engine produced no completion (e.g. prompt too long)
     rewards: dict[str, float | None] = field(default_factory=dict)  # format, communication, ...
 
     @property
@@ -118,6 +119,7 @@ def _policy_round(
             message=parsed.message,
             action=parsed.action,
             progress_at=slot.game.progress,
+            error=result.error if completion is None else None,
         )
         slot.samples.append(sample)
         new_steps.append((slot, sample, obs))

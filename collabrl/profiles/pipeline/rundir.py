@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from collabrl.profiles.pipeline.config import PipelineConfig, PipelineError, load_config
-from collabrl.records import write_jsonl
+from collabrl.records import read_jsonl, write_jsonl
 
 CONFIG = "config.yaml"
 TRAJECTORIES = "trajectories.jsonl"  # stage 1
@@ -63,20 +63,12 @@ class RunDir:
         return write_jsonl(self.path(name), records)  # atomic: a crashed stage leaves no half file
 
     def read_jsonl(self, name: str) -> list[dict[str, Any]]:
-        path = self.need(name)
-        records = []
-        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-            if line.strip():
-                try:
-                    records.append(json.loads(line))
-                except json.JSONDecodeError as err:
-                    raise PipelineError(f"{path}:{number}: bad JSON ({err.msg})") from None
-        return records
+        return read_jsonl(self.need(name), PipelineError)
 
     def write_json(self, name: str, data: Any) -> Path:
         self.root.mkdir(parents=True, exist_ok=True)
         path = self.path(name)
-        path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
         return path
 
     def write_text(self, name: str, text: str) -> Path:
