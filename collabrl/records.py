@@ -11,15 +11,25 @@ other tools treat as line breaks) or a lone surrogate (which UTF-8 cannot encode
 line splitter and any UTF-8 decoder reads the file and every string round-trips exactly. Arrow
 strings are UTF-8 too, so the HF copy stores a lone surrogate outside ``json_fields`` as U+FFFD;
 the JSONL copy keeps the exact text.
+
+Writing rule: a killed writer never leaves half a file or half a set of files. One file is
+written at a temporary name and renamed over the old one (:func:`atomic_open`). A command that
+writes several outputs (``collabrl eval``, ``collabrl demos``, a profile-pipeline stage) writes
+them as one set with :func:`output_set`: into a staging folder first, then renamed into place
+under an ``<set>.incomplete`` flag that only a kill during those renames leaves behind. Readers
+of such outputs call :func:`check_complete`, which refuses a file whose set carries the flag.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
-from collections.abc import Iterable, Sequence
+import shutil
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from collabrl.errors import CollabrlError
 
@@ -34,13 +44,71 @@ def jsonl_line(record: dict[str, Any]) -> str:
 
 
 def write_jsonl(path: Path, records: Iterable[dict[str, Any]]) -> Path:
-    """One JSON object per line, written to a temporary file first: a crash never leaves half."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    with open(tmp, "w", encoding="utf-8") as f:
+    """One JSON object per line, written atomically (:func:`atomic_open`)."""
+    with atomic_open(path) as f:
         for record in records:
             f.write(jsonl_line(record) + "\n")
-    tmp.replace(path)
+    return path
+
+
+def write_text(path: Path, text: str) -> Path:
+    """``text`` as UTF-8, written atomically (:func:`atomic_open`)."""
+    with atomic_open(path) as f:
+        f.write(text)
+    return path
+
+
+@contextmanager
+def atomic_open(path: Path, mode: str = "w") -> Iterator[IO[Any]]:
+    """A file (text as UTF-8, or binary with ``mode="wb"``) open at ``path.tmp``, renamed over
+    ``path`` when the block ends without error and removed when it fails.
+
+    Why: a crash or kill while writing leaves the old ``path`` (or none), never half a new one.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    try:
+        with open(tmp, mode, encoding=None if "b" in mode else "utf-8") as f:
+            yield f
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+@contextmanager
+def output_set(folder: Path, name: str) -> Iterator[Path]:
+    """A staging folder for the outputs of one run; when the block ends without error, everything
+    in it replaces its namesakes in ``folder`` together.
+
+    Design: files are written into ``folder/.NAME.partial/`` while nothing in ``folder`` changes,
+    so a failure or kill there leaves the previous outputs whole and readable. Then
+    ``NAME.incomplete`` (listing the set) is written, each staged entry is renamed into place and
+    the flag is removed. Only a kill during those renames leaves a mix of old and new outputs,
+    and then the flag stays until a later run of the same command finishes: readers refuse it
+    with :func:`check_complete`. (The flag, rather than a marker of completion, lets outputs that
+    never came from a staged run, such as demonstrations made by other tools, load as before.)
+    """
+    staging = folder / f".{name}.partial"
+    shutil.rmtree(staging, ignore_errors=True)  # left by a killed run
+    staging.mkdir(parents=True)
+    try:
+        yield staging
+        _move_into_place(staging, folder, _flag(folder, name))
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def check_complete(
+    path: Path, name: str, redo: str, error: type[CollabrlError] = CollabrlError
+) -> Path:
+    """``path``, unless its output set ``name`` (see :func:`output_set`) was left half replaced:
+    then one ``error`` saying the run that wrote it did not finish, and ``redo``."""
+    flag = _flag(path.parent, name)
+    if flag.exists():
+        raise error(
+            f"{path} is incomplete: the run that wrote it stopped while replacing its outputs "
+            f"({flag.name} is still there); {redo}"
+        )
     return path
 
 
@@ -110,6 +178,33 @@ def write_hf_dataset(
         for r in records
     ]
     datasets.Dataset.from_list(rows).save_to_disk(str(folder))
+
+
+def _flag(folder: Path, name: str) -> Path:
+    """The file that marks the output set ``name`` in ``folder`` as half replaced."""
+    return folder / f"{name}.incomplete"
+
+
+def _move_into_place(staging: Path, folder: Path, flag: Path) -> None:
+    """Rename every entry of ``staging`` into ``folder`` under ``flag`` (see :func:`output_set`).
+
+    An existing entry is first moved aside into the staging folder (deleted with it): a folder
+    such as an HF dataset cannot be replaced by a single rename.
+    """
+    names = sorted(p.name for p in staging.iterdir())
+    write_text(flag, "".join(f"{n}\n" for n in names))
+    aside = staging / ".replaced"
+    aside.mkdir()
+    for n in names:
+        _swap(staging / n, folder / n, aside / n)
+    flag.unlink()
+
+
+def _swap(new: Path, target: Path, aside: Path) -> None:
+    """Put ``new`` at ``target``, moving what was there to ``aside``."""
+    if os.path.lexists(target):
+        os.replace(target, aside)
+    os.replace(new, target)
 
 
 def _object(where: str, line: str, error: type[CollabrlError]) -> dict[str, Any]:

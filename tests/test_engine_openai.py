@@ -7,6 +7,7 @@ import logging
 import pytest
 
 from collabrl.engines import SamplingParams, make_engine
+from collabrl.engines.cache import ResponseCache, cache_key
 from collabrl.engines.openai_compat import OpenAIEngine, OpenAIOptions
 from collabrl.testing.fake_openai import FakeOpenAIServer, Fault
 
@@ -108,6 +109,20 @@ def test_cache_hits_avoid_server_and_keep_no_secret(server, tmp_path, caplog):
     cache_bytes = b"".join(p.read_bytes() for p in tmp_path.iterdir())
     assert SECRET.encode() not in cache_bytes
     assert "retry" in caplog.text and SECRET not in caplog.text
+
+
+def test_cache_round_trips_any_python_string(tmp_path):
+    hostile = "line\u2028separator, nul\x00, lone \ud800 surrogate"
+    request = {"model": "fake-model", "messages": [{"role": "user", "content": hostile}]}
+    key = cache_key(request)
+    other = {"model": "fake-model", "messages": [{"role": "user", "content": hostile[:-12]}]}
+    assert key != cache_key(other) and key == cache_key(dict(reversed(request.items())))
+    cache = ResponseCache(tmp_path / "responses.sqlite")
+    cache.put(key, {"text": hostile})
+    cache.close()
+    reopened = ResponseCache(tmp_path / "responses.sqlite")
+    assert reopened.get(key) == {"text": hostile} and len(reopened) == 1
+    reopened.close()
 
 
 def test_secret_not_in_repr_and_async_inside_loop(server):

@@ -9,6 +9,7 @@ import json
 import string
 from pathlib import Path
 
+import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -93,23 +94,16 @@ def test_override_parser_on_arbitrary_pairs(key: str, value: str) -> None:
     assert result is None or isinstance(result, Recipe)
 
 
+@pytest.mark.parametrize("loader", [read_profile_file, read_demos], ids=["profiles", "demos"])
 @FUZZ
 @given(records=st.lists(DOCUMENTS, max_size=4), raw=st.text(max_size=60))
-def test_profile_loader_on_arbitrary_records(tmp_path: Path, records: list, raw: str) -> None:
-    path = tmp_path / "profiles.jsonl"
+def test_record_file_loaders_on_arbitrary_records(
+    tmp_path: Path, loader, records: list, raw: str
+) -> None:
+    path = tmp_path / "records.jsonl"
     lines = [json.dumps(r) for r in records] + [raw]
     path.write_text("\n".join(lines), encoding="utf-8", errors="surrogatepass")
-    check_loads(lambda: read_profile_file(path))
-
-
-@FUZZ
-@given(records=st.lists(DOCUMENTS, max_size=4), raw=st.text(max_size=60))
-def test_demos_loader_on_arbitrary_records(tmp_path: Path, records: list, raw: str) -> None:
-    path = tmp_path / "demos.jsonl"
-    lines = [json.dumps(r) for r in records] + [raw]
-    path.write_text("\n".join(lines), encoding="utf-8", errors="surrogatepass")
-    rows = check_loads(lambda: read_demos(path))
-    assert rows is None or all(isinstance(r["prompt"], list) for r in rows)
+    check_loads(lambda: loader(path))
 
 
 JSON_VALUES = st.recursive(

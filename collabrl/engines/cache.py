@@ -2,6 +2,10 @@
 
 Why: judge and evaluation runs must be reproducible and cheap to repeat; SQLite gives atomic,
 concurrency-safe writes from many threads and processes without a server.
+
+Keys and values are ASCII JSON (``ensure_ascii``), so any Python string caches, a lone surrogate
+included (UTF-8 cannot encode one). This changed the key of every request holding non-ASCII text:
+a cache filled before the change misses such a request once, then stores it under its new key.
 """
 
 from __future__ import annotations
@@ -16,8 +20,8 @@ from typing import Any
 
 def cache_key(payload: dict[str, Any]) -> str:
     """Stable hash of a request (model, messages, sampling parameters); never pass secrets."""
-    blob = json.dumps(payload, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+    blob = json.dumps(payload, sort_keys=True, ensure_ascii=True, separators=(",", ":"))
+    return hashlib.sha256(blob.encode("ascii")).hexdigest()
 
 
 class ResponseCache:
@@ -43,7 +47,7 @@ class ResponseCache:
         with self._lock, self._db:
             self._db.execute(
                 "INSERT OR REPLACE INTO responses (key, value) VALUES (?, ?)",
-                (key, json.dumps(value, ensure_ascii=False)),
+                (key, json.dumps(value, ensure_ascii=True)),
             )
 
     def __len__(self) -> int:

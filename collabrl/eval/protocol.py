@@ -22,7 +22,7 @@ from collabrl.eval.config import EvalSpec
 from collabrl.eval.players import EngineCache, partner_factory, policy_factory, policy_label
 from collabrl.eval.runner import EpisodeOutcome, play_all, select_jobs
 from collabrl.eval.scoring import judge_outcomes, score_outcome
-from collabrl.records import write_hf_dataset, write_jsonl
+from collabrl.records import output_set, write_hf_dataset, write_jsonl
 from collabrl.rewards.judges import DIMENSIONS, HeuristicJudge, Judge, LLMJudge
 from collabrl.rewards.judges.heuristic import VERSION as HEURISTIC_VERSION
 from collabrl.rewards.judges.llm import default_judge_params
@@ -33,6 +33,10 @@ PROXY_NOTE = (
     "not from an LLM judge; they are not comparable with CollabBench's numbers."
 )
 
+
+OUTPUT_SET = "eval"
+"""The name of the eval outputs' set: readers check them with
+``collabrl.records.check_complete(path, OUTPUT_SET, ...)`` (``eval.incomplete`` flags a mix)."""
 
 TRAJECTORY_STAMP = ("policy", "oracle", "judge", "judge_is_proxy", "judge_prompts", "seeds")
 """The stamp fields repeated on every trajectory record (the full stamp is in results.json)."""
@@ -140,9 +144,17 @@ def run_evaluation(
 
 
 def write_outputs(result: EvalResult, *, proxy: bool) -> None:
-    """tables.md, tables.csv, episodes.csv, results.json, trajectories.jsonl, trajectories_hf/."""
-    out = result.output_dir
-    out.mkdir(parents=True, exist_ok=True)
+    """tables.md, tables.csv, episodes.csv, results.json, trajectories.jsonl, trajectories_hf/.
+
+    They are written as one set (:func:`collabrl.records.output_set`): staged, then moved into
+    ``output_dir`` together, so a killed eval never leaves new results beside old trajectories.
+    """
+    with output_set(result.output_dir, OUTPUT_SET) as staging:
+        _write_files(result, staging, proxy=proxy)
+
+
+def _write_files(result: EvalResult, out: Path, *, proxy: bool) -> None:
+    """Every eval output, into the folder ``out``."""
     method = ("Oracle " if result.stamp["oracle"] else "") + result.stamp["policy"]
     note = PROXY_NOTE if proxy else None
     stamp_line = (

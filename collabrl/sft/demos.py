@@ -30,7 +30,14 @@ from collabrl.agents.protocol import parse_observed
 from collabrl.config import Recipe
 from collabrl.envs.base import Game, Observation, letter
 from collabrl.errors import CollabrlError, first_problem
-from collabrl.records import parse_jsonl, read_text, write_hf_dataset, write_jsonl
+from collabrl.records import (
+    check_complete,
+    output_set,
+    parse_jsonl,
+    read_text,
+    write_hf_dataset,
+    write_jsonl,
+)
 from collabrl.sft.config import DemoSpec
 
 
@@ -180,10 +187,15 @@ def _succeeded(summary: dict[str, Any]) -> bool:
 
 
 def write_demos(rows: list[dict], path: Path) -> Path:
-    """Write ``rows`` as JSONL at ``path`` and as an HF dataset next to it; returns the dataset."""
-    write_jsonl(path, rows)
+    """Write ``rows`` as JSONL at ``path`` and as an HF dataset next to it; returns the dataset.
+
+    The two appear together (:func:`collabrl.records.output_set`, named after the JSONL file): a
+    killed run leaves the previous pair, or a mix that :func:`read_demos` refuses.
+    """
     folder = path.with_suffix(".hf")
-    write_hf_dataset(folder, rows)
+    with output_set(path.parent, path.name) as staging:
+        write_jsonl(staging / path.name, rows)
+        write_hf_dataset(staging / folder.name, rows)
     return folder
 
 
@@ -217,9 +229,11 @@ class DemoRow(BaseModel):
 
 def read_demos(path: Path) -> list[dict]:
     """Examples from a demos JSONL file, each checked against :class:`DemoRow`: a malformed file
-    is a one-line error naming ``file:line``, not a KeyError deep inside tokenisation."""
+    is a one-line error naming ``file:line``, not a KeyError deep inside tokenisation; so is a
+    file that a killed ``collabrl demos`` left half replaced (see :func:`write_demos`)."""
     if not path.is_file():
         raise CollabrlError(f"no demonstrations at {path}: run `collabrl demos RECIPE` first")
+    check_complete(path, path.name, "rerun `collabrl demos RECIPE`")
     rows = parse_jsonl(str(path), read_text(path))
     for number, row in rows:
         try:

@@ -86,29 +86,33 @@ class Resources(AbstractContextManager["Resources"]):
 
 
 def run_stage(stage: str, run: RunDir, res: Resources, progress: bool = True) -> StageSummary:
-    """Run one stage against the files in ``run``."""
+    """Run one stage against the files in ``run``; its outputs replace the previous ones together
+    only when it finishes (:meth:`RunDir.staged`)."""
     config = res.config
-    actions: dict[str, Callable[[], StageSummary]] = {
-        "generate": lambda: generate(
-            run,
+    actions: dict[str, Callable[[RunDir], StageSummary]] = {
+        "generate": lambda out: generate(
+            out,
             config,
             res.players(config.generate.temperature, config.generate.max_new_tokens),
             progress=progress,
         ),
-        "cluster": lambda: cluster(run, config, res.embedder(), progress=progress),
-        "summarise": lambda: summarise(run, config, res.engine("summariser"), progress=progress),
-        "filter": lambda: filter_profiles(
-            run,
+        "cluster": lambda out: cluster(out, config, res.embedder(), progress=progress),
+        "summarise": lambda out: summarise(
+            out, config, res.engine("summariser"), progress=progress
+        ),
+        "filter": lambda out: filter_profiles(
+            out,
             config,
             res.players(config.filter.temperature, config.filter.max_new_tokens),
             res.engine("judge"),
             progress=progress,
         ),
-        "report": lambda: report(run, config, res.embedder()),
+        "report": lambda out: report(out, config, res.embedder()),
     }
     if stage not in actions:
         raise PipelineError(f"unknown stage {stage!r}; choose from {', '.join(STAGES)}")
-    return actions[stage]()
+    with run.staged(stage) as staged:
+        return actions[stage](staged)
 
 
 def run_pipeline(
