@@ -9,9 +9,10 @@ import click
 from tabulate import tabulate
 from tqdm import tqdm
 
+from collabrl.cli_options import OVERWRITE
 from collabrl.config import Recipe, load_recipe
 from collabrl.errors import CollabrlError, RecipeError
-from collabrl.records import write_jsonl
+from collabrl.records import RunClaim, claim_folder, mark_completed, write_jsonl, write_text
 
 RECIPE_ARGS = click.argument("args", nargs=-1, metavar="RECIPE [KEY=VALUE]...")
 
@@ -53,12 +54,16 @@ def lint(args: tuple[str, ...]) -> None:
 @RECIPE_ARGS
 @click.option("--quiet", is_flag=True, help="Print only the summary, not the transcript.")
 @click.option("--no-save", is_flag=True, help="Do not write recipe.yaml/episodes.jsonl.")
-def play(args: tuple[str, ...], quiet: bool, no_save: bool) -> None:
+@OVERWRITE
+def play(args: tuple[str, ...], quiet: bool, no_save: bool, overwrite: bool) -> None:
     """Play episodes of a recipe's game with its players and print transcripts and results."""
     from collabrl.factory import make_game, make_player
     from collabrl.rollout.episode import format_transcript, play_episode
 
     recipe = recipe_from_args(args)
+    out = Path(recipe.output_dir)
+    if not no_save:
+        claim_folder(out, RunClaim("play", recipe.model_dump(mode="json"), overwrite=overwrite))
     game = make_game(recipe.game)
     players = {
         seat: make_player(spec, recipe.game, game, recipe.seed)
@@ -74,10 +79,9 @@ def play(args: tuple[str, ...], quiet: bool, no_save: bool) -> None:
     rows = [{"episode": i, **_scalar_items(r.summary)} for i, r in enumerate(records)]
     click.echo(tabulate(rows, headers="keys", tablefmt="github"))
     if not no_save:
-        out = Path(recipe.output_dir)
-        out.mkdir(parents=True, exist_ok=True)
-        (out / "recipe.yaml").write_text(recipe.to_yaml(), encoding="utf-8")
+        write_text(out / "recipe.yaml", recipe.to_yaml())
         path = write_jsonl(out / "episodes.jsonl", (r.to_dict() for r in records))
+        mark_completed(out, {"episodes": len(records)})
         click.echo(f"wrote {path}")
 
 
@@ -100,22 +104,27 @@ def tasks(split: str | None) -> None:
 @click.option("--out", type=click.Path(path_type=Path), default=Path("runs/quickstart"))
 @click.option("--seed", type=int, default=0)
 @click.option("--iterations", type=int, default=8, help="GiGPO iterations after SFT.")
-def quickstart(out: Path, seed: int, iterations: int) -> None:
+@OVERWRITE
+def quickstart(out: Path, seed: int, iterations: int, overwrite: bool) -> None:
     """Small real training on this CPU: demos -> SFT -> GiGPO -> held-out evaluation + report."""
     from collabrl.quickstart import QuickstartPlan
     from collabrl.quickstart import quickstart as run_quickstart
 
+    settings = {"seed": seed, "iterations": iterations}
+    claim_folder(out, RunClaim("quickstart", settings, overwrite=overwrite))
     rows = run_quickstart(QuickstartPlan(out=out, seed=seed, iterations=iterations))
+    mark_completed(out, {"policies": [row["policy"] for row in rows]})
     click.echo(tabulate(rows, headers="keys", tablefmt="github", floatfmt=".3f"))
 
 
 @cli.command(context_settings={"ignore_unknown_options": True})
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
-def train(args: tuple[str, ...]) -> None:
+@OVERWRITE
+def train(args: tuple[str, ...], overwrite: bool) -> None:
     """Train a policy: same as ``python train.py recipe=NAME key=value ...``."""
     from collabrl.train import run
 
-    run(list(args))
+    run(list(args), overwrite)
 
 
 def _register_groups() -> None:

@@ -240,7 +240,7 @@ class PolicySpec(Strict):
     lora: LoraSpec | None = None
     sampling: SamplingSpec = Field(default_factory=SamplingSpec)
     # A longer prompt is not generated from: the decision counts as invalid and as a generation
-    # error (metric generation_errors); a rollout where every decision fails stops the run.
+    # error (metric failures/policy); a rollout where every decision fails stops the run.
     max_prompt_tokens: PositiveInt = Field(4096, le=MAX_PROMPT_TOKENS)
 
 
@@ -366,6 +366,11 @@ class TrainSpec(Strict):
     resume: bool = False
     wandb: Literal["auto", "online", "offline", "disabled"] = "auto"
     wandb_project: str = "collabrl"
+    # Stop the run when, in one iteration, more than this share of one role's requests failed:
+    # policy decisions without a completion, LLM partner requests, judged steps without a level
+    # (a dead partner or judge server would otherwise train the policy on noise). 1.0 never
+    # stops; the counts are logged either way (failures/<role>, requests/<role>).
+    max_failure_rate: float = Field(0.5, ge=0, le=1)
 
 
 class Recipe(Strict):

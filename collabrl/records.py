@@ -18,19 +18,31 @@ writes several outputs (``collabrl eval``, ``collabrl demos``, a profile-pipelin
 them as one set with :func:`output_set`: into a staging folder first, then renamed into place
 under an ``<set>.incomplete`` flag that only a kill during those renames leaves behind. Readers
 of such outputs call :func:`check_complete`, which refuses a file whose set carries the flag.
+
+Run-folder rule: a command that writes a run folder (train, sft, demos, eval, play, quickstart)
+first claims it (:func:`claim_folder`): the location must be writable, and a folder that already
+holds another run is refused unless the command continues it (resume, or sft beside its
+demonstrations) or was told to overwrite it, which moves the old folder aside. The owner is
+named in ``run.json``.
 """
 
 from __future__ import annotations
 
+import hashlib
+import itertools
 import json
 import os
 import re
 import shutil
+import sys
+import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+from collabrl import __version__
 from collabrl.errors import CollabrlError
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -112,9 +124,28 @@ def check_complete(
     return path
 
 
-def read_jsonl(path: Path, error: type[CollabrlError] = CollabrlError) -> list[dict[str, Any]]:
-    """The records of a JSONL file; any fault is one ``error`` naming ``file:line``."""
-    return [record for _, record in parse_jsonl(str(path), read_text(path, error), error)]
+def read_jsonl(
+    path: Path, error: type[CollabrlError] = CollabrlError, *, torn_tail: bool = False
+) -> list[dict[str, Any]]:
+    """The records of a JSONL file; any fault is one ``error`` naming ``file:line``.
+
+    With ``torn_tail``, a last line that is not a JSON object is dropped instead: a writer killed
+    mid-line (an appended log) leaves one. A bad line anywhere else is still an error.
+    """
+    text = read_text(path, error)
+    if torn_tail:
+        text = _without_torn_tail(text)
+    return [record for _, record in parse_jsonl(str(path), text, error)]
+
+
+def _without_torn_tail(text: str) -> str:
+    """``text`` less its last line when that line does not hold a JSON object."""
+    body, _, last = text.rstrip("\n").rpartition("\n")
+    try:
+        _object("", last, CollabrlError)
+    except CollabrlError:
+        return body
+    return text
 
 
 def parse_jsonl(
@@ -178,6 +209,176 @@ def write_hf_dataset(
         for r in records
     ]
     datasets.Dataset.from_list(rows).save_to_disk(str(folder))
+
+
+RUN_MANIFEST = "run.json"
+"""The file that names a run folder's owner (see :func:`claim_folder`)."""
+
+RUN_OUTPUTS = (
+    "metrics.jsonl",
+    "checkpoints",
+    "episodes.jsonl",
+    "results.json",
+    "tables.md",
+    "trajectories.jsonl",
+    "demos.jsonl",
+)
+"""Entries that show a folder holds a run's work, with or without a manifest (older runs)."""
+
+
+@dataclass(frozen=True)
+class RunClaim:
+    """A command's request to write a run folder, and the terms on which it may take one."""
+
+    command: str  # train, sft, demos, eval, play, quickstart
+    settings: dict[str, Any]  # what the run was configured with (hashed into the manifest)
+    overwrite: bool = False  # move a folder holding another run aside
+    resume: bool = False  # continue the folder's run of the same command and settings
+    joins: tuple[str, ...] = ()  # commands whose folder this one may share (sft beside demos)
+    inputs: tuple[str, ...] = ()  # entries of the folder this run reads: not another run's work
+    hint: str = "pass --overwrite to move it aside, or write elsewhere"  # ends a refusal
+    argv: list[str] = field(default_factory=lambda: list(sys.argv))
+
+
+def claim_folder(folder: Path, claim: RunClaim) -> Path:
+    """Make ``folder`` this run's, before any work starts; one :class:`CollabrlError` when it
+    cannot be written or holds another run. (Multi-process trainers call the three steps.)"""
+    take_folder(folder, claim, check_claim(check_writable(folder), claim))
+    return folder
+
+
+def check_writable(folder: Path) -> Path:
+    """``folder``, created, after writing and removing a probe file in it.
+
+    Why: an output location under a regular file or without write permission would otherwise
+    fail at the first write, after all the work.
+    """
+    probe = folder / f".probe-{os.getpid()}"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as err:
+        raise CollabrlError(f"cannot write to {folder}: {err.strerror or err}") from None
+    return folder
+
+
+def check_claim(folder: Path, claim: RunClaim) -> str:
+    """What taking ``folder`` for ``claim`` means: "new", "resume" or "overwrite"; a folder that
+    holds another run, or the same run with other settings, is one error. Reads only."""
+    if claim.overwrite and claim.resume:
+        raise CollabrlError("--overwrite and train.resume=true contradict each other: choose one")
+    previous = previous_run(folder, claim)
+    if previous is None:
+        return "new"
+    if claim.overwrite:
+        return "overwrite"
+    if claim.resume and previous.get("command", claim.command) == claim.command:
+        _check_same_settings(folder, previous, claim)
+        return "resume"
+    raise CollabrlError(f"{folder} already holds {_describe(previous)}; {claim.hint}")
+
+
+def take_folder(folder: Path, claim: RunClaim, action: str) -> None:
+    """Act on :func:`check_claim`'s answer: move an overwritten run aside, then write the manifest
+    (a resumed run keeps what its predecessor completed)."""
+    completed = None
+    if action == "resume":
+        completed = (read_manifest(folder) or {}).get("completed")
+    if action == "overwrite":
+        print(f"moved the run in {folder} aside to {move_aside(folder, claim.inputs)}")
+    write_manifest(folder, {**_owner(claim), "completed": completed})
+
+
+def previous_run(folder: Path, claim: RunClaim) -> dict[str, Any] | None:
+    """The manifest of the run ``folder`` holds ({"outputs": [...]} for a run that left none), or
+    None when it holds none for ``claim``: a run that completed nothing and left no outputs (it
+    failed at the start) does not count, nor do a joined command's manifest and ``claim.inputs``.
+    """
+    manifest = read_manifest(folder)
+    if manifest is not None and manifest.get("command") in claim.joins:
+        manifest = None
+    outputs = [n for n in RUN_OUTPUTS if n not in claim.inputs and os.path.lexists(folder / n)]
+    if manifest is not None and (manifest.get("completed") or outputs):
+        return manifest
+    return {"outputs": outputs} if outputs else None
+
+
+def move_aside(folder: Path, keep: Sequence[str] = ()) -> Path:
+    """Rename ``folder`` to ``<folder>.old-<time>`` (never delete a run) and start it afresh with
+    a copy of the entries named in ``keep`` (inputs the new run reads); returns the new name."""
+    folder = folder.resolve()
+    stem = f"{folder.name}.old-{time.strftime('%Y%m%d-%H%M%S')}"
+    names = itertools.chain([stem], (f"{stem}-{n}" for n in itertools.count(2)))
+    aside = next(p for p in map(folder.with_name, names) if not os.path.lexists(p))
+    os.replace(folder, aside)
+    folder.mkdir()
+    for name in keep:
+        if (aside / name).is_dir():
+            shutil.copytree(aside / name, folder / name)
+        elif (aside / name).is_file():
+            shutil.copy2(aside / name, folder / name)
+    return aside
+
+
+def read_manifest(folder: Path) -> dict[str, Any] | None:
+    """The run manifest of ``folder``, or None when it has none."""
+    path = folder / RUN_MANIFEST
+    if not path.is_file():
+        return None
+    return _object(str(path), read_text(path), CollabrlError)
+
+
+def write_manifest(folder: Path, manifest: dict[str, Any]) -> None:
+    """``manifest`` as ``folder``'s run manifest (atomically)."""
+    write_text(folder / RUN_MANIFEST, json.dumps(manifest, indent=1) + "\n")
+
+
+def mark_completed(folder: Path, completed: dict[str, Any]) -> None:
+    """Record in ``folder``'s manifest what its run has completed (a checkpoint, the outputs)."""
+    write_manifest(folder, {**(read_manifest(folder) or {}), "completed": completed})
+
+
+def settings_hashes(settings: dict[str, Any]) -> dict[str, str]:
+    """A short SHA-256 per top-level setting: equal settings give equal hashes, and a resume
+    with other settings can name the sections that differ."""
+    return {
+        key: hashlib.sha256(json.dumps(value, sort_keys=True).encode()).hexdigest()[:16]
+        for key, value in settings.items()
+    }
+
+
+def _owner(claim: RunClaim) -> dict[str, Any]:
+    """The manifest fields that identify the run of ``claim``."""
+    return {
+        "command": claim.command,
+        "settings_sha256": settings_hashes(claim.settings),
+        "collabrl": __version__,
+        "argv": claim.argv,
+        "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+    }
+
+
+def _check_same_settings(folder: Path, previous: dict[str, Any], claim: RunClaim) -> None:
+    """Refuse to resume a run whose manifest records other settings than ``claim``'s."""
+    old = previous.get("settings_sha256")
+    if old is None:  # a run from before manifests: nothing to compare
+        return
+    new = settings_hashes(claim.settings)
+    differ = sorted(k for k in old.keys() | new.keys() if old.get(k) != new.get(k))
+    if differ:
+        raise CollabrlError(
+            f"cannot resume {folder}: its run was started with other settings (differing: "
+            f"{', '.join(differ)}); resume with its recipe, or drop train.resume=true and pass "
+            "--overwrite to start afresh"
+        )
+
+
+def _describe(previous: dict[str, Any]) -> str:
+    """A run found in a folder, for a refusal."""
+    if "command" in previous:
+        return f"an earlier `{previous['command']}` run (started {previous.get('started', '?')})"
+    return f"an earlier run's outputs ({', '.join(previous.get('outputs', []))})"
 
 
 def _flag(folder: Path, name: str) -> Path:

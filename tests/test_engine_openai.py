@@ -9,7 +9,7 @@ import pytest
 from collabrl.engines import SamplingParams, make_engine
 from collabrl.engines.cache import ResponseCache, cache_key
 from collabrl.engines.openai_compat import OpenAIEngine, OpenAIOptions
-from collabrl.testing.fake_openai import FakeOpenAIServer, Fault
+from collabrl.testing.fake_openai import DROP, LINE_BREAKS, FakeOpenAIServer, Fault
 
 SECRET = "sk-test-DO-NOT-LEAK-123"
 FAST = {"backoff_base_s": 0.01, "backoff_cap_s": 0.05, "timeout_s": 2.0}
@@ -142,3 +142,52 @@ def test_secret_not_in_repr_and_async_inside_loop(server):
 def test_make_engine_openai(server):
     eng = make_engine({"backend": "openai", "model": "fake-model", "concurrency": 2, **FAST})
     assert eng.generate(convs("z"), SamplingParams())[0].ok
+
+
+@pytest.mark.parametrize(
+    ("fault", "error"),
+    [
+        (Fault.wrong_types(), "usage.prompt_tokens: Input should be a valid integer"),
+        (Fault.patch(usage={"prompt_tokens": -3}), "usage.prompt_tokens: Input should be greater"),
+        (Fault.content(123), "choices.0.message.content: Input should be a valid string"),
+        (Fault.content(None), "choices.0.message.content: Input should be a valid string"),
+        (Fault.content(["a", "b"]), "choices.0.message.content: Input should be a valid string"),
+        (Fault.patch(choices=DROP), "missing field 'choices'"),
+        (Fault.patch(choices=[]), "choices: List should have at least 1 item"),
+        (Fault.patch(choices=[{"finish_reason": "stop"}]), "missing field 'choices.0.message'"),
+        (Fault.html(), "Invalid JSON: expected value at line 1 column 1"),
+        (Fault.html(502), "HTTP 502: <html> <head><title>502 Bad Gateway</title>"),
+        (Fault.line_breaks(503), r'HTTP 503: {"error": {"message": "rejected ( \u001c\r): try'),
+    ],
+)
+def test_odd_but_well_formed_replies_are_recorded_failures(server, fault, error):
+    server.inject("odd", fault)
+    odd, fine = engine(max_retries=0).generate(convs("odd", "fine"), SamplingParams())
+    assert fine.ok and not odd.completions and odd.text == ""
+    assert error in odd.error and "gave up after 1 attempts" in odd.error
+    assert len(odd.error.splitlines()) == 1 and not set(LINE_BREAKS) & set(odd.error)
+
+
+def test_unicode_line_breaks_in_content_are_kept_as_text(server):
+    server.inject("breaks", Fault.line_breaks())
+    (r,) = engine().generate(convs("breaks"), SamplingParams())
+    assert r.ok and r.text.startswith(f"<think>ok</think>{LINE_BREAKS}<message>heard: breaks")
+
+
+def test_keys_quoted_back_by_the_server_are_redacted(server, monkeypatch, tmp_path, caplog):
+    other = "sk-proj-abcdefghijklmnopqrstuvwx"  # not configured, but shaped like a key
+    monkeypatch.setenv("OPENAI_API_KEY", other)  # a second configured name: also a secret
+    server.inject("in-content", Fault.echo_headers(200))
+    server.inject("in-error", Fault.echo_headers(500), Fault.echo_headers(401))
+    server.responder = lambda messages: f"Authorization: Bearer tok_0123456789 and {other}"
+    content, error = engine(max_retries=1, cache_dir=str(tmp_path)).generate(
+        convs("in-content", "in-error"), SamplingParams()
+    )
+    assert server.auth_headers[0] == f"Bearer {SECRET}"  # the key really went out and came back
+    assert content.ok and content.text.count("[redacted]") == 3
+    assert "Authorization: Bearer [redacted] and [redacted]" in content.text
+    assert error.error.startswith("HTTP 401: {") and "[redacted]" in error.error
+    logged = caplog.text + "".join(p.read_text("latin-1") for p in tmp_path.iterdir())
+    assert "HTTP 500" in caplog.text and "[redacted]" in logged
+    for leak in (SECRET, other, "tok_0123456789"):
+        assert leak not in content.text + error.error + logged

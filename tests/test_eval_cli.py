@@ -43,7 +43,11 @@ def test_small_heuristic_run_writes_table_shaped_outputs(tmp_path) -> None:
     header = next(line for line in table.splitlines() if line.startswith("| Task"))
     cells = [c.strip() for c in header.strip("|").split("|")]
     assert cells[:4] == ["Task", "Method", "Step ↓ Agent 1", "Step ↓ Agent 2"]
-    assert len(cells) == 2 + 2 * 7 and cells[-2:] == ["Affective ↑ Agent 1", "Affective ↑ Agent 2"]
+    assert len(cells) == 2 + 2 * 8 and cells[-4:-2] == [
+        "Affective ↑ Agent 1",
+        "Affective ↑ Agent 2",
+    ]
+    assert cells[-2:] == ["Judge failed Agent 1", "Judge failed Agent 2"]
     rows = read_csv(tmp_path / "tables.csv")
     assert [(r["task"], r["seat"]) for r in rows] == [
         (t, s) for t in ("0_read_book", "5_read_book", "Overall") for s in ("Agent 1", "Agent 2")

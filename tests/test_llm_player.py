@@ -50,6 +50,7 @@ def test_retry_once_with_errors_shown_then_succeed() -> None:
     )
     call = player.calls[0]
     assert call.attempts == 2 and call.prompt_tokens == 20 and call.errors
+    assert call.failures == 0  # unusable replies are the model's doing, not failed requests
 
 
 def test_engine_failure_is_recorded_and_seat_idles() -> None:
@@ -61,3 +62,4 @@ def test_engine_failure_is_recorded_and_seat_idles() -> None:
     assert alice and not any(t.valid for t in alice)
     assert record.summary["invalid"]["Alice"] == len(alice)
     assert all("engine: HTTP 500" in e for c in players["Alice"].calls for e in c.errors[:1])
+    assert all(c.failures == c.attempts == 2 for c in players["Alice"].calls)

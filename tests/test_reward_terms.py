@@ -64,7 +64,7 @@ def test_rollout_scoring_keeps_efficiency_out_of_step_rewards(episode_level) -> 
     won_steps = [0.01 + 0.25, -0.1, 0.25 * 0.4]
     lost_steps = [0.0, 0.25 * 0.2]  # a failed judge call is left out (and counted)
     assert scored.step_rewards == pytest.approx(won_steps + lost_steps)
-    assert scored.judge_missing == 1
+    assert lost.samples[0].rewards["judge"] is None  # left out of the sum, not a zero
     assert (won.efficiency, lost.efficiency) == pytest.approx((efficiency, 0.0))
     if episode_level == "efficiency":  # the paper: one value per episode
         scores = [efficiency] * 3 + [0.0] * 2

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from collabrl.training.metrics import combine_ranks
+from collabrl.testing.fake_openai import FakeOpenAIServer, Fault
+from collabrl.training.metrics import combine_ranks, failure_counts, failure_rates
 from collabrl.training.update import collate
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -188,3 +189,48 @@ def test_runs_that_cannot_learn_stop_with_one_line_and_save_nothing(
     assert done.returncode == 2, done.stderr[-2000:]
     assert error in done.stderr.strip().splitlines()[-1]
     assert not (out / "checkpoints").exists()
+
+
+def test_failing_partner_server_is_counted_and_stops_the_run(tmp_path) -> None:
+    partner = ("partner.kind=llm", "partner.engine={backend: openai, model: fake}")
+    partner += ("partner.engine.options={max_retries: 0}", "train.iterations=1")
+    with FakeOpenAIServer() as server:
+        server.inject("", *[Fault.http(500)] * 100_000)  # every request fails
+        env = {**os.environ, "COLLABRL_OPENAI_BASE_URL": server.base_url}
+        counted, stopped = (
+            subprocess.run(
+                train_cmd(tmp_path / limit, *partner, f"train.max_failure_rate={limit}"),
+                capture_output=True,
+                text=True,
+                timeout=600,
+                env=env,
+            )
+            for limit in ("1.0", "0.5")
+        )
+    assert counted.returncode == 0, counted.stderr[-2000:]
+    (row,) = metrics(tmp_path / "1.0")
+    failed = row["failures/partner"]
+    assert failed == row["requests/partner"] > 0 and row["failures/policy"] == 0
+    assert row["requests/policy"] == row["decisions"] and row["requests/judge"] == 0
+    assert f"| failed partner {failed}/{failed}" in counted.stdout
+    assert stopped.returncode == 2, stopped.stderr[-2000:]
+    assert stopped.stderr.strip().splitlines()[-1] == (
+        "error: iteration 0: failure rate above train.max_failure_rate=0.5: "
+        f"partner 1.00 ({failed} of {failed})"
+    )
+    assert not (tmp_path / "0.5" / "checkpoints").exists()
+
+
+def test_judge_failures_are_counted_and_summed_over_ranks() -> None:
+    levels = {(0, 0, 0): None, (0, 0, 1): 0.4, (0, 1, 0): None}  # None: the judge call failed
+    counts = failure_counts([], levels)
+    assert counts == {
+        "failures/policy": 0,
+        "requests/policy": 0,
+        "failures/partner": 0,
+        "requests/partner": 0,
+        "failures/judge": 2,
+        "requests/judge": 3,
+    }
+    assert failure_rates(counts) == {"judge": pytest.approx(2 / 3)}
+    assert combine_ranks([counts, counts])["failures/judge"] == 4  # summed, not averaged

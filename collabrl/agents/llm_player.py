@@ -16,12 +16,16 @@ from collabrl.envs.base import Game, Observation
 
 @dataclass
 class LLMCall:
-    """What one decision cost and why it may have failed (kept for logs and evaluation)."""
+    """What one decision cost and why it may have failed (kept for logs and evaluation).
+
+    ``attempts`` counts engine requests and ``failures`` those the engine could not answer (a
+    server down, an unusable reply): the partner failure rate training logs and checks."""
 
     tick: int
     attempts: int
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    failures: int = 0
     errors: list[str] = field(default_factory=list)
 
 
@@ -74,6 +78,7 @@ def _generate(
         call.prompt_tokens += result.prompt_tokens
         call.completion_tokens += result.completion_tokens
         if result.error:
+            call.failures += 1
             call.errors.append(f"engine: {result.error}")
     return [r.text for r in results]
 

@@ -7,13 +7,14 @@ failure per request, and caches responses so judge/eval runs are reproducible.
 
 Secrets: the base URL and API key are read from environment variables named in the options at
 call time; the key is only ever put in the Authorization header (never stored on the engine,
-logged, hashed into cache keys or written to the cache).
+logged, hashed into cache keys or written to the cache). Server text (replies, error bodies) is
+checked and redacted by :mod:`collabrl.engines.replies` before anything keeps it, so a server that
+quotes the key back cannot put it into records, caches or logs.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import os
 import time
@@ -27,6 +28,7 @@ from collabrl.engines.aio import run_sync
 from collabrl.engines.cache import ResponseCache, cache_key
 from collabrl.engines.factory import build_options
 from collabrl.engines.options import OpenAIOptions
+from collabrl.engines.replies import MalformedReply, Redactor, error_text, parse_reply
 from collabrl.engines.retry import RETRYABLE_STATUS, Backoff, parse_retry_after
 from collabrl.engines.stops import truncate_at_stop
 from collabrl.engines.types import Completion, Conversation, GenerationResult, SamplingParams
@@ -39,34 +41,6 @@ log = logging.getLogger(__name__)
 
 def _first_env(names: tuple[str, ...]) -> str | None:
     return next((os.environ[n] for n in names if os.environ.get(n)), None)
-
-
-class _Malformed(ValueError):
-    """The server answered 200 with a body that is not a chat completion."""
-
-
-def _parse(body: bytes) -> dict[str, Any]:
-    """Reduce a chat completion to what the cache keeps: choices' text/finish/stop and usage."""
-    try:
-        data = json.loads(body)
-        choices = [
-            {
-                "text": c["message"]["content"] or "",
-                "finish_reason": c.get("finish_reason"),
-                "stop_reason": c.get("stop_reason"),
-            }
-            for c in data["choices"]
-        ]
-    except (ValueError, KeyError, TypeError) as e:
-        raise _Malformed(f"malformed response: {type(e).__name__}: {str(e)[:120]}") from None
-    if not choices:
-        raise _Malformed("malformed response: no choices")
-    usage = data.get("usage") or {}
-    return {
-        "choices": choices,
-        "prompt_tokens": int(usage.get("prompt_tokens") or 0),
-        "completion_tokens": int(usage.get("completion_tokens") or 0),
-    }
 
 
 def _completion(choice: dict[str, Any], stop: tuple[str, ...]) -> Completion:
@@ -116,6 +90,7 @@ class OpenAIEngine:
             return [GenerationResult(error=error) for _ in conversations]
         key = _first_env(self.options.api_key_env)
         headers = {"Authorization": f"Bearer {key}"} if key else {}
+        redact = Redactor(os.environ.get(name, "") for name in self.options.api_key_env)
         limit = self.options.concurrency
         async with httpx.AsyncClient(
             base_url=base_url.rstrip("/") + "/",
@@ -125,7 +100,7 @@ class OpenAIEngine:
         ) as client:
             sem = asyncio.Semaphore(limit)
             jobs = [
-                self._one(client, sem, self._body(conv, params, i), params, i)
+                self._one(client, sem, redact, self._body(conv, params, i), params, i)
                 for i, conv in enumerate(conversations)
             ]
             return list(await asyncio.gather(*jobs))
@@ -149,6 +124,7 @@ class OpenAIEngine:
         self,
         client: httpx.AsyncClient,
         sem: asyncio.Semaphore,
+        redact: Redactor,
         body: dict[str, Any],
         params: SamplingParams,
         index: int,
@@ -159,7 +135,7 @@ class OpenAIEngine:
         if cached is not None:
             data, error = cached, None
         else:
-            data, error = await self._post_with_retries(client, sem, body, index)
+            data, error = await self._post_with_retries(client, sem, redact, body, index)
             if data is not None and key is not None:
                 self.cache.put(key, data)
         result = GenerationResult(
@@ -172,10 +148,17 @@ class OpenAIEngine:
         return result
 
     async def _post_with_retries(
-        self, client: httpx.AsyncClient, sem: asyncio.Semaphore, body: dict[str, Any], index: int
+        self,
+        client: httpx.AsyncClient,
+        sem: asyncio.Semaphore,
+        redact: Redactor,
+        body: dict[str, Any],
+        index: int,
     ) -> tuple[dict[str, Any] | None, str | None]:
-        """(parsed response, None) or (None, error). Transient faults are retried with backoff;
-        the semaphore is held only while a request is on the wire, not while backing off."""
+        """(parsed response, None) or (None, error). Transient faults and unusable replies are
+        retried with backoff; the semaphore is held only while a request is on the wire, not
+        while backing off. Server text is redacted (and errors kept to one line) by ``redact``
+        before it is returned or logged."""
         attempts = self.options.max_retries + 1
         error = ""
         for attempt in range(attempts):
@@ -185,17 +168,17 @@ class OpenAIEngine:
                     response = await client.post("chat/completions", json=body)
                 except httpx.TimeoutException:
                     error = f"timeout after {self.options.timeout_s}s"
-                except httpx.TransportError as e:
+                except httpx.RequestError as e:  # transport faults, undecodable bodies
                     error = f"connection error: {type(e).__name__}"
                 else:
                     status = response.status_code
                     if status == 200:
                         try:
-                            return _parse(response.content), None
-                        except _Malformed as e:
+                            return parse_reply(response.content, redact), None
+                        except MalformedReply as e:
                             error = str(e)
                     else:
-                        error = f"HTTP {status}: {response.text[:200]}"
+                        error = f"HTTP {status}: {error_text(response.text, redact)}"
                         if status not in RETRYABLE_STATUS:
                             return None, error
                         retry_after = parse_retry_after(response.headers.get("retry-after"))

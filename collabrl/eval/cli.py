@@ -21,8 +21,10 @@ from omegaconf import OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 from pydantic import ValidationError
 
+from collabrl.cli_options import OVERWRITE
 from collabrl.config import apply_override, describe_validation_error
 from collabrl.errors import CollabrlError
+from collabrl.records import RunClaim, claim_folder, mark_completed
 from collabrl.settings_files import read_text_file, resolve_bounded, yaml_mapping
 
 
@@ -65,13 +67,20 @@ def build_spec(args: tuple[str, ...], checkpoint: str | None, oracle: bool):
 @click.option("--checkpoint", default=None, help="Evaluate a local HF model folder (transformers).")
 @click.option("--oracle", is_flag=True, help="Oracle setting: policy sees the partner's profile.")
 @click.option("--quiet", is_flag=True, help="No progress bars.")
-def eval_command(args: tuple[str, ...], checkpoint: str | None, oracle: bool, quiet: bool) -> None:
+@OVERWRITE
+def eval_command(
+    args: tuple[str, ...], checkpoint: str | None, oracle: bool, quiet: bool, overwrite: bool
+) -> None:
     """Run the CollabBench evaluation (CB-Efficiency + CB-Affective) and write the tables."""
     from collabrl.eval.protocol import PROXY_NOTE, run_evaluation
     from collabrl.eval.report import summary_table
 
     spec = build_spec(args, checkpoint, oracle)
+    out = claim_folder(
+        Path(spec.output_dir), RunClaim("eval", spec.model_dump(mode="json"), overwrite=overwrite)
+    )
     result = run_evaluation(spec, progress=not quiet)
+    mark_completed(out, {"episodes": len(result.outcomes)})
     if result.stamp["judge_is_proxy"]:
         click.echo(PROXY_NOTE)
     click.echo(summary_table(result.tables))

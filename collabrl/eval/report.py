@@ -4,6 +4,8 @@ Metrics per (game, task, seat): mean efficiency; its std across partner profiles
 mean over seeds first; population std, so one profile gives 0); generated tokens per decision in
 thousands; mean of each affective dimension over episodes that have it; "Affective" = mean of the
 three dimension means. "Overall" pools every episode of the game (std across task x profile).
+Every table also shows its failed window judgements ("Judge failed": failed/made): failed ones
+are left out of the scores, so a row of clean-looking means may rest on few judgements.
 """
 
 from __future__ import annotations
@@ -11,14 +13,14 @@ from __future__ import annotations
 import csv
 import statistics
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from tabulate import tabulate
 
 from collabrl.eval.runner import GAME_TASKS, EpisodeOutcome
-from collabrl.rewards.judges import DIMENSIONS
+from collabrl.rewards.judges import DIMENSIONS, WindowJudgement
 
 METRICS = ("efficiency", "std", "tokens_k", *DIMENSIONS, "affective")
 GAME_TITLES = {"household": "CWAH-MultiPlayer (household)", "kitchen": "Cook-MultiPlayer (kitchen)"}
@@ -36,6 +38,13 @@ OVERALL = "Overall"
 
 def _mean(values: Sequence[float]) -> float | None:
     return sum(values) / len(values) if values else None
+
+
+def _judgements(outcomes: Sequence[EpisodeOutcome]) -> Iterator[tuple[str, WindowJudgement]]:
+    """Every window judgement of the outcomes, with its dimension."""
+    for o in outcomes:
+        for verdict in o.judgements:
+            yield from verdict.items()
 
 
 def metrics(outcomes: Sequence[EpisodeOutcome]) -> dict[str, Any]:
@@ -56,6 +65,9 @@ def metrics(outcomes: Sequence[EpisodeOutcome]) -> dict[str, Any]:
         row[f"missing_{d}"] = len(outcomes) - len(have)
     dims = [row[d] for d in DIMENSIONS]
     row["affective"] = None if None in dims else sum(dims) / len(dims)
+    made = [j for _, j in _judgements(outcomes)]
+    row["judgements"] = len(made)
+    row["judge_failed"] = sum(j.failed for j in made)
     return row
 
 
@@ -64,13 +76,11 @@ def judge_failures(outcomes: Sequence[EpisodeOutcome]) -> dict[str, Any]:
     made = {d: 0 for d in DIMENSIONS}
     failed = {d: 0 for d in DIMENSIONS}
     errors: dict[str, int] = defaultdict(int)
-    for o in outcomes:
-        for verdict in o.judgements:
-            for d, j in verdict.items():
-                made[d] += 1
-                if j.failed:
-                    failed[d] += 1
-                    errors[(j.error or "").split(":")[0]] += 1
+    for d, j in _judgements(outcomes):
+        made[d] += 1
+        if j.failed:
+            failed[d] += 1
+            errors[(j.error or "").split(":")[0]] += 1
     return {
         "windows": sum(len(o.windows) for o in outcomes),
         "judgements": made,
@@ -107,19 +117,24 @@ def _cell(value: float | None) -> str:
     return "—" if value is None else f"{value:.2f}"
 
 
+def _failed(m: dict[str, Any]) -> str:
+    """The "Judge failed" cell: failed of made window judgements."""
+    return f"{m['judge_failed']}/{m['judgements']}"
+
+
 def _header(game: str, first: list[str]) -> list[str]:
     cols = list(first)
     for m in METRICS:
         title = EFFICIENCY_TITLES[game] if m == "efficiency" else TITLES[m]
         cols += [f"{title} Agent 1", f"{title} Agent 2"]
-    return cols
+    return [*cols, "Judge failed Agent 1", "Judge failed Agent 2"]
 
 
 def _cells(by_seat: dict[int, dict]) -> list[str]:
     out = []
     for m in METRICS:
         out += [_cell(by_seat[s][m]) if s in by_seat else "—" for s in (1, 2)]
-    return out
+    return [*out, *(_failed(by_seat[s]) if s in by_seat else "—" for s in (1, 2))]
 
 
 def markdown(tables: dict, method: str, proxy_note: str | None) -> str:
@@ -146,8 +161,21 @@ def markdown(tables: dict, method: str, proxy_note: str | None) -> str:
                 rows, _header(game, ["Task", "Method"]), tablefmt="github", disable_numparse=True
             )
         )
-        parts.append("")
+        parts.append(_failure_note(table[OVERALL].values()))
     return "\n".join(parts) + "\n"
+
+
+def _failure_note(overall: Iterable[dict[str, Any]]) -> str:
+    """A line under a game's tables when judge calls failed (else empty): the means above exclude
+    them, which a reader must know before comparing rows."""
+    made = sum(m["judgements"] for m in overall)
+    failed = sum(m["judge_failed"] for m in overall)
+    if not failed:
+        return ""
+    return (
+        f"\n_Judge failed on {failed} of {made} window judgements ({failed / made:.0%}); failed "
+        "windows are left out of the affective scores (details in results.json)._\n"
+    )
 
 
 def table_rows(tables: dict, method: str) -> list[dict[str, Any]]:
@@ -201,6 +229,7 @@ def summary_table(tables: dict) -> str:
             _cell(m["std"]),
             _cell(m["tokens_k"]),
             *(_cell(m[d]) for d in (*DIMENSIONS, "affective")),
+            _failed(m),
             m["episodes"],
         ]
         for game, table in tables.items()
@@ -216,6 +245,7 @@ def summary_table(tables: dict) -> str:
         "trust",
         "empathy",
         "affective",
+        "judge failed",
         "episodes",
     ]
     return tabulate(rows, head, tablefmt="github", disable_numparse=True)

@@ -19,21 +19,32 @@ from tqdm import tqdm
 
 from collabrl.config import Recipe
 from collabrl.errors import CollabrlError
+from collabrl.records import RunClaim
 from collabrl.sft.config import SFTSpec
 from collabrl.sft.data import Example, collate_examples, response_nll, tokenize_demos
 from collabrl.sft.demos import demos_path, read_demos
-from collabrl.training.checkpoint import save_checkpoint
+from collabrl.training.checkpoint import resume_settings, save_checkpoint
 from collabrl.training.logging import RunLogger
 from collabrl.training.policy import fill_deepspeed_config, load_policy, start_run
 from collabrl.training.update import TokenBatch, accumulate, optimizer_step
 
 
-def train_sft(recipe: Recipe, spec: SFTSpec) -> Path:
-    """Fine-tune ``recipe.policy`` on the demonstrations; returns the final policy folder."""
+def train_sft(recipe: Recipe, spec: SFTSpec, overwrite: bool = False) -> Path:
+    """Fine-tune ``recipe.policy`` on the demonstrations; returns the final policy folder.
+    ``overwrite``: move a run already in ``recipe.output_dir`` aside instead of refusing the
+    folder (the demonstrations SFT reads there are copied back)."""
     from transformers import get_scheduler
 
-    rows = read_demos(demos_path(recipe, spec.demos))  # a bad file fails before any model loads
-    accelerator, run_dir, model_path = start_run(recipe, spec.batch_size // spec.micro_batch)
+    path = demos_path(recipe, spec.demos)
+    rows = read_demos(path)  # a bad file fails before any model loads
+    claim = RunClaim(
+        "sft",
+        resume_settings(recipe),
+        overwrite=overwrite,
+        joins=("demos",),
+        inputs=_inputs_in(Path(recipe.output_dir), path),
+    )
+    accelerator, run_dir, model_path = start_run(recipe, spec.batch_size // spec.micro_batch, claim)
     main = accelerator.is_main_process
 
     # --- data and policy ------------------------------------------------------------------------
@@ -98,6 +109,14 @@ def train_sft(recipe: Recipe, spec: SFTSpec) -> Path:
     logger.close()
     accelerator.print(f"final loss {loss:.4f}; policy: {final / 'policy'}")
     return final / "policy"
+
+
+def _inputs_in(run_dir: Path, demos: Path) -> tuple[str, ...]:
+    """The names of the demonstration files (JSONL and HF copy) when they lie in ``run_dir``,
+    where ``collabrl demos`` puts them by default: they are SFT's input, not another run."""
+    if demos.parent.resolve() != run_dir.resolve():
+        return ()
+    return demos.name, demos.with_suffix(".hf").name
 
 
 def _step(

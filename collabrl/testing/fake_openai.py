@@ -10,6 +10,10 @@ Usage::
         os.environ["COLLABRL_OPENAI_BASE_URL"] = server.base_url
         ...  # requests whose last message contains "flaky" get the faults in order, then succeed
         server.max_in_flight, server.requests, server.auth_headers
+
+Faults cover transport trouble (HTTP errors, delays, truncated JSON) and odd but well-formed
+replies: wrong field types, non-string content, HTML pages, request headers quoted back (the
+API key with them) and unicode line breaks.
 """
 
 from __future__ import annotations
@@ -35,14 +39,27 @@ def echo_responder(messages: list[dict[str, str]]) -> str:
     )
 
 
+DROP = "<drop>"
+"""A ``Fault.patch`` value that removes the field from the reply."""
+
+HTML_PAGE = (
+    "<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n"
+    "<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n"
+    "</body>\r\n</html>\r\n"
+)
+LINE_BREAKS = "\u2028\u2029\x85\x1c\r"
+"""Characters ``str.splitlines`` breaks lines at besides ``\\n`` (a JSON-lines hazard)."""
+
+
 @dataclass(frozen=True)
 class Fault:
     """One injected misbehaviour for one request."""
 
-    kind: str  # "http" | "delay" | "malformed"
+    kind: str  # "http" | "delay" | "malformed" | "patch" | "content" | "html" | "echo" | "breaks"
     status: int = 200
     retry_after: float | None = None
     seconds: float = 0.0
+    value: Any = None  # patch: top-level reply fields to replace; content: the message content
 
     @classmethod
     def http(cls, status: int, retry_after: float | None = None) -> Fault:
@@ -56,6 +73,44 @@ class Fault:
     @classmethod
     def malformed(cls) -> Fault:
         return cls("malformed")
+
+    @classmethod
+    def patch(cls, **fields: Any) -> Fault:
+        """A 200 reply with these top-level fields replaced (``DROP`` removes one), e.g.
+        ``patch(choices=DROP)`` or ``patch(usage={"prompt_tokens": "many"})``."""
+        return cls("patch", value=fields)
+
+    @classmethod
+    def wrong_types(cls) -> Fault:
+        """A 200 reply whose token counts are not integers (a broken proxy's reply)."""
+        return cls.patch(usage={"prompt_tokens": "many", "completion_tokens": [1]})
+
+    @classmethod
+    def content(cls, value: Any) -> Fault:
+        """A 200 reply whose ``message.content`` is ``value``: 123, None, a list, ..."""
+        return cls("content", value=value)
+
+    @classmethod
+    def html(cls, status: int = 200) -> Fault:
+        """An HTML error page (as a proxy in front of the model server sends), with ``status``."""
+        return cls("html", status=status)
+
+    @classmethod
+    def echo_headers(cls, status: int = 401) -> Fault:
+        """The request's headers (``Authorization`` included) quoted back: in a JSON error body
+        with ``status``, or, with status 200, at the end of the reply's content."""
+        return cls("echo", status=status)
+
+    @classmethod
+    def line_breaks(cls, status: int = 200) -> Fault:
+        """Unicode line breaks (U+2028, U+2029, U+0085, ...): in place of the reply's newlines
+        with status 200, or inside a JSON error body with another status."""
+        return cls("breaks", status=status)
+
+
+def _raw_json(payload: Any) -> bytes:
+    """JSON with non-ASCII characters sent as UTF-8, not escaped (as many servers do)."""
+    return json.dumps(payload, ensure_ascii=False).encode()
 
 
 class _Server(ThreadingHTTPServer):
@@ -144,6 +199,42 @@ class FakeOpenAIServer:
             "usage": {"prompt_tokens": prompt_words, "completion_tokens": len(text.split())},
         }
 
+    def faulty_answer(
+        self, fault: Fault, body: dict[str, Any], headers: dict[str, str]
+    ) -> tuple[int, bytes, dict[str, str]]:
+        """(status, payload, extra headers) of a request that takes ``fault``."""
+        if fault.kind == "http":
+            extra = {} if fault.retry_after is None else {"Retry-After": str(fault.retry_after)}
+            return fault.status, b'{"error": {"message": "injected fault"}}', extra
+        if fault.kind == "malformed":
+            return 200, b'{"choices": [{"message": ', {}
+        if fault.kind == "html":
+            return fault.status, HTML_PAGE.encode(), {"Content-Type": "text/html"}
+        first = sorted(headers, key=lambda name: name.lower() != "authorization")  # key up front
+        echo = json.dumps({name: headers[name] for name in first})
+        said = {"echo": f"request headers: {echo}", "breaks": LINE_BREAKS}
+        if fault.status != 200:
+            error = {"error": {"message": f"rejected ({said[fault.kind]}): try again"}}
+            return fault.status, _raw_json(error), {}
+        return 200, _raw_json(self._altered_reply(fault, body, said)), {}
+
+    def _altered_reply(
+        self, fault: Fault, body: dict[str, Any], said: dict[str, str]
+    ) -> dict[str, Any]:
+        """The normal reply to ``body``, changed as a 200-status ``fault`` says."""
+        reply = self.reply(body)
+        if fault.kind == "patch":
+            reply.update(fault.value)
+            return {k: v for k, v in reply.items() if v != DROP}
+        for choice in reply["choices"]:
+            text = choice["message"]["content"]
+            choice["message"]["content"] = {
+                "content": fault.value,
+                "echo": f"{text} ({said['echo']})",
+                "breaks": text.replace("\n", LINE_BREAKS),
+            }[fault.kind]
+        return reply
+
     def _handler_class(self) -> type[BaseHTTPRequestHandler]:
         server = self
 
@@ -158,7 +249,8 @@ class FakeOpenAIServer:
                 self, status: int, payload: bytes, headers: dict[str, str] | None = None
             ) -> None:
                 self.send_response(status)
-                self.send_header("Content-Type", "application/json")
+                if not (headers and "Content-Type" in headers):
+                    self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(payload)))
                 for k, v in (headers or {}).items():
                     self.send_header(k, v)
@@ -183,14 +275,10 @@ class FakeOpenAIServer:
                 fault = server._next_fault(body["messages"])
                 if fault is not None and fault.kind == "delay":
                     time.sleep(fault.seconds)
-                if fault is not None and fault.kind == "http":
-                    headers = (
-                        {} if fault.retry_after is None else {"Retry-After": str(fault.retry_after)}
-                    )
-                    self._send(fault.status, b'{"error": {"message": "injected fault"}}', headers)
-                elif fault is not None and fault.kind == "malformed":
-                    self._send(200, b'{"choices": [{"message": ')
-                else:
+                    fault = None
+                if fault is None:
                     self._send(200, json.dumps(server.reply(body)).encode())
+                else:
+                    self._send(*server.faulty_answer(fault, body, dict(self.headers)))
 
         return Handler

@@ -43,10 +43,12 @@ class RunLogger:
         )
 
     def truncate_after(self, iteration: int) -> None:
-        """On resume: drop lines of iterations the checkpoint does not cover (they are redone)."""
+        """On resume: drop lines of iterations the checkpoint does not cover (they are redone),
+        and a torn last line that a kill while appending leaves."""
         if not self.enabled or not self.path.is_file():
             return
-        write_jsonl(self.path, (r for r in read_jsonl(self.path) if r["iteration"] <= iteration))
+        rows = read_jsonl(self.path, torn_tail=True)
+        write_jsonl(self.path, (r for r in rows if r["iteration"] <= iteration))
 
     def log(self, iteration: int, metrics: dict[str, Any]) -> None:
         if not self.enabled:

@@ -17,11 +17,18 @@ from tqdm import trange
 from collabrl.config import Recipe
 from collabrl.errors import CollabrlError
 from collabrl.factory import make_engine_from_spec, sampling_params
-from collabrl.training.checkpoint import complete_checkpoints, load_checkpoint, save_checkpoint
+from collabrl.records import RunClaim
+from collabrl.training.checkpoint import resume_checkpoint, resume_settings, save_checkpoint
 from collabrl.training.groups import make_slots, partner_profiles, plan_groups
 from collabrl.training.judging import StepJudging, make_step_judge
 from collabrl.training.logging import RunLogger
-from collabrl.training.metrics import combine_ranks, iteration_metrics, summary_line
+from collabrl.training.metrics import (
+    combine_ranks,
+    failure_counts,
+    failure_rates,
+    iteration_metrics,
+    summary_line,
+)
 from collabrl.training.policy import (
     ensure_finite_weights,
     fill_deepspeed_config,
@@ -40,13 +47,23 @@ from collabrl.training.update import (
     trainer_logprobs,
 )
 
+RESUME_HINT = "pass train.resume=true to continue it, or --overwrite to move it aside"
 
-def train(recipe: Recipe) -> Path:
-    """Train the policy the recipe describes; returns the run directory."""
+
+def train(recipe: Recipe, overwrite: bool = False) -> Path:
+    """Train the policy the recipe describes; returns the run directory. ``overwrite``: move a
+    run already in ``recipe.output_dir`` aside instead of refusing the folder."""
     from transformers import get_scheduler
 
     algo = recipe.algo
-    accelerator, run_dir, model_path = start_run(recipe, algo.mini_batch // algo.micro_batch)
+    claim = RunClaim(
+        "train",
+        resume_settings(recipe),
+        overwrite=overwrite,
+        resume=recipe.train.resume,
+        hint=RESUME_HINT,
+    )
+    accelerator, run_dir, model_path = start_run(recipe, algo.mini_batch // algo.micro_batch, claim)
     main = accelerator.is_main_process
 
     # --- policy, optimizer, rollout engine ------------------------------------------------------
@@ -82,12 +99,8 @@ def train(recipe: Recipe) -> Path:
 
     # --- resume ---------------------------------------------------------------------------------
     logger = RunLogger.for_recipe(recipe, run_dir, enabled=main)
-    start = 0
-    done = complete_checkpoints(run_dir) if recipe.train.resume else []
-    if done:
-        start = load_checkpoint(accelerator, done[-1])["iteration"] + 1
-        logger.truncate_after(start - 1)
-        accelerator.print(f"resumed from {done[-1]} at iteration {start}")
+    start = resume_checkpoint(accelerator, run_dir) if recipe.train.resume else 0
+    logger.truncate_after(start - 1)  # lines logged after the checkpoint are redone
 
     # --- the loop -------------------------------------------------------------------------------
     for iteration in trange(start, recipe.train.iterations, desc="GiGPO", disable=not main):
@@ -100,8 +113,11 @@ def train(recipe: Recipe) -> Path:
         params = sampling_params(recipe.policy.sampling, seed=seed)
         times = run_rollout(slots, engine, params, on_steps=judging.submit)
         t1 = time.perf_counter()
-        scored = score_rollout(slots, judging.collect(), recipe.reward)
+        levels = judging.collect()
+        scored = score_rollout(slots, levels, recipe.reward)
         _check_generations(slots, iteration)
+        failures = failure_counts(slots, levels)
+        _check_failures(failures, recipe.train.max_failure_rate, iteration)
         t2 = time.perf_counter()
         advantages = compute_advantages(scored, algo)
         keep = informative(scored, advantages, algo.drop_uniform_groups)
@@ -134,7 +150,9 @@ def train(recipe: Recipe) -> Path:
             "weight_push": t4 - t3,
             "iteration": t4 - t0,
         }
-        metrics = iteration_metrics(slots, scored, advantages, stats, old, timings, len(keep))
+        metrics = iteration_metrics(
+            slots, scored, advantages, stats, old, timings, len(keep), failures
+        )
         metrics = combine_ranks(gather_object([metrics]))  # every rank's rollouts, not rank 0's
         logger.log(iteration, metrics)
         accelerator.print(summary_line(iteration, metrics))
@@ -163,6 +181,21 @@ def _check_generations(slots, iteration: int) -> None:
         raise CollabrlError(
             f"iteration {iteration}: none of the {len(samples)} policy decisions produced "
             f"tokens; first engine error: {error}"
+        )
+
+
+def _check_failures(counts: dict[str, int], limit: float, iteration: int) -> None:
+    """Stop when more than ``train.max_failure_rate`` of a role's requests failed on this rank:
+    rewards from a dead partner or judge server would train the policy on noise."""
+    over = [
+        f"{role} {rate:.2f} ({counts[f'failures/{role}']} of {counts[f'requests/{role}']})"
+        for role, rate in failure_rates(counts).items()
+        if rate > limit
+    ]
+    if over:
+        raise CollabrlError(
+            f"iteration {iteration}: failure rate above train.max_failure_rate={limit}: "
+            + ", ".join(over)
         )
 
 

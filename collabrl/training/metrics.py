@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
-from collabrl.training.rewards import Scored
+from collabrl.agents.llm_player import LLMPlayer
+from collabrl.training.rewards import SampleKey, Scored
 from collabrl.training.rollout import EpisodeSlot
 from collabrl.training.update import OldLogprobs, UpdateStats
 
@@ -41,8 +42,10 @@ def iteration_metrics(
     old: OldLogprobs,
     timings: dict[str, float],
     trained_samples: int,
+    failures: Mapping[str, int],
 ) -> dict[str, Any]:
-    """A flat dict of everything worth plotting for this iteration."""
+    """A flat dict of everything worth plotting for this iteration (``failures``: see
+    :func:`failure_counts`)."""
     samples = [s for slot in slots for s in slot.samples]
     judged = [s.rewards["judge"] for s in samples if s.rewards.get("judge") is not None]
     lengths = [len(s.response_ids) for s in samples]
@@ -52,12 +55,11 @@ def iteration_metrics(
         "reward/communication": _mean([s.rewards["communication"] for s in samples]),
         "reward/judge": _mean(judged),
         "reward/progress": _mean([s.rewards["progress"] for s in samples]),
-        "reward/judge_missing": scored.judge_missing,
         "reward/episode_score": _mean(scored.episode_scores),
         "response_length": _mean(lengths),
         "tokens_per_step": _mean([len(s.prompt_ids) + len(s.response_ids) for s in samples]),
         "decisions": len(samples),
-        "generation_errors": sum(s.error is not None for s in samples),
+        **failures,
         "trained_samples": trained_samples,
         "adv/mean": float(advantages.mean()) if advantages.size else 0.0,
         "adv/std": float(advantages.std()) if advantages.size else 0.0,
@@ -85,7 +87,51 @@ def iteration_metrics(
     return metrics
 
 
-SUMMED = ("decisions", "generation_errors", "trained_samples", "reward/judge_missing")
+ROLES = ("policy", "partner", "judge")
+
+
+def failure_counts(
+    slots: Sequence[EpisodeSlot], judge_levels: Mapping[SampleKey, float | None]
+) -> dict[str, int]:
+    """Failed and sent requests per role, as ``failures/<role>`` and ``requests/<role>``.
+
+    Why: a partner or judge server that fails every request otherwise shows only as a lower
+    reward; counted, it is logged each iteration and can stop the run (``train.max_failure_rate``).
+    Policy: decisions its engine produced no completion for (e.g. a prompt over the limit);
+    partner: LLM partners' engine requests; judge: judged steps left without a level.
+    """
+    samples = [s for slot in slots for s in slot.samples]
+    calls = [
+        c
+        for slot in slots
+        for player in slot.players.values()
+        if isinstance(player, LLMPlayer)
+        for c in player.calls
+    ]
+    return {
+        "failures/policy": sum(s.error is not None for s in samples),
+        "requests/policy": len(samples),
+        "failures/partner": sum(c.failures for c in calls),
+        "requests/partner": sum(c.attempts for c in calls),
+        "failures/judge": sum(level is None for level in judge_levels.values()),
+        "requests/judge": len(judge_levels),
+    }
+
+
+def failure_rates(m: Mapping[str, Any]) -> dict[str, float]:
+    """Role -> share of its requests that failed, for the roles that sent any."""
+    return {
+        role: m[f"failures/{role}"] / m[f"requests/{role}"]
+        for role in ROLES
+        if m.get(f"requests/{role}")
+    }
+
+
+SUMMED = (
+    "decisions",
+    "trained_samples",
+    *(f"{count}/{role}" for count in ("failures", "requests") for role in ROLES),
+)
 
 
 def combine_ranks(per_rank: Sequence[dict[str, Any]]) -> dict[str, Any]:
@@ -112,9 +158,14 @@ def summary_line(iteration: int, m: dict[str, Any]) -> str:
         if "score" in m
         else f"success {m.get('success_rate', 0):.2f} steps {m.get('steps', 0):.1f}"
     )
+    failed = [
+        f"{role} {m[f'failures/{role}']}/{m[f'requests/{role}']}"
+        for role in ROLES
+        if m.get(f"failures/{role}")
+    ]
     return (
         f"iter {iteration}: {outcome} | eff {m['reward/efficiency']:.3f} "
         f"fmt {m['reward/format']:.3f} msg/step {m['messages_per_step']:.2f} "
         f"valid {m['valid_rate']:.2f} | kl {m['kl']:.4f} clip {m['clip_fraction']:.2f} "
-        f"| {m['time/iteration']:.1f}s"
+        f"| {m['time/iteration']:.1f}s" + (f" | failed {' '.join(failed)}" if failed else "")
     )

@@ -15,6 +15,7 @@ import torch
 
 from collabrl.config import PolicySpec
 from collabrl.errors import CollabrlError, NonFiniteError, missing_extra
+from collabrl.records import RunClaim, check_claim, check_writable, take_folder, write_text
 
 TINY_MODELS = {"tiny": "tiny", "tiny-small": "small"}
 
@@ -180,9 +181,12 @@ def fill_deepspeed_config(accelerator, micro_batch: int, grad_clip: float) -> No
         config["gradient_clipping"] = grad_clip
 
 
-def start_run(recipe, accumulation_steps: int) -> tuple[object, Path, str]:
-    """What every trainer does first: an Accelerator, seeded RNGs, the run directory holding the
-    resolved recipe, and the policy's model folder (created once, by rank 0, for tiny models)."""
+def start_run(recipe, accumulation_steps: int, claim: RunClaim) -> tuple[object, Path, str]:
+    """What every trainer does first: an Accelerator, seeded RNGs, the run directory claimed for
+    this run (:func:`collabrl.records.claim_folder`) holding the resolved recipe, and the policy's
+    model folder (created once, by rank 0, for tiny models).
+
+    Every rank checks the folder before any rank changes it, so all refuse it together."""
     from accelerate import Accelerator
     from accelerate.utils import set_seed
     from transformers.utils import logging as hf_logging
@@ -191,9 +195,11 @@ def start_run(recipe, accumulation_steps: int) -> tuple[object, Path, str]:
     accelerator = Accelerator(gradient_accumulation_steps=max(1, accumulation_steps))
     set_seed(recipe.seed)
     run_dir = Path(recipe.output_dir)
+    action = check_claim(check_writable(run_dir), claim)
+    accelerator.wait_for_everyone()
     if accelerator.is_main_process:
-        run_dir.mkdir(parents=True, exist_ok=True)
-        (run_dir / "recipe.yaml").write_text(recipe.to_yaml())
+        take_folder(run_dir, claim, action)
+        write_text(run_dir / "recipe.yaml", recipe.to_yaml())
     accelerator.wait_for_everyone()
     with accelerator.main_process_first():  # rank 0 writes the tiny model, the others read it
         model_path = resolve_model_path(recipe.policy, run_dir, recipe.seed)

@@ -2,7 +2,7 @@
 
 The two levels never mix (paper 4.2.2-4.2.3):
 - step reward r_t = format + communication + judge (+ progress when ``reward.progress`` > 0);
-  missing judge levels are left out and counted. It feeds the step-level advantage, compared
+  a judge level that failed is left out (the loop counts it as a judge failure). It feeds the step-level advantage, compared
   within anchor groups. The efficiency reward is never part of it.
 - episode-level score: the trajectory efficiency reward R_e of the episode (``efficiency``, the
   paper: one value per episode, normalised over the group's episodes), or R_e + r_t of each step
@@ -54,7 +54,6 @@ class Scored:
     step_rewards: list[float]
     episode_scores: list[float]  # what the episode-level advantage normalises
     per_sample_scores: bool  # True: normalise scores over samples, not episodes
-    judge_missing: int
 
 
 def step_terms(
@@ -83,20 +82,18 @@ def score_rollout(
     (untrainable samples dropped)."""
     per_sample = spec.episode_level == "efficiency_plus_step"
     samples, steps, scores = [], [], []
-    missing = 0
     for slot in slots:
         slot.efficiency = spec.efficiency * efficiency(slot.summary, spec)
         # progress of a decision: goal units completed until the seat's next decision (or the end)
         marks = [s.progress_at for s in slot.samples[1:]] + [slot.final_progress]
         for s, mark in zip(slot.samples, marks, strict=True):
             s.rewards = step_terms(s, judge_levels.get(sample_key(s)), mark - s.progress_at, spec)
-            missing += s.rewards["judge"] is None
             step = sum(v for v in s.rewards.values() if v is not None)
             if s.trainable:
                 samples.append(s)
                 steps.append(step)
                 scores.append(slot.efficiency + step if per_sample else slot.efficiency)
-    return Scored(samples, steps, scores, per_sample, missing)
+    return Scored(samples, steps, scores, per_sample)
 
 
 def compute_advantages(scored: Scored, algo: AlgoSpec) -> np.ndarray:
