@@ -328,7 +328,8 @@ class AlgoSpec(Strict):
     dual_clip: NonNegativeFloat = 3.0
     kl_coef: NonNegativeFloat = 0.01
     entropy_coef: NonNegativeFloat = 0.0
-    lr: PositiveFloat = 1e-6
+    # above 1 no LLM fine-tune converges, and torch's Adam overflows float32 near 1e38
+    lr: PositiveFloat = Field(1e-6, le=1.0)
     weight_decay: NonNegativeFloat = 0.0
     # optimizer steps of linear learning-rate warm-up (at most MAX_ITERATIONS)
     warmup_steps: NonNegativeInt = Field(0, le=MAX_ITERATIONS)

@@ -225,3 +225,42 @@ def test_non_finite_weights_stop_the_run_and_are_never_saved(tmp_path) -> None:
     with pytest.raises(NonFiniteError, match="refusing to save"):
         save_policy(model, None, tmp_path / "policy")
     assert not (tmp_path / "policy").exists()
+
+
+# Golden numbers of a seeded 3-iteration update (torchtune style): pi_old recomputed, then one
+# PPO epoch of two mini-batches with KL to a reference and an entropy bonus, AdamW. Any change to
+# the update's arithmetic (ratio, clipping, KL, entropy, token weighting) moves them. Measured
+# with torch 2.13.0 on CPU; the tolerance only absorbs floating-point summation order.
+GOLDEN_UPDATE = {
+    "loss": [0.16572101307766776, 0.9237447768743884, 1.4354765728900307],
+    "pg_loss": [-0.3153459302016667, 0.22948707692455822, 1.0335307309502049],
+    "kl": [5.013776553528649, 7.134542149409913, 4.174657130450533],
+    "entropy": [2.0310719843421663, 1.9196598393875255, 1.551991459570433],
+    "clip_fraction": [0.25, 0.18421052553151782, 0.16666666666666666],
+}
+
+
+def test_seeded_update_matches_golden_numbers() -> None:
+    data, model, reference = samples(), tiny_model(0), tiny_model(1).eval()
+    spec = AlgoSpec(mini_batch=2, micro_batch=1, kl_coef=0.1, entropy_coef=0.01, lr=1e-2)
+    accelerator = Accelerator(gradient_accumulation_steps=2)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=spec.lr)
+    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda _: 1.0)
+    opt = Optimisation(
+        model,
+        optimizer,
+        scheduler,
+        accelerator,
+        spec,
+        1.0,
+        0,
+        lambda batch: token_logprobs(reference, batch, 1.0)[0],
+    )
+    rows = []
+    for iteration in range(3):
+        advantages = np.random.default_rng(iteration).standard_normal(len(data)).tolist()
+        old = trainer_logprobs(opt, data).values
+        stats = ppo_update(opt, data, advantages, old, np.random.default_rng(iteration))
+        rows.append(stats)
+    for key, expected in GOLDEN_UPDATE.items():
+        assert [getattr(r, key) for r in rows] == pytest.approx(expected, rel=1e-4, abs=1e-6), key

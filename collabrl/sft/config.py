@@ -39,7 +39,7 @@ class SFTSpec(_Section):
 
     demos: DemoSpec = Field(default_factory=DemoSpec)
     epochs: PositiveInt = 3
-    lr: PositiveFloat = 1e-4
+    lr: PositiveFloat = Field(1e-4, le=1.0)  # above 1 no fine-tune converges (a typo guard)
     weight_decay: NonNegativeFloat = 0.0
     schedule: Literal["constant", "linear", "cosine"] = "cosine"
     warmup_ratio: float = Field(0.05, ge=0, lt=1)  # share of optimizer steps spent warming up
