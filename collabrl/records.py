@@ -5,12 +5,12 @@ The HF copy (``datasets.load_from_disk``) is what analysis notebooks, SFT tools 
 work load. Fields named in ``json_fields`` are stored as JSON strings so records whose nested parts
 differ in shape (e.g. the two games' summaries) still share one Arrow schema.
 
-Encoding rule: every JSON line is ASCII (``ensure_ascii``), so each non-ASCII character is a
-``\\uXXXX`` escape. Why: generated text may hold U+2028 or U+0085 (which ``str.splitlines`` and
-other tools treat as line breaks) or a lone surrogate (which UTF-8 cannot encode); escaped, any
-line splitter and any UTF-8 decoder reads the file and every string round-trips exactly. Arrow
-strings are UTF-8 too, so the HF copy stores a lone surrogate outside ``json_fields`` as U+FFFD;
-the JSONL copy keeps the exact text.
+Encoding rule: every JSON line is ASCII (``ensure_ascii``): each non-ASCII character is written
+as a JSON escape of its code point (U+2028 as ``\\u2028``). Why: generated text may hold U+2028
+or U+0085 (which ``str.splitlines`` and other tools treat as line breaks) or a lone surrogate
+(which UTF-8 cannot encode); escaped, any line splitter and any UTF-8 decoder reads the file and
+every string round-trips exactly. Arrow strings are UTF-8 too, so the HF copy stores a lone
+surrogate outside ``json_fields`` as U+FFFD; the JSONL copy keeps the exact text.
 
 Writing rule: a killed writer never leaves half a file or half a set of files. One file is
 written at a temporary name and renamed over the old one (:func:`atomic_open`). A command that

@@ -115,9 +115,8 @@ def train(recipe: Recipe, overwrite: bool = False) -> Path:
         t1 = time.perf_counter()
         levels = judging.collect()
         scored = score_rollout(slots, levels, recipe.reward)
-        _check_generations(slots, iteration)
         failures = failure_counts(slots, levels)
-        _check_failures(failures, recipe.train.max_failure_rate, iteration)
+        _check_failures(slots, failures, recipe.train.max_failure_rate, iteration)
         t2 = time.perf_counter()
         advantages = compute_advantages(scored, algo)
         keep = informative(scored, advantages, algo.drop_uniform_groups)
@@ -172,21 +171,19 @@ def train(recipe: Recipe, overwrite: bool = False) -> Path:
     return run_dir
 
 
-def _check_generations(slots, iteration: int) -> None:
-    """Stop when no policy decision of this rank produced tokens: nothing could be learnt, and
-    the cause (usually prompts longer than ``policy.max_prompt_tokens``) is the engine's error."""
-    samples = [s for slot in slots for s in slot.samples]
-    if samples and not any(s.trainable for s in samples):
-        error = next((s.error for s in samples if s.error), "empty completions")
+def _check_failures(slots, counts: dict[str, int], limit: float, iteration: int) -> None:
+    """Stop when this rank's rollout cannot teach. If no policy decision produced tokens, nothing
+    can be learnt whatever the limit: the message names the engine's first error (usually a
+    prompt over ``policy.max_prompt_tokens``). Otherwise, more than ``train.max_failure_rate`` of
+    a role's requests failing stops the run: rewards from a dead partner or judge server would
+    train the policy on noise."""
+    decisions = counts["requests/policy"]
+    if decisions and counts["failures/policy"] == decisions:
+        error = next(s.error for slot in slots for s in slot.samples if s.error)
         raise CollabrlError(
-            f"iteration {iteration}: none of the {len(samples)} policy decisions produced "
+            f"iteration {iteration}: none of the {decisions} policy decisions produced "
             f"tokens; first engine error: {error}"
         )
-
-
-def _check_failures(counts: dict[str, int], limit: float, iteration: int) -> None:
-    """Stop when more than ``train.max_failure_rate`` of a role's requests failed on this rank:
-    rewards from a dead partner or judge server would train the policy on noise."""
     over = [
         f"{role} {rate:.2f} ({counts[f'failures/{role}']} of {counts[f'requests/{role}']})"
         for role, rate in failure_rates(counts).items()
