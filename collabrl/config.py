@@ -245,12 +245,20 @@ class PolicySpec(Strict):
 
 
 class PartnerSpec(Strict):
-    """Who plays beside the policy during training (profiles drawn per group)."""
+    """Who plays beside the policy during training (profiles drawn per group).
 
-    kind: Literal["persona", "llm", "expert", "none"] = "persona"
+    ``persona``: scripted profile-driven players; ``llm``: an LLM role-playing the profile with
+    the simulated-player prompt (``use_profile=false``: the same LLM and prompt without a profile,
+    the paper's profile-free "homogeneous" partner); ``expert``: the rule-based expert;
+    ``self``: self-play, the partner seats are played by the policy itself (its rollout engine,
+    so a frozen copy of the current weights, refreshed every iteration; the paper's
+    "w/o personality" ablation); ``none``: single-seat games.
+    """
+
+    kind: Literal["persona", "llm", "expert", "self", "none"] = "persona"
     split: Literal["train", "test"] = "train"  # which profiles partners are drawn from
     profiles: list[str] = Field(default_factory=list)  # explicit profile ids (else the split)
-    use_profile: bool = True  # false: llm partners play without a persona (ablation)
+    use_profile: bool = True  # false: llm partners play without a profile (homogeneous partner)
     engine: EngineSpec | None = None  # llm partners
     sampling: SamplingSpec = Field(default_factory=SamplingSpec)
 
@@ -468,7 +476,7 @@ def partner_profiles(recipe: Recipe) -> list[Profile]:
     the run would otherwise train against another partner set than the recipe states.
     """
     partner = recipe.partner
-    if partner.kind in ("expert", "none") or not partner.use_profile:
+    if partner.kind in ("expert", "self", "none") or not partner.use_profile:
         return []
     from collabrl.profiles import get_profile, load_profiles
 

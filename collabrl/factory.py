@@ -58,7 +58,9 @@ def make_player(spec: PlayerSpec, game_spec: GameSpec, game: Game, seed: int = 0
 
         persona = get_profile(spec.profile).persona() if spec.profile else None
         engine = make_engine_from_spec(spec.engine)
-        return LLMPlayer(engine, game, sampling_params(spec.sampling, seed), persona=persona)
+        role = "player" if persona else "agent"  # a profiled seat is a simulated player
+        params = sampling_params(spec.sampling, seed)
+        return LLMPlayer(engine, game, params, role=role, persona=persona)
     if spec.kind == "persona":
         from collabrl.agents.persona import make_persona_player
         from collabrl.profiles import get_profile

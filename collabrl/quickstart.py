@@ -71,7 +71,6 @@ def evaluate_policy(folder: str, plan: QuickstartPlan, name: str) -> dict[str, f
             engine=EngineSpec(backend="transformers", model=folder),
             sampling=SamplingSpec(temperature=0.7, max_new_tokens=160),
         ),
-        household_max_decisions=30,
         output_dir=str(plan.out / f"eval_{name}"),
     )
     return policy_summary(run_evaluation(spec).outcomes)

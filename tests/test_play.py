@@ -89,7 +89,7 @@ def test_runner_records_invalid_turns_and_messages() -> None:
 def test_prompt_contains_rules_observation_and_format() -> None:
     for game in (HouseholdGame("10_put_dishwasher"), KitchenGame("cramped_room")):
         obs = next(iter(game.reset(seed=0).values()))
-        system, user = build_messages(game, obs, persona="Talks a lot.")
+        system, user = build_messages(game, obs, persona="Talks a lot.", role="player")
         assert system["role"] == "system" and user["role"] == "user"
         assert game.intro(obs.seat) in system["content"]
         assert "<think>" in system["content"] and "Talks a lot." in system["content"]

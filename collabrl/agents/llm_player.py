@@ -1,14 +1,17 @@
-"""An LLM-driven seat: profile + observation -> prompt -> any engine -> checked response.
+"""An LLM-driven seat: role (+ profile) + observation -> prompt -> any engine -> checked response.
 
-An unusable reply gets one retry with the parser's complaints shown to the model; if the retry is
-unusable too, its text is returned anyway and the game idles the seat for a tick (recorded).
+The role picks the prompt (:mod:`collabrl.agents.prompts`): ``agent`` for the collaborative agent,
+``player`` for a simulated player. An unusable reply gets ``retries`` more attempts with the
+parser's complaints shown to the model (simulated players: 1; an evaluated policy: 0, the paper's
+single pass); if the last is unusable too, its text is returned anyway and the game idles the
+seat for a tick (recorded).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from collabrl.agents.prompts import build_messages
+from collabrl.agents.prompts import Role, build_messages
 from collabrl.agents.protocol import parse_observed
 from collabrl.engines.types import Engine, GenerationResult, SamplingParams
 from collabrl.envs.base import Game, Observation
@@ -38,11 +41,14 @@ class LLMPlayer:
         game: Game,
         params: SamplingParams | None = None,
         *,
+        role: Role,
         persona: str | None = None,
         retries: int = 1,
         name: str = "llm",
     ) -> None:
-        self.engine, self.game, self.persona = engine, game, persona
+        if persona and role != "player":
+            raise ValueError("only a simulated player (role='player') carries a persona")
+        self.engine, self.game, self.persona, self.role = engine, game, persona, role
         self.params = params or SamplingParams(temperature=0.7, max_new_tokens=512)
         self.retries, self.name = retries, name
         self.calls: list[LLMCall] = []
@@ -52,12 +58,12 @@ class LLMPlayer:
         self.calls = []
 
     def act(self, obs: Observation) -> str:
-        """Ask the model; retry once with the problems spelled out if the reply is unusable."""
+        """Ask the model; retry with the problems spelled out while the reply is unusable."""
         return act_all([(self, obs)])[0]
 
     def conversation(self, obs: Observation) -> list[dict[str, str]]:
         """The chat this player sends for ``obs``."""
-        return build_messages(self.game, obs, self.persona)
+        return build_messages(self.game, obs, self.persona, self.role)
 
     def sampling(self) -> SamplingParams:
         """This player's sampling settings with a fresh seed per decision (if seeded)."""
@@ -84,13 +90,13 @@ def _generate(
 
 
 def act_all(requests: list[tuple[LLMPlayer, Observation]]) -> list[str]:
-    """Replies for many LLM seats at once: one batched call per engine (and sampling settings),
-    then one batched retry
-    for the replies the parser rejects (the complaints are shown to the model)."""
+    """Replies for many LLM seats at once: one batched call per engine, sampling settings and retry
+    budget, then batched retries for the replies the parser rejects (the complaints are shown to
+    the model)."""
     replies = [""] * len(requests)
-    by_engine: dict[tuple[int, SamplingParams], list[int]] = {}
+    by_engine: dict[tuple[int, SamplingParams, int], list[int]] = {}
     for i, (player, _) in enumerate(requests):
-        by_engine.setdefault((id(player.engine), player.params), []).append(i)
+        by_engine.setdefault((id(player.engine), player.params, player.retries), []).append(i)
     for indices in by_engine.values():
         players = [requests[i][0] for i in indices]
         observations = [requests[i][1] for i in indices]

@@ -1,52 +1,55 @@
-"""Turn a seat's observation into chat messages for an LLM player.
+"""Turn a seat's observation into chat messages for an LLM seat, by role.
 
-The system message carries what stays fixed for the episode (role, teammates, rules, answer
-format); the user message carries the current observation. Persona players (a later milestone)
-pass a ``persona`` paragraph that is added to the system message.
+Two roles, two versioned prompt files in :mod:`collabrl.agents.role_prompts` (paper appendix E):
+``agent`` is the collaborative agent being trained or evaluated (E.6: efficient task completion
+with a supportive message); ``player`` is a simulated player (E.5: a personality that decides,
+greets first, follows the partner's instructions when it has no plan, reports discoveries and
+finished subgoals, avoids waiting). A ``player`` without a persona is the profile-free
+("homogeneous") partner of the paper's diversity analysis. Each result records the prompt's
+:func:`role_prompt_stamp`.
 """
 
 from __future__ import annotations
 
+from typing import Literal
+
 from collabrl.envs.base import Game, Observation
+from collabrl.prompt_files import PromptFile, fill, load_prompt
 
-ANSWER_FORMAT = """\
-Answer in exactly this form, with all three parts:
-<think>Your reasoning: what your teammates know, need and plan, what is left to do, and which \
-action helps the team most right now.</think>
-<message>What you would tell your teammates: discoveries, progress, your next step, questions, \
-suggestions or encouragement.</message>
-<action>Exactly one action from the list, copied as written (or just its letter).</action>
-
-Choosing the message action delivers the text in <message> to every teammate and costs one time \
-step; with any other action the message is not sent. Send one when you find something a \
-teammate needs, finish part of the goal, need help, or are about to do something that changes \
-their plans."""
+Role = Literal["agent", "player"]
+ROLES: tuple[Role, ...] = ("agent", "player")
+PROMPT_PACKAGE = "collabrl.agents.role_prompts"
 
 
-def system_prompt(game: Game, seat: str, persona: str | None = None) -> str:
-    """Role, teammates, rules and answer format for ``seat``."""
-    mates = [s for s in game.agents if s != seat]
-    team = f"You work together with {', '.join(mates)}." if mates else "You play alone."
-    parts = [
-        f"You are {seat}, a player in a cooperative game. {team} "
-        "Finish the shared goal as quickly as possible while being a good teammate.",
-        game.intro(seat),
-    ]
-    if persona:
-        parts.append(f"Your personality and play style:\n{persona}\nStay true to it.")
-    parts.append(ANSWER_FORMAT)
-    return "\n\n".join(parts)
+def role_prompt(role: Role) -> PromptFile:
+    return load_prompt(PROMPT_PACKAGE, role)
+
+
+def role_prompt_stamp(role: Role) -> str:
+    """``version@sha`` of a role's prompt file, stamped on every result that used it."""
+    return role_prompt(role).stamp
+
+
+def role_prompt_stamps() -> dict[str, str]:
+    """Every role's prompt stamp (what runs and results record)."""
+    return {role: role_prompt_stamp(role) for role in ROLES}
 
 
 def build_messages(
-    game: Game, obs: Observation, persona: str | None = None
+    game: Game, obs: Observation, persona: str | None = None, role: Role = "agent"
 ) -> list[dict[str, str]]:
-    """Chat messages (system + user) asking ``obs.seat`` for its next decision."""
+    """Chat messages (system + user) asking ``obs.seat`` for its next decision in ``role``."""
+    if persona and role != "player":
+        raise ValueError("only a simulated player (role='player') carries a persona")
+    sections = role_prompt(role).sections()
+    personality = fill(sections["personality"], {"persona": persona}) + "\n\n" if persona else ""
+    values = {
+        "seat": obs.seat,
+        "rules": game.intro(obs.seat),
+        "observation": obs.text,
+        "personality": personality,
+    }
     return [
-        {"role": "system", "content": system_prompt(game, obs.seat, persona)},
-        {
-            "role": "user",
-            "content": f"{obs.text}\n\nWhat do you do now? Reply with <think>, <message> and "
-            "<action>.",
-        },
+        {"role": "system", "content": fill(sections["system"], values)},
+        {"role": "user", "content": fill(sections["user"], values)},
     ]

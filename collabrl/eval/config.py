@@ -24,30 +24,46 @@ from collabrl.config import (
     require_engine,
 )
 from collabrl.errors import CollabrlError
-from collabrl.numbers import PositiveInt
+from collabrl.numbers import NonNegativeInt, PositiveInt
 
 GameName = Literal["household", "kitchen"]
 
 MAX_EVAL_SEEDS = 1_000  # seeds per evaluation (CollabBench: 1)
 MAX_EVAL_PROFILES = 10_000  # profiles per task (the shipped test split has a few dozen)
 MAX_WORKERS = 1_024  # episodes played concurrently
+MAX_POLICY_RETRIES = 5  # extra attempts after an unusable policy reply
 
 
 class PartnerSpec(Strict):
     """Who fills the partner seat; the profile is set per episode from the test split.
 
     ``expert`` ignores the profile (a profile-blind control); ``persona`` is the scripted
-    profile-driven player; ``llm`` role-plays the profile through ``engine``.
+    profile-driven player; ``llm`` role-plays the profile through ``engine`` with the
+    simulated-player prompt. ``use_profile=false`` (llm only) is the paper's "homogeneous"
+    partner of the diversity analysis: the same LLM and prompt without any profile. Its episodes
+    still follow the test profiles' jobs (same count and tasks as the diverse arm), each with its
+    own sampling seed, so the two arms compare like for like.
     """
 
     kind: Literal["persona", "expert", "llm"] = "persona"
+    use_profile: bool = True
     engine: EngineSpec | None = None
     sampling: SamplingSpec = Field(default_factory=SamplingSpec)
 
     @model_validator(mode="after")
     def _engine_for_llm(self) -> PartnerSpec:
         require_engine(self.kind, self.engine, "partner")
+        if not self.use_profile and self.kind != "llm":
+            raise ValueError(
+                f"partner.use_profile=false is the profile-free LLM partner; "
+                f"it needs partner.kind=llm, not {self.kind}"
+            )
         return self
+
+    @property
+    def label(self) -> str:
+        """How tables and stamps name this partner set."""
+        return "llm (homogeneous, no profile)" if not self.use_profile else self.kind
 
 
 class JudgeSpec(Strict):
@@ -80,11 +96,16 @@ class EvalSpec(Strict):
     partner: PartnerSpec = Field(default_factory=PartnerSpec)
     judge: JudgeSpec = Field(default_factory=JudgeSpec)
     oracle: bool = False  # policy also sees the partner's profile and previous decision
+    # Extra attempts an LLM policy gets after an unusable reply. 0 = the paper's single pass
+    # (default); 1 = one retry with the parser's complaints shown. Tables say which was used.
+    policy_retries: NonNegativeInt = Field(0, le=MAX_POLICY_RETRIES)
     window: PositiveInt = Field(3, le=MAX_TICKS)
     a: float = Field(0.8, ge=0)
     b: float = Field(0.8, ge=0)
     household_max_ticks: PositiveInt = Field(250, le=MAX_TICKS)
-    household_max_decisions: PositiveInt = Field(50, le=MAX_TICKS)
+    # A safety cap per seat, not a rule of the benchmark (CWAH evaluation has only the tick
+    # limit): an episode it ends is reported as "stalled" and left out of the step means.
+    household_max_decisions: PositiveInt = Field(250, le=MAX_TICKS)
     kitchen_horizon: PositiveInt = Field(400, le=MAX_TICKS)
     # episodes played concurrently (threads; for remote LLM engines); at most MAX_WORKERS
     workers: PositiveInt = Field(1, le=MAX_WORKERS)

@@ -116,23 +116,25 @@ class EngineCache:
         self._engines.clear()
 
 
-def _llm_player(engines: EngineCache, spec: Any, game: Game, seed: int, persona: str | None):
-    from collabrl.agents.llm_player import LLMPlayer
-    from collabrl.factory import sampling_params
+def policy_factory(spec: PlayerSpec, engines: EngineCache, retries: int = 0) -> PolicyFactory:
+    """Builds the evaluated policy for one episode (LLM engines are shared across episodes).
 
-    engine = engines.get(spec.engine)
-    return LLMPlayer(engine, game, sampling_params(spec.sampling, seed), persona=persona)
-
-
-def policy_factory(spec: PlayerSpec, engines: EngineCache) -> PolicyFactory:
-    """Builds the evaluated policy for one episode (LLM engines are shared across episodes)."""
+    An LLM policy plays the collaborative-agent role with ``retries`` extra attempts after an
+    unusable reply (0: the paper's single pass)."""
 
     def build(game: Game, game_spec: GameSpec, seed: int) -> Player:
         if spec.kind == "llm":
-            from collabrl.profiles import get_profile
+            from collabrl.agents.llm_player import LLMPlayer
+            from collabrl.factory import sampling_params
 
-            persona = get_profile(spec.profile).persona() if spec.profile else None
-            return _llm_player(engines, spec, game, seed, persona)
+            if spec.profile:
+                raise CollabrlError(
+                    "policy.profile: the evaluated policy plays the collaborative-agent role, "
+                    "which has no persona; a profiled LLM belongs in the partner seat"
+                )
+            params = sampling_params(spec.sampling, seed)
+            engine = engines.get(spec.engine)
+            return LLMPlayer(engine, game, params, role="agent", retries=retries)
         from collabrl.factory import make_player
 
         return make_player(spec, game_spec, game, seed)
@@ -141,11 +143,24 @@ def policy_factory(spec: PlayerSpec, engines: EngineCache) -> PolicyFactory:
 
 
 def partner_factory(spec: PartnerSpec, engines: EngineCache) -> PartnerFactory:
-    """Builds the partner seat for one episode from one test profile."""
+    """Builds the partner seat for one episode from one test profile.
+
+    A profile-free LLM partner (``use_profile=false``) still gets a sampling seed of its own per
+    profile job, so its episodes are independent draws rather than copies."""
 
     def build(profile: Profile, game: Game, game_spec: GameSpec, seed: int) -> Player:
         if spec.kind == "llm":
-            return _llm_player(engines, spec, game, seed, profile.persona())
+            from collabrl.agents.llm_player import LLMPlayer
+            from collabrl.factory import sampling_params
+
+            persona = profile.persona() if spec.use_profile else None
+            if not spec.use_profile:
+                from collabrl.agents.persona.temperament import stable_seed
+
+                seed = stable_seed(profile.id, seed)
+            params = sampling_params(spec.sampling, seed)
+            engine = engines.get(spec.engine)
+            return LLMPlayer(engine, game, params, role="player", persona=persona)
         if spec.kind == "expert":
             from collabrl.factory import make_expert
 

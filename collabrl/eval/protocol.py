@@ -16,6 +16,7 @@ from typing import Any
 
 from tqdm import tqdm
 
+from collabrl.agents.prompts import role_prompt_stamps
 from collabrl.errors import CollabrlError
 from collabrl.eval import export, report
 from collabrl.eval.config import EvalSpec
@@ -38,7 +39,16 @@ OUTPUT_SET = "eval"
 """The name of the eval outputs' set: readers check them with
 ``collabrl.records.check_complete(path, OUTPUT_SET, ...)`` (``eval.incomplete`` flags a mix)."""
 
-TRAJECTORY_STAMP = ("policy", "oracle", "judge", "judge_is_proxy", "judge_prompts", "seeds")
+TRAJECTORY_STAMP = (
+    "policy",
+    "policy_attempts",
+    "oracle",
+    "role_prompts",
+    "judge",
+    "judge_is_proxy",
+    "judge_prompts",
+    "seeds",
+)
 """The stamp fields repeated on every trajectory record (the full stamp is in results.json)."""
 
 
@@ -59,6 +69,11 @@ def make_judge(spec: EvalSpec, engines: EngineCache) -> Judge:
     return LLMJudge(engine, name=spec.judge.engine.model, params=params)
 
 
+def attempts_label(retries: int) -> str:
+    """How the tables name the policy's reply attempts."""
+    return "single pass" if retries == 0 else f"1 + {retries} retr{'y' if retries == 1 else 'ies'}"
+
+
 def _stamp(spec: EvalSpec, judge: Judge, profiles: list[str], wall_s: float) -> dict[str, Any]:
     try:
         pkg = version("collabrl")
@@ -74,8 +89,10 @@ def _stamp(spec: EvalSpec, judge: Judge, profiles: list[str], wall_s: float) -> 
         "policy": policy_label(spec.policy),
         "policy_spec": spec.policy.model_dump(),
         "oracle": spec.oracle,
+        "policy_attempts": attempts_label(spec.policy_retries),
+        "role_prompts": role_prompt_stamps(),
         "partner_set": {
-            "kind": spec.partner.kind,
+            "kind": spec.partner.label,
             "split": "test",
             "profiles": len(profiles),
             "profile_ids": profiles,
@@ -119,7 +136,7 @@ def run_evaluation(
             outcomes = play_all(
                 spec,
                 jobs,
-                policy_factory(spec.policy, engines),
+                policy_factory(spec.policy, engines, spec.policy_retries),
                 partner_factory(spec.partner, engines),
                 progress=lambda: bar.update(1),
             )
@@ -156,11 +173,15 @@ def write_outputs(result: EvalResult, *, proxy: bool) -> None:
 def _write_files(result: EvalResult, out: Path, *, proxy: bool) -> None:
     """Every eval output, into the folder ``out``."""
     method = ("Oracle " if result.stamp["oracle"] else "") + result.stamp["policy"]
+    if result.stamp["policy_spec"]["kind"] == "llm":
+        method += f" ({result.stamp['policy_attempts']})"
     note = PROXY_NOTE if proxy else None
     stamp_line = (
         f"policy={result.stamp['policy']} partners={result.stamp['partner_set']['kind']}"
         f"(test, {result.stamp['partner_set']['profiles']} profiles) judge={result.stamp['judge']}"
         f" prompts={result.stamp['judge_prompts']} seeds={result.stamp['seeds']}"
+        f" policy attempts={result.stamp['policy_attempts']}"
+        f" role prompts={result.stamp['role_prompts']}"
     )
     (out / "tables.md").write_text(
         f"{report.markdown(result.tables, method, note)}\n_{stamp_line}_\n", encoding="utf-8"

@@ -5,7 +5,9 @@ mean over seeds first; population std, so one profile gives 0); generated tokens
 thousands; mean of each affective dimension over episodes that have it; "Affective" = mean of the
 three dimension means. "Overall" pools every episode of the game (std across task x profile).
 Every table also shows its failed window judgements ("Judge failed": failed/made): failed ones
-are left out of the scores, so a row of clean-looking means may rest on few judgements.
+are left out of the scores, so a row of clean-looking means may rest on few judgements. Episodes
+ended by the decision safety cap ("Stalled": stalled/episodes) are left out of the efficiency
+mean and std rather than counted as ordinary failures; a note under the tables says so.
 """
 
 from __future__ import annotations
@@ -49,15 +51,17 @@ def _judgements(outcomes: Sequence[EpisodeOutcome]) -> Iterator[tuple[str, Windo
 
 def metrics(outcomes: Sequence[EpisodeOutcome]) -> dict[str, Any]:
     """Every metric of one table cell group, plus episode and missing-score counts."""
+    finished = [o for o in outcomes if not o.stalled]
     per_profile: dict[tuple[str, str], list[float]] = defaultdict(list)
-    for o in outcomes:
+    for o in finished:
         per_profile[o.job.task, o.job.profile.id].append(o.efficiency)
     profile_means = [sum(v) / len(v) for v in per_profile.values()]
     row: dict[str, Any] = {
-        "efficiency": _mean([o.efficiency for o in outcomes]),
+        "efficiency": _mean([o.efficiency for o in finished]),
         "std": statistics.pstdev(profile_means) if profile_means else None,
         "tokens_k": _mean([o.tokens_per_step_k for o in outcomes]),
         "episodes": len(outcomes),
+        "stalled": len(outcomes) - len(finished),
     }
     for d in DIMENSIONS:
         have = [o.scores[d] for o in outcomes if o.scores.get(d) is not None]
@@ -122,19 +126,31 @@ def _failed(m: dict[str, Any]) -> str:
     return f"{m['judge_failed']}/{m['judgements']}"
 
 
+def _stalled(m: dict[str, Any]) -> str:
+    """The "Stalled" cell: episodes ended by the decision safety cap, of all episodes."""
+    return f"{m['stalled']}/{m['episodes']}"
+
+
+COUNTS = {"Stalled": _stalled, "Judge failed": _failed}  # count columns after the metrics
+
+
 def _header(game: str, first: list[str]) -> list[str]:
     cols = list(first)
     for m in METRICS:
         title = EFFICIENCY_TITLES[game] if m == "efficiency" else TITLES[m]
         cols += [f"{title} Agent 1", f"{title} Agent 2"]
-    return [*cols, "Judge failed Agent 1", "Judge failed Agent 2"]
+    for title in COUNTS:
+        cols += [f"{title} Agent 1", f"{title} Agent 2"]
+    return cols
 
 
 def _cells(by_seat: dict[int, dict]) -> list[str]:
     out = []
     for m in METRICS:
         out += [_cell(by_seat[s][m]) if s in by_seat else "—" for s in (1, 2)]
-    return [*out, *(_failed(by_seat[s]) if s in by_seat else "—" for s in (1, 2))]
+    for count in COUNTS.values():
+        out += [count(by_seat[s]) if s in by_seat else "—" for s in (1, 2)]
+    return out
 
 
 def markdown(tables: dict, method: str, proxy_note: str | None) -> str:
@@ -161,8 +177,21 @@ def markdown(tables: dict, method: str, proxy_note: str | None) -> str:
                 rows, _header(game, ["Task", "Method"]), tablefmt="github", disable_numparse=True
             )
         )
+        parts.append(_stalled_note(table[OVERALL].values()))
         parts.append(_failure_note(table[OVERALL].values()))
     return "\n".join(parts) + "\n"
+
+
+def _stalled_note(overall: Iterable[dict[str, Any]]) -> str:
+    """A line under a game's tables when the decision safety cap ended episodes (else empty)."""
+    episodes = sum(m["episodes"] for m in overall)
+    stalled = sum(m["stalled"] for m in overall)
+    if not stalled:
+        return ""
+    return (
+        f"\n_{stalled} of {episodes} episodes stalled (the decision safety cap ended them before "
+        "success or the tick limit); they are left out of the step means and std._\n"
+    )
 
 
 def _failure_note(overall: Iterable[dict[str, Any]]) -> str:
@@ -209,6 +238,7 @@ def episode_rows(outcomes: Sequence[EpisodeOutcome]) -> list[dict[str, Any]]:
             "seat": f"Agent {o.job.seat}",
             "seed": o.job.seed,
             "efficiency": o.efficiency,
+            "stalled": o.stalled,
             "decisions": o.decisions,
             "message_ratio": round(o.message_ratio, 4),
             "tokens_per_step_k": round(o.tokens_per_step_k, 4),
@@ -230,6 +260,7 @@ def summary_table(tables: dict) -> str:
             _cell(m["tokens_k"]),
             *(_cell(m[d]) for d in (*DIMENSIONS, "affective")),
             _failed(m),
+            _stalled(m),
             m["episodes"],
         ]
         for game, table in tables.items()
@@ -246,6 +277,7 @@ def summary_table(tables: dict) -> str:
         "empathy",
         "affective",
         "judge failed",
+        "stalled",
         "episodes",
     ]
     return tabulate(rows, head, tablefmt="github", disable_numparse=True)

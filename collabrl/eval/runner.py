@@ -48,6 +48,7 @@ class EpisodeOutcome:
     views: list[StepView]
     efficiency: float  # household: steps (failure = max ticks); kitchen: score
     tokens_per_step_k: float
+    stalled: bool = False  # ended by the decision safety cap: reported apart, not as a failure
     windows: list[list[int]] = field(default_factory=list)  # decision indices per window
     judgements: list[dict[str, WindowJudgement]] = field(default_factory=list)
     scores: dict[str, float | None] = field(default_factory=dict)
@@ -119,8 +120,7 @@ def play_job(
         recorder.observations,
         recorder.decisions,
         message_action=game.message_action,
-        partner_profile=job.profile.persona(),
-    )
+    )  # no partner profile: the evaluation judges see the interaction alone (paper E.4)
     tokens = generated_tokens(policy)
     return EpisodeOutcome(
         job=job,
@@ -129,6 +129,7 @@ def play_job(
         views=views,
         efficiency=efficiency(job.game, record.summary),
         tokens_per_step_k=tokens / len(views) / 1000 if views else 0.0,
+        stalled=bool(record.summary.get("stalled", False)),
     )
 
 

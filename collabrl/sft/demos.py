@@ -25,7 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from tqdm import tqdm
 
 from collabrl.agents.player import Player, format_response
-from collabrl.agents.prompts import build_messages
+from collabrl.agents.prompts import build_messages, role_prompt_stamp
 from collabrl.agents.protocol import parse_observed
 from collabrl.config import Recipe
 from collabrl.envs.base import Game, Observation, letter
@@ -107,6 +107,11 @@ def record_demos(
             f"players.{recipe.rollout.target_seat}.kind={target.kind}: the demonstrator in the "
             "policy's seat must be an expert or an llm teacher"
         )
+    if recipe.partner.kind == "self":
+        raise CollabrlError(
+            "partner.kind=self: a self-play partner needs a policy being trained; demonstrations "
+            "are played beside persona, llm or expert partners"
+        )
     teacher_engine = _engine(target.engine) if target.kind == "llm" else None
     partner_engine = _engine(recipe.partner.engine) if recipe.partner.kind == "llm" else None
     one_each = recipe.model_copy(
@@ -140,6 +145,7 @@ def record_demos(
                 ],
                 "actions": obs.actions,
                 "game": recipe.game.name,
+                "prompt_version": role_prompt_stamp("agent"),
                 "task": task,
                 "profile": slot.profile_id,
                 "seat": slot.policy_seat,
@@ -167,7 +173,8 @@ def _demonstrator(recipe: Recipe, game: Game, teacher_engine, seed: int) -> Play
         return make_expert(recipe.game)
     from collabrl.agents.llm_player import LLMPlayer
 
-    return LLMPlayer(teacher_engine, game, sampling_params(target.sampling, seed), name="teacher")
+    params = sampling_params(target.sampling, seed)
+    return LLMPlayer(teacher_engine, game, params, role="agent", name="teacher")
 
 
 def _styled(response: str, parsed, obs: Observation, spec: DemoSpec) -> str:

@@ -90,7 +90,19 @@ def make_slots(recipe: Recipe, plans: list[GroupPlan], partner_engine=None) -> l
                         partner_engine,
                         game,
                         sampling_params(recipe.partner.sampling, plan.seed + e),
+                        role="player",
                         persona=persona,
+                    )
+                elif kind == "self":
+                    from collabrl.agents.llm_player import LLMPlayer
+
+                    players[seat] = LLMPlayer(
+                        partner_engine,  # the policy's own rollout engine
+                        game,
+                        sampling_params(recipe.policy.sampling, plan.seed + e),
+                        role="agent",
+                        retries=0,
+                        name="self-play",
                     )
                 elif kind == "expert":
                     players[seat] = make_expert(recipe.game)

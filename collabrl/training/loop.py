@@ -76,9 +76,11 @@ def train(recipe: Recipe, overwrite: bool = False) -> Path:
     if policy.reference_model is not None:
         policy.reference_model = prepare_reference(policy.reference_model, accelerator)
     engine = _rollout_engine(recipe, accelerator.unwrap_model(model), policy.tokenizer, model_path)
-    partner_engine = (
-        make_engine_from_spec(recipe.partner.engine) if recipe.partner.kind == "llm" else None
-    )
+    partner_engine = None
+    if recipe.partner.kind == "llm":
+        partner_engine = make_engine_from_spec(recipe.partner.engine)
+    elif recipe.partner.kind == "self":
+        partner_engine = engine  # self-play: each iteration's policy weights play the partner
     judge = make_step_judge(recipe.reward.judge)
     profiles = partner_profiles(recipe)
     temperature = recipe.policy.sampling.temperature or 1.0

@@ -6,6 +6,7 @@ weights are used by the next rollout with no copy. With vLLM, weights are pushed
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -13,6 +14,7 @@ from pathlib import Path
 
 import torch
 
+from collabrl.agents.prompts import role_prompt_stamps
 from collabrl.config import PolicySpec
 from collabrl.errors import CollabrlError, NonFiniteError, missing_extra
 from collabrl.records import RunClaim, check_claim, check_writable, take_folder, write_text
@@ -183,7 +185,8 @@ def fill_deepspeed_config(accelerator, micro_batch: int, grad_clip: float) -> No
 
 def start_run(recipe, accumulation_steps: int, claim: RunClaim) -> tuple[object, Path, str]:
     """What every trainer does first: an Accelerator, seeded RNGs, the run directory claimed for
-    this run (:func:`collabrl.records.claim_folder`) holding the resolved recipe, and the policy's
+    this run (:func:`collabrl.records.claim_folder`) holding the resolved recipe and the role
+    prompts' version stamps (``prompts.json``), and the policy's
     model folder (created once, by rank 0, for tiny models).
 
     Every rank checks the folder before any rank changes it, so all refuse it together."""
@@ -200,6 +203,7 @@ def start_run(recipe, accumulation_steps: int, claim: RunClaim) -> tuple[object,
     if accelerator.is_main_process:
         take_folder(run_dir, claim, action)
         write_text(run_dir / "recipe.yaml", recipe.to_yaml())
+        write_text(run_dir / "prompts.json", json.dumps(role_prompt_stamps(), indent=2))
     accelerator.wait_for_everyone()
     with accelerator.main_process_first():  # rank 0 writes the tiny model, the others read it
         model_path = resolve_model_path(recipe.policy, run_dir, recipe.seed)

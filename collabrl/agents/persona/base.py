@@ -80,9 +80,11 @@ class PersonaBase(ABC):
             self.stats["honoured"] += 1
 
     def opens_now(self) -> bool:
-        """True once, at the first decision, if this persona opens the conversation."""
+        """True once, at the first decision: every simulated player opens the conversation, in
+        its own register (a leader with a division of labour, anyone else with a greeting whose
+        warmth follows agreeableness), as the paper's simulated players do."""
         first, self.opened = not self.opened, True
-        return first and self.chance(self.temperament.opening)
+        return first
 
     def _answer(self, state: dict) -> str | None:
         reply, self.reply = self.reply, None

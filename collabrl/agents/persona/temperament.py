@@ -41,7 +41,6 @@ class Temperament:
 
     talk: float  # pass on news and plans (extraversion; a little agreeableness: sharing)
     chatter: float  # speak up unprompted: instructions, encouragement (extraversion)
-    opening: float  # open the game with a greeting or a division of labour (extraversion)
     leads: bool  # proposes who does what and hands out requests (extraversion + conscientiousness)
     wordiness: float  # 0..1: how much decoration a message carries (extraversion)
     doubt: float  # ask for reassurance about a teammate's report (neuroticism; less if quiet)
@@ -60,7 +59,6 @@ class Temperament:
         return cls(
             talk=talk,
             chatter=_lerp(0.0, 0.3, e),
-            opening=_lerp(0.1, 1.0, e),
             leads=e >= 0.75 and c >= 0.4,
             wordiness=e,
             doubt=_lerp(0.0, 0.5, n * n) * talk,

@@ -74,7 +74,7 @@ def llm_player_factory(engine: Engine, params: SamplingParams) -> PlayerFactory:
     from collabrl.agents.llm_player import LLMPlayer
 
     def build(persona: str, game: Game) -> Player:
-        return LLMPlayer(engine, game, params, persona=persona, name="pipeline-llm")
+        return LLMPlayer(engine, game, params, role="player", persona=persona, name="pipeline-llm")
 
     return build
 

@@ -1,25 +1,20 @@
-"""Load the versioned judge prompt files and fill them for one step or one window.
+"""Fill the versioned judge prompt files (see :mod:`collabrl.prompt_files`) for one step or one
+window.
 
-Every file starts with ``version: NAME`` and every result carries ``NAME@sha`` (first 8 hex of
-the file's SHA-256), so an edited prompt that forgot to bump its version is still told apart.
-Templates use ``{{name}}`` slots (not ``str.format``) because the prompts contain JSON braces.
+The interactivity judge (training, paper E.3) reads the partner's profile; the window judges
+(evaluation, paper E.4) judge from the interaction alone, so their template has no profile slot.
 """
 
 from __future__ import annotations
 
-import hashlib
-import re
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from functools import cache
-from importlib.resources import files
+from collections.abc import Sequence
 
 from collabrl.engines.types import Message
+from collabrl.prompt_files import PromptFile, chat
+from collabrl.prompt_files import load_prompt as load_prompt_file
 from collabrl.rewards.judges.records import StepView
 
 PROMPT_PACKAGE = "collabrl.rewards.prompts"
-_SLOT = re.compile(r"\{\{(\w+)\}\}")
-_SECTION = re.compile(r"^=== (system|user) ===$", re.MULTILINE)
 OBSERVATION_CHARS = 4000  # per step; long observations keep their head and tail
 
 GAME_DESCRIPTIONS = {
@@ -36,50 +31,9 @@ GAME_DESCRIPTIONS = {
 }
 
 
-@dataclass(frozen=True)
-class PromptFile:
-    """One template: its declared version, content hash and text."""
-
-    name: str
-    version: str
-    text: str
-
-    @property
-    def stamp(self) -> str:
-        digest = hashlib.sha256(self.text.encode("utf-8")).hexdigest()[:8]
-        return f"{self.version}@{digest}"
-
-
-@cache
 def load_prompt(name: str) -> PromptFile:
-    """``collabrl/rewards/prompts/<name>.txt``; a file without a version line is an error."""
-    text = files(PROMPT_PACKAGE).joinpath(f"{name}.txt").read_text(encoding="utf-8")
-    first, _, body = text.partition("\n")
-    if not first.startswith("version:"):
-        raise ValueError(f"prompt file {name}.txt must start with 'version: <id>'")
-    return PromptFile(name=name, version=first.removeprefix("version:").strip(), text=body)
-
-
-def fill(template: str, values: Mapping[str, str]) -> str:
-    """Replace every ``{{slot}}``; an unknown slot is a programming error."""
-
-    def one(match: re.Match[str]) -> str:
-        key = match.group(1)
-        if key not in values:
-            raise KeyError(f"prompt slot {{{{{key}}}}} has no value")
-        return values[key]
-
-    return _SLOT.sub(one, template)
-
-
-def chat(prompt: PromptFile, values: Mapping[str, str]) -> list[Message]:
-    """System + user messages from a template split by ``=== system ===`` / ``=== user ===``."""
-    parts = _SECTION.split(prompt.text)
-    sections = dict(zip(parts[1::2], (p.strip() for p in parts[2::2]), strict=True))
-    return [
-        {"role": "system", "content": fill(sections["system"], values)},
-        {"role": "user", "content": fill(sections["user"], values)},
-    ]
+    """``collabrl/rewards/prompts/<name>.txt``."""
+    return load_prompt_file(PROMPT_PACKAGE, name)
 
 
 def _clip(text: str, limit: int = OBSERVATION_CHARS) -> str:
@@ -93,11 +47,8 @@ def _heard(step: StepView) -> str:
     return "\n".join(f"{who}: {text}" for who, text in step.heard) or "(none)"
 
 
-def _common(step: StepView) -> dict[str, str]:
-    return {
-        "game_description": GAME_DESCRIPTIONS.get(step.game, step.game),
-        "partner_profile": step.partner_profile or "(no profile given)",
-    }
+def _game(step: StepView) -> dict[str, str]:
+    return {"game_description": GAME_DESCRIPTIONS.get(step.game, step.game)}
 
 
 def step_messages(step: StepView) -> list[Message]:
@@ -105,7 +56,8 @@ def step_messages(step: StepView) -> list[Message]:
     return chat(
         load_prompt("interactivity"),
         {
-            **_common(step),
+            **_game(step),
+            "partner_profile": step.partner_profile or "(no profile given)",
             "observation": _clip(step.observation),
             "heard": _heard(step),
             "think": step.think or "(empty)",
@@ -142,7 +94,7 @@ def window_messages(window: Sequence[StepView], dimension: str) -> list[Message]
     return chat(
         load_prompt("window"),
         {
-            **_common(window[0]),
+            **_game(window[0]),
             "dimension_title": dimension.capitalize(),
             "criteria": load_prompt(dimension).text.strip(),
             "steps": str(len(window)),
