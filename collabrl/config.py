@@ -130,6 +130,9 @@ class KitchenSpec(Strict):
     seats: SeatNames = Field(default_factory=lambda: ["Player 0", "Player 1"])
     horizon: PositiveInt = Field(400, le=MAX_TICKS)  # 400 ticks for evaluation, 150 in training
     cooking: Literal["auto", "interact"] = "auto"  # auto: a full pot starts cooking by itself
+    # reference: the paper's skill controller (ProAgent's; chefs may block each other for good);
+    # cooperative: collabrl's (reserved paths, stepping aside, giving up, pickup(soup))
+    motion: Literal["reference", "cooperative"] = "reference"
 
     @field_validator("seats")
     @classmethod

@@ -26,7 +26,11 @@ def make_game(spec: GameSpec) -> Game:
         from collabrl.envs.kitchen.game import KitchenGame
 
         return KitchenGame(
-            spec.layout, seats=spec.seats, horizon=spec.horizon, cook_mode=spec.cooking
+            spec.layout,
+            seats=spec.seats,
+            horizon=spec.horizon,
+            cook_mode=spec.cooking,
+            motion=spec.motion,
         )
     raise TypeError(f"unknown game spec {type(spec).__name__}")
 

@@ -8,34 +8,56 @@ import pytest
 
 from collabrl.agents.player import Player
 from collabrl.agents.protocol import parse_response
-from collabrl.envs.kitchen.expert import KitchenExpert, play_experts
+from collabrl.envs.kitchen.expert import REFERENCE_SCORES, KitchenExpert, play_experts
 from collabrl.envs.kitchen.game import KitchenGame
 
-# Rule-based skill agents on Overcooked-AI 1.1.0, 400 ticks (collabbench-facts.md).
-REFERENCE = {
-    "cramped_room": 160,
-    "asymmetric_advantages": 340,
-    "coordination_ring": 140,
-    "forced_coordination": 260,
-    "counter_circuit": 80,
-}
+SEPARATE_FLOORS = ("asymmetric_advantages", "forced_coordination")  # chefs can never meet
 RESPONSE = re.compile(
     r"<think>(.+)</think>\s*<message>(.+)</message>\s*<action>(.+)</action>", re.S
 )
 
 
-@pytest.mark.parametrize("layout", sorted(REFERENCE))
-def test_expert_pair_reaches_reference_score(layout: str) -> None:
-    summary = play_experts(KitchenGame(layout), seed=0)
-    assert summary["score"] >= REFERENCE[layout], summary
+@pytest.mark.parametrize("layout", sorted(REFERENCE_SCORES))
+def test_cooperative_expert_pair_reaches_reference_score(layout: str) -> None:
+    summary = play_experts(KitchenGame(layout, motion="cooperative"), seed=0)
+    assert summary["score"] >= REFERENCE_SCORES[layout], summary
     assert summary["invalid"] == dict.fromkeys(summary["invalid"], 0)
 
 
-@pytest.mark.parametrize("layout", ["cramped_room", "forced_coordination"])
-def test_no_deadlock_in_interact_mode(layout: str) -> None:
+@pytest.mark.parametrize("layout", SEPARATE_FLOORS)
+def test_reference_expert_pair_reaches_reference_score_where_chefs_cannot_meet(
+    layout: str,
+) -> None:
+    summary = play_experts(KitchenGame(layout, motion="reference"), seed=0)
+    assert summary["score"] >= REFERENCE_SCORES[layout], summary
+    assert summary["invalid"] == dict.fromkeys(summary["invalid"], 0)
+
+
+def test_reference_motion_lets_expert_pairs_deadlock_in_the_cramped_room() -> None:
+    """Shared floor, no unstuck rule: some episodes freeze, which the cooperative layer prevents."""
+    seeds = range(5)
+    reference = [play_experts(KitchenGame("cramped_room"), seed=s)["score"] for s in seeds]
+    cooperative = [
+        play_experts(KitchenGame("cramped_room", motion="cooperative"), seed=s)["score"]
+        for s in seeds
+    ]
+    assert min(reference) <= 20 < max(reference)
+    assert min(cooperative) >= REFERENCE_SCORES["cramped_room"]
+
+
+@pytest.mark.parametrize(
+    ("layout", "motion"),
+    [
+        ("cramped_room", "cooperative"),
+        ("forced_coordination", "cooperative"),
+        ("forced_coordination", "reference"),
+    ],
+)
+def test_no_deadlock_in_interact_mode(layout: str, motion: str) -> None:
     for seed in range(3):
-        summary = play_experts(KitchenGame(layout, cook_mode="interact"), seed=seed)
-        assert summary["score"] >= REFERENCE[layout] - 20, summary
+        game = KitchenGame(layout, cook_mode="interact", motion=motion)
+        summary = play_experts(game, seed=seed)
+        assert summary["score"] >= REFERENCE_SCORES[layout] - 20, summary
 
 
 def test_expert_writes_the_agent_format_with_a_legal_action() -> None:

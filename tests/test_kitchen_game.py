@@ -1,11 +1,16 @@
-"""KitchenGame seat API: offered skills, messages, waits, invalid decisions, determinism."""
+"""KitchenGame seat API: offered skills, messages, waits, invalid decisions, motion layers."""
 
 from __future__ import annotations
 
+import pytest
+
 from collabrl.envs.base import Decision, Game
+from collabrl.envs.kitchen.engine import Soup
 from collabrl.envs.kitchen.game import KitchenGame
+from collabrl.envs.kitchen.motion import MOTIONS
 from collabrl.envs.kitchen.skills import (
     PICKUP_ONION,
+    PICKUP_SOUP,
     PLACE_ON_COUNTER,
     PUT_ONION,
     SET_MESSAGE,
@@ -62,8 +67,9 @@ def test_wait_takes_the_named_number_of_ticks() -> None:
     assert game.tick == 4
 
 
-def test_invalid_decisions_idle_one_tick_and_never_crash() -> None:
-    game = KitchenGame("cramped_room")
+@pytest.mark.parametrize("motion", MOTIONS)
+def test_invalid_decisions_idle_one_tick_and_never_crash(motion: str) -> None:
+    game = KitchenGame("cramped_room", motion=motion)
     game.reset(0)
     bad = [Decision(PUT_ONION), Decision(None), Decision("wait(21)"), Decision("dance()"), None]
     for decision in bad:
@@ -71,11 +77,63 @@ def test_invalid_decisions_idle_one_tick_and_never_crash() -> None:
         result = game.step({P0: decision, P1: Decision(None)})
         assert game.tick == len([d for d in bad[: bad.index(decision) + 1]])
         assert result.infos[P0]["invalid"] and result.infos[P1]["invalid"]
-        assert [c.pos for c in game.state.chefs] == before
+        if motion == "cooperative":  # the reference layer shuffles idle chefs (tested below)
+            assert [c.pos for c in game.state.chefs] == before
         assert set(result.observations) == {P0, P1}
     game.step({})  # missing decisions are invalid too
     summary = game.summary()
     assert summary["invalid"] == {P0: 6, P1: 6} and summary["decisions"] == {P0: 6, P1: 6}
+    assert all(c.held is None for c in game.state.chefs)
+    assert not game.state.pots and not game.state.counters
+
+
+def test_reference_idle_chefs_shuffle_over_the_floor_and_never_interact() -> None:
+    game = KitchenGame("cramped_room")
+    game.reset(0)
+    game.state.chefs[0].held = "onion"
+    seen = set()
+    while game.tick < 60:
+        game.step({seat: Decision("wait(20)") for seat in (P0, P1)})
+        seen.update(c.pos for c in game.state.chefs)
+    assert len(seen) > 2 and seen <= game.layout.floor
+    assert game.state.chefs[0].held == "onion" and not game.state.counters
+
+
+def _head_on(motion: str) -> KitchenGame:
+    """Both chefs fetch an onion and both step into the same cell next to the left dispenser."""
+    game = KitchenGame("cramped_room", horizon=60, motion=motion)
+    game.reset(0)
+    game.state.chefs[1].pos = (2, 1)  # P0 at (1, 2): (1, 1) is one step away for both
+    game.step({P0: Decision(PICKUP_ONION), P1: Decision(PICKUP_ONION)})
+    return game
+
+
+def test_reference_chefs_block_each_other_until_the_horizon() -> None:
+    game = _head_on("reference")
+    assert game.done and game.tick == 60  # nobody was asked again: no skill ever gives up
+    assert [c.pos for c in game.state.chefs] == [(1, 2), (2, 1)]
+    assert all(c.held is None for c in game.state.chefs)
+
+
+def test_cooperative_chefs_resolve_the_same_blocking() -> None:
+    game = _head_on("cooperative")
+    assert game.tick <= 3 and not game.done
+    assert [c.held for c in game.state.chefs].count("onion") >= 1
+
+
+@pytest.mark.parametrize("motion", MOTIONS)
+def test_pickup_soup_is_a_cooperative_skill_only(motion: str) -> None:
+    game = KitchenGame("cramped_room", motion=motion)
+    game.reset(0)
+    game.state.counters[(0, 2)] = Soup(3, 20)  # next to P0's start cell
+    assert (PICKUP_SOUP in game.offered(0)) == (motion == "cooperative")
+    assert ("blocked" in game.intro(P0)) == (motion == "cooperative")
+    assert game.summary()["motion"] == motion
+
+
+def test_unknown_motion_is_an_error() -> None:
+    with pytest.raises(ValueError, match="motion must be one of"):
+        KitchenGame("cramped_room", motion="polite")
 
 
 def test_walled_off_chef_is_never_offered_the_pot() -> None:

@@ -147,6 +147,7 @@ def test_short_run_learns_nothing_silly_and_resumes_exactly_after_sigkill(
         ("cwah_gigpo_cpu", ["policy.lora.rank=8", "policy.lora.alpha=16"]),
         ("cook_gigpo_cpu", ["rollout.horizon=8"]),
         ("cwah_gigpo_cpu", ["partner.kind=persona", "reward.judge.kind=heuristic"]),
+        ("cwah_gigpo_cpu", ["partner.kind=self", "rollout.max_decisions=6"]),
     ],
 )
 def test_recipe_variants_train_one_iteration(tmp_path, recipe: str, extra: list[str]) -> None:

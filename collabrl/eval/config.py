@@ -107,6 +107,8 @@ class EvalSpec(Strict):
     # limit): an episode it ends is reported as "stalled" and left out of the step means.
     household_max_decisions: PositiveInt = Field(250, le=MAX_TICKS)
     kitchen_horizon: PositiveInt = Field(400, le=MAX_TICKS)
+    # reference: the paper's skill layer (chefs may block each other); cooperative: collabrl's
+    kitchen_motion: Literal["reference", "cooperative"] = "reference"
     # episodes played concurrently (threads; for remote LLM engines); at most MAX_WORKERS
     workers: PositiveInt = Field(1, le=MAX_WORKERS)
     output_dir: str = "runs/eval"

@@ -93,7 +93,7 @@ def game_spec(spec: EvalSpec, job: Job) -> GameSpec:
             max_ticks=spec.household_max_ticks,
             max_decisions=spec.household_max_decisions,
         )
-    return KitchenSpec(layout=job.task, horizon=spec.kitchen_horizon)
+    return KitchenSpec(layout=job.task, horizon=spec.kitchen_horizon, motion=spec.kitchen_motion)
 
 
 def efficiency(game: str, summary: dict[str, Any]) -> float:

@@ -52,7 +52,11 @@ def make_game(recipe: Recipe, task: str) -> Game:
         from collabrl.envs.kitchen.game import KitchenGame
 
         return KitchenGame(
-            task, seats=spec.seats, horizon=recipe.rollout.horizon, cook_mode=spec.cooking
+            task,
+            seats=spec.seats,
+            horizon=recipe.rollout.horizon,
+            cook_mode=spec.cooking,
+            motion=spec.motion,
         )
     from collabrl.envs.household.game import HouseholdGame
 

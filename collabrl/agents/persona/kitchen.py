@@ -20,8 +20,8 @@ from collabrl.envs.kitchen.skills import (
     PICKUP_DISH,
     PICKUP_ONION,
     PUT_ONION,
+    REFERENCE_SKILLS,
     SET_MESSAGE,
-    SKILL_ORDER,
 )
 
 JOB_TTL = 60  # ticks an accepted job stays preferred
@@ -80,7 +80,7 @@ class KitchenPersona(PersonaBase):
 
     def _blunder(self, obs: Observation) -> str | None:
         """A real skill that is not available now, or a wait longer than the rules allow."""
-        missing = [s for s in SKILL_ORDER if s not in obs.actions]
+        missing = [s for s in REFERENCE_SKILLS if s not in obs.actions]
         return self.voice.pick(missing) if missing else "wait(30)"
 
     # ----------------------------------------------------------------- listening

@@ -25,6 +25,15 @@ from collabrl.envs.kitchen.skills import (
     WAIT,
 )
 
+# Scores of two rule-based skill agents over 400 ticks on Overcooked-AI 1.1.0 (collabbench-facts.md;
+# counter_circuit is Overcooked-AI's counter_circuit_o_1order).
+REFERENCE_SCORES = {
+    "cramped_room": 160,
+    "asymmetric_advantages": 340,
+    "coordination_ring": 140,
+    "forced_coordination": 260,
+    "counter_circuit": 80,
+}
 DISH_LEAD = 8  # fetch the dish when a cooking soup is at most this many ticks from ready
 SUPPLY_SLACK = 2  # extra onions a chef who cannot reach the pots keeps on the counters
 

@@ -1,11 +1,20 @@
 """Cook-MultiPlayer: the seat-level kitchen game (skills over ticks, asynchronous decisions, chat).
 
 Implements :class:`collabrl.envs.base.Game`. Each seat picks a skill when idle; the skill runs
-tick by tick on the planner until it succeeds, becomes impossible, or stays blocked too long,
-and then the seat is asked again. ``wait(N)`` (1 <= N <= 20; offered as the single entry
-``wait(x)``) idles N ticks, ``set_message()`` costs one tick and broadcasts the decision's
-message. A missing, unknown or unavailable action, or ``set_message()`` with an empty message,
-idles the seat for one tick and is flagged ``invalid`` in that seat's infos.
+tick by tick until it succeeds or becomes impossible (or, in the cooperative motion layer, stays
+blocked too long), and then the seat is asked again. ``wait(N)`` (1 <= N <= 20; offered as the
+single entry ``wait(x)``) idles N ticks, ``set_message()`` costs one tick and broadcasts the
+decision's message. A missing, unknown or unavailable action, or ``set_message()`` with an empty
+message, idles the seat for one tick and is flagged ``invalid`` in that seat's infos.
+
+How running skills move the chefs is the ``motion`` option (see
+:mod:`collabrl.envs.kitchen.motion`). ``"reference"``, the default, is the paper's: the
+ProAgent skill controller that CollabBench evaluates with, where chefs follow shortest paths, may
+block each other indefinitely, shuffle at random while waiting, and have the paper's skill set.
+``"cooperative"`` is ours: reserved paths, stepping aside, random unstuck steps, giving up after
+a long blocking, and an extra ``pickup(soup)`` skill; chefs sharing a floor (cramped_room,
+coordination_ring, counter_circuit) then never lose an episode to a blocking, which the paper's
+analysis of coordination failures relies on.
 """
 
 from __future__ import annotations
@@ -22,16 +31,14 @@ from collabrl.envs.base import (
     StepResult,
     message_text,
 )
-from collabrl.envs.kitchen.engine import ACTIONS, DIRECTION_NAMES, STAY, KitchenEngine
+from collabrl.envs.kitchen.engine import KitchenEngine
 from collabrl.envs.kitchen.layouts import load_layout
+from collabrl.envs.kitchen.motion import Intent, make_motion
 from collabrl.envs.kitchen.planner import Planner
 from collabrl.envs.kitchen.render import anchor_key, build_state, reach_kinds, render_text
 from collabrl.envs.kitchen.skills import SET_MESSAGE, WAIT, SkillBook, parse_timed
 
 EVAL_HORIZON, TRAIN_HORIZON = 400, 150
-STUCK_PATIENCE = 2  # blocked moves in a row before a random side step (the unstuck rule)
-GIVE_UP_AFTER = 12  # blocked moves in a row before a skill ends so the seat can rethink
-RANDOM_STEPS = ACTIONS[:5]  # the four moves and stay
 
 
 @dataclass
@@ -41,7 +48,7 @@ class Activity:
     label: str  # as shown to partners, e.g. "pickup(onion)" or "wait(5)"
     skill: str | None = None  # movement skill name; None for timed activities
     ticks_left: int = 0
-    stuck: int = 0
+    stuck: int = 0  # walking moves in a row that went nowhere
 
 
 class KitchenGame:
@@ -55,6 +62,7 @@ class KitchenGame:
         *,
         horizon: int = EVAL_HORIZON,
         cook_mode: str = "auto",
+        motion: str = "reference",
         seats: list[str] | None = None,
         chat_window: int = 5,
     ) -> None:
@@ -65,7 +73,8 @@ class KitchenGame:
             raise ValueError(f"layout {layout!r} needs {n} distinct seat names, got {self.agents}")
         self.engine = KitchenEngine(self.layout, cook_mode=cook_mode)
         self.planner = Planner(self.layout)
-        self.skills = SkillBook(self.engine, self.planner)
+        self.motion = make_motion(motion, self.layout, self.planner)
+        self.skills = SkillBook(self.engine, self.planner, self.motion.skills)
         self.horizon = horizon
         self.chat_window = chat_window
         self.message_action = SET_MESSAGE
@@ -97,7 +106,6 @@ class KitchenGame:
             k: dict.fromkeys(self.agents, 0) for k in ("decisions", "invalid", "messages")
         }
         self._offered: dict[int, list[str]] = {}
-        self._paths: list[list] = [[] for _ in self.agents]
         return self._observations()
 
     def step(self, decisions: Mapping[str, Decision | None]) -> StepResult:
@@ -138,7 +146,7 @@ class KitchenGame:
             "A chef holds one item at a time; place_obj_on_counter() puts it down on a free "
             "counter, preferring one your partner can reach.",
             "Skills walk by themselves: you never choose movements. You are asked again when your "
-            "skill is finished or has become impossible.",
+            f"skill is finished or has become impossible{self._blocked_note()}.",
             "wait(x) idles x timesteps (write a number from 1 to 20, e.g. wait(3)). "
             "set_message() spends one timestep and sends your message to every teammate.",
         ]
@@ -154,6 +162,7 @@ class KitchenGame:
         return {
             "layout": self.layout.name,
             "cook_mode": self.engine.cook_mode,
+            "motion": self.motion.name,
             "seed": self.seed,
             "score": self.state.score,
             "soups_delivered": self.delivered,
@@ -199,13 +208,8 @@ class KitchenGame:
     # ----------------------------------------------------------------- ticks
     def _tick(self, infos: dict[str, dict[str, Any]]) -> int:
         chefs = self.state.chefs
-        reserved: set = set()  # cells on the paths of lower seats, which have right of way
-        self._paths = [[] for _ in chefs]
-        moves = [self._low_level(i, reserved) for i in range(len(chefs))]
-        for j, activity in enumerate(self.activities):
-            aside = self._make_way(j) if activity and activity.skill is None else None
-            if aside:
-                moves[j] = (aside, False)
+        intents = [self._intent(i) for i in range(len(chefs))]
+        moves = self.motion.moves(self.state, intents, self.rng)
         before = [c.pos for c in chefs]
         points = self.engine.step(self.state, [a for a, _ in moves])
         self.delivered += points // self.engine.soup_value
@@ -219,44 +223,13 @@ class KitchenGame:
                 infos[self.agents[i]].setdefault("ended", []).append((activity.label, ended))
         return points
 
-    def _low_level(self, i: int, reserved: set) -> tuple[str, bool]:
-        """Low-level action of seat ``i`` this tick and whether it tries to walk.
-
-        Partners are obstacles; a seat also steers clear of the paths that lower seats just
-        planned (``reserved``, extended with this seat's path), so two chefs swapping places on
-        a ring go round opposite sides instead of meeting head-on.
-        """
+    def _intent(self, i: int) -> Intent:
+        """What seat ``i``'s activity asks of the motion layer: its skill's tiles, or none."""
         activity = self.activities[i]
-        if activity is None or activity.skill is None:
-            return STAY, False
-        chef = self.state.chefs[i]
-        targets = self.skills.targets(activity.skill, self.state, i)
-        others = {c.pos for j, c in enumerate(self.state.chefs) if j != i}
-        planned = self.planner.next_action(
-            chef.pos, chef.facing, targets, ((others | reserved) - {chef.pos}, others)
-        )
-        if planned is None:
-            return STAY, False
-        action, path = planned
-        if path and activity.stuck >= STUCK_PATIENCE:
-            return self.rng.choice(RANDOM_STEPS), True
-        reserved.update(path)
-        self._paths[i] = path
-        return action, bool(path)
-
-    def _make_way(self, j: int) -> str | None:
-        """A waiting chef steps off the path of a teammate it is blocking (no parking deadlock)."""
-        chefs = self.state.chefs
-        pos = chefs[j].pos
-        for i, activity in enumerate(self.activities):
-            if i == j or not activity or activity.stuck < 1 or pos not in self._paths[i]:
-                continue
-            taken = {c.pos for c in chefs} | set(self._paths[i])
-            for direction, name in DIRECTION_NAMES.items():
-                cell = (pos[0] + direction[0], pos[1] + direction[1])
-                if cell in self.layout.floor and cell not in taken:
-                    return name
-        return None
+        assert activity is not None  # every seat has started an activity before ticks run
+        if activity.skill is None:
+            return Intent(None, activity.stuck)
+        return Intent(self.skills.targets(activity.skill, self.state, i), activity.stuck)
 
     def _ended(self, i: int, activity: Activity) -> str | None:
         """Why the activity is over after this tick, or None while it goes on."""
@@ -267,9 +240,16 @@ class KitchenGame:
             return "done"
         if not self.skills.targets(activity.skill, self.state, i):
             return "impossible"
-        if activity.stuck >= GIVE_UP_AFTER:
+        give_up = self.motion.give_up_after
+        if give_up is not None and activity.stuck >= give_up:
             return "blocked"
         return None
+
+    def _blocked_note(self) -> str:
+        """The intro's word on skills ending because they are blocked (cooperative layer only)."""
+        if self.motion.give_up_after is None:
+            return ""
+        return " (or has been blocked for a while)"
 
     # ----------------------------------------------------------------- observations
     def _observations(self) -> dict[str, Observation]:

@@ -1,4 +1,4 @@
-"""Motion planning for skills: shortest paths to face a target tile, partner treated as an obstacle.
+"""Motion planning for skills: shortest paths to face a target tile around given obstacles.
 
 Skills re-plan every tick, so a plan is just the next low-level action. Breadth-first search on
 grids this small (at most a few dozen floor cells) is cheaper than caching.
@@ -36,40 +36,48 @@ class Planner:
         return self._tiles_of[self._region_of[cell]]
 
     def next_action(
-        self, pos: Pos, facing: Pos, targets: Iterable[Pos], avoid: Sequence[Collection[Pos]] = ()
+        self,
+        pos: Pos,
+        facing: Pos,
+        targets: Iterable[Pos],
+        obstacles: Collection[Pos] = frozenset(),
+        *,
+        occupied_goals: bool = True,
+        order: Sequence[Pos] = DIRECTIONS,
     ) -> tuple[str, list[Pos]] | None:
         """Action toward interacting with the nearest target, and the cells it plans to walk.
 
         ``interact`` when already facing a target, a turn when standing on an access cell facing
-        elsewhere, else the first step of a shortest path. ``avoid`` lists obstacle sets tried in
-        order (e.g. partner cells plus the partner's planned path, then partner cells only);
-        the last resort ignores obstacles and just bumps until they clear. An occupied goal cell
-        is still a valid goal. None when no target can be reached at all.
+        elsewhere, else the first step of a shortest path that does not cross ``obstacles``.
+        A goal cell among the obstacles still counts as a goal when ``occupied_goals`` (walk up
+        and wait for it to clear); without it such a cell is a wall like the others, as in
+        ProAgent's planner. ``order`` is the order the search tries directions in, which decides
+        between equally short paths. None when no target can be reached.
         """
         goals: dict[Pos, list[Pos]] = {}
         for tile in targets:
             for cell, direction in self._access[tile]:
-                goals.setdefault(cell, []).append(direction)
-        if not goals:
-            return None
+                if occupied_goals or cell not in obstacles:
+                    goals.setdefault(cell, []).append(direction)
         if pos in goals:
             dirs = goals[pos]
             return (INTERACT if facing in dirs else DIRECTION_NAMES[dirs[0]]), []
-        for obstacles in (*avoid, ()):
-            path = self._path(pos, goals, obstacles)
-            if path:
-                step = (path[0][0] - pos[0], path[0][1] - pos[1])
-                return DIRECTION_NAMES[step], path
-        return None
+        path = self._path(pos, goals, obstacles, order) if goals else []
+        if not path:
+            return None
+        step = (path[0][0] - pos[0], path[0][1] - pos[1])
+        return DIRECTION_NAMES[step], path
 
-    def _path(self, start: Pos, goals: Collection[Pos], avoid: Collection[Pos]) -> list[Pos]:
+    def _path(
+        self, start: Pos, goals: Collection[Pos], avoid: Collection[Pos], order: Sequence[Pos]
+    ) -> list[Pos]:
         """Shortest path (excluding ``start``) to the nearest goal, or [] if none."""
         parent: dict[Pos, Pos | None] = {start: None}
         queue = deque([start])
         floor = self.layout.floor
         while queue:
             cur = queue.popleft()
-            for d in DIRECTIONS:
+            for d in order:
                 nxt = (cur[0] + d[0], cur[1] + d[1])
                 if nxt in parent or nxt not in floor:
                     continue

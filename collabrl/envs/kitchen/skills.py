@@ -1,9 +1,9 @@
 """The kitchen's high-level skills: which are legal for a chef, what tiles they aim at, when done.
 
-Skills are what players choose (the CollabBench/ProAgent skill set); the game turns a running
-skill into low-level actions with the planner, one tick at a time. Legality includes
-reachability, so a chef walled off from the pots (forced_coordination) is never offered
-``put_onion_in_pot()``.
+Skills are what players choose (the CollabBench/ProAgent skill set, which the cooperative motion
+layer extends with ``pickup(soup)``); the game's motion layer turns a running skill into
+low-level actions, one tick at a time. Legality includes reachability, so a chef walled off
+from the pots (forced_coordination) is never offered ``put_onion_in_pot()``.
 """
 
 from __future__ import annotations
@@ -27,16 +27,19 @@ WAIT = "wait(x)"  # offered once; a decision names the ticks, e.g. "wait(5)"
 SET_MESSAGE = "set_message()"
 MAX_WAIT = 20
 
-SKILL_ORDER = (
+# The paper's movement skills (ProAgent's, plus start_cooking for cook_mode="interact").
+REFERENCE_SKILLS = (
     PICKUP_ONION,
     PICKUP_DISH,
-    PICKUP_SOUP,
     PUT_ONION,
     START_COOKING,
     FILL_DISH,
     DELIVER,
     PLACE_ON_COUNTER,
 )
+# The cooperative motion layer adds a way to take back a soup put down on a counter.
+COOPERATIVE_SKILLS = (*REFERENCE_SKILLS, PICKUP_SOUP)
+
 _WAIT_RE = re.compile(r"wait\(\s*(\d+|x)\s*\)")
 
 # What a chef must hold for each skill, and what it holds once the skill succeeded.
@@ -78,9 +81,10 @@ def parse_timed(action: str) -> tuple[str, int] | None:
 class SkillBook:
     """Legality, targets and completion of the movement skills on one kitchen."""
 
-    def __init__(self, engine: KitchenEngine, planner: Planner) -> None:
+    def __init__(self, engine: KitchenEngine, planner: Planner, offered: tuple[str, ...]) -> None:
         self.engine = engine
         self.planner = planner
+        self.offered = offered  # the skills seats may choose, in display order
         layout = engine.layout
         self._sources = {ONION: layout.of_kind(ONION_SOURCE), DISH: layout.of_kind(DISH_SOURCE)}
         self._pots = layout.pots
@@ -90,7 +94,7 @@ class SkillBook:
     def legal(self, state: KitchenState, seat: int) -> list[str]:
         """Movement skills seat ``seat`` may start now, in a fixed order (timed skills excluded)."""
         held = state.chefs[seat].held
-        return [s for s in SKILL_ORDER if _NEEDS[s](held) and self.targets(s, state, seat)]
+        return [s for s in self.offered if _NEEDS[s](held) and self.targets(s, state, seat)]
 
     def done(self, skill: str, state: KitchenState, seat: int) -> bool:
         """Whether the skill reached its goal (start_cooking is done when nothing is left to start)."""

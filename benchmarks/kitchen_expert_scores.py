@@ -1,0 +1,58 @@
+"""Kitchen expert pairs: score per layout under each motion layer, next to the reference scores.
+
+Usage: ``python benchmarks/kitchen_expert_scores.py [--seeds 10] [--cooking auto|interact]``.
+Both seats hold the rule-based KitchenExpert, as in the ``kitchen_experts`` recipe (whose cooking
+rule is the default), for the evaluation horizon. The reference column is the score of two
+rule-based skill agents on Overcooked-AI 1.1.0 (collabbench-facts.md); that package needs an
+empty-handed interact to start a pot, which ``--cooking interact`` reproduces.
+"""
+
+from __future__ import annotations
+
+import argparse
+from statistics import mean
+
+from collabrl.config import load_recipe
+from collabrl.envs.kitchen.expert import REFERENCE_SCORES, play_experts
+from collabrl.envs.kitchen.game import KitchenGame
+from collabrl.envs.kitchen.layouts import LAYOUT_NAMES
+from collabrl.envs.kitchen.motion import MOTIONS
+from collabrl.eval.config import EvalSpec
+
+RECIPE = "kitchen_experts"
+
+
+def scores(layout: str, motion: str, cooking: str, horizon: int, seeds: int) -> list[int]:
+    """Final scores of expert-pair episodes for seeds 0 .. seeds-1."""
+    return [
+        play_experts(
+            KitchenGame(layout, horizon=horizon, cook_mode=cooking, motion=motion), seed=seed
+        )["score"]
+        for seed in range(seeds)
+    ]
+
+
+def cell(values: list[int]) -> str:
+    """Mean with the range, e.g. ``"62 (0-240)"``."""
+    return f"{mean(values):.0f} ({min(values)}-{max(values)})"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seeds", type=int, default=10)
+    parser.add_argument("--cooking", choices=("auto", "interact"), default=None)
+    args = parser.parse_args()
+    cooking = args.cooking or load_recipe(RECIPE).game.cooking
+    horizon = EvalSpec.model_fields["kitchen_horizon"].default
+    print(
+        f"expert pairs, {horizon} ticks, cooking={cooking}, seeds 0-{args.seeds - 1}: mean (range)"
+    )
+    columns = [f"motion={m}" for m in MOTIONS]
+    print(f"{'layout':24s} {'ref score':>9s} " + " ".join(f"{c:>20s}" for c in columns))
+    for layout in LAYOUT_NAMES:
+        row = [cell(scores(layout, m, cooking, horizon, args.seeds)) for m in MOTIONS]
+        print(f"{layout:24s} {REFERENCE_SCORES[layout]:9d} " + " ".join(f"{c:>20s}" for c in row))
+
+
+if __name__ == "__main__":
+    main()
