@@ -43,11 +43,16 @@ def test_small_heuristic_run_writes_table_shaped_outputs(tmp_path) -> None:
     header = next(line for line in table.splitlines() if line.startswith("| Task"))
     cells = [c.strip() for c in header.strip("|").split("|")]
     assert cells[:4] == ["Task", "Method", "Step ↓ Agent 1", "Step ↓ Agent 2"]
-    assert len(cells) == 2 + 2 * 8 and cells[-4:-2] == [
+    assert len(cells) == 2 + 2 * 7 + 2 * 2 and cells[-6:-4] == [
         "Affective ↑ Agent 1",
         "Affective ↑ Agent 2",
     ]
-    assert cells[-2:] == ["Judge failed Agent 1", "Judge failed Agent 2"]
+    assert cells[-4:] == [
+        "Stalled Agent 1",
+        "Stalled Agent 2",
+        "Judge failed Agent 1",
+        "Judge failed Agent 2",
+    ]
     rows = read_csv(tmp_path / "tables.csv")
     assert [(r["task"], r["seat"]) for r in rows] == [
         (t, s) for t in ("0_read_book", "5_read_book", "Overall") for s in ("Agent 1", "Agent 2")
@@ -136,7 +141,7 @@ def test_llm_judge_against_fake_server_with_faults(tmp_path, monkeypatch) -> Non
     failures = results["judge_failures"]
     assert sum(failures["failed"].values()) == 3 and failures["windows"] > 0
     assert results["note"] is None and results["stamp"]["judge"] == "llm:fake-judge"
-    assert results["stamp"]["judge_prompts"]["empathy"].startswith("window-v1@")
+    assert results["stamp"]["judge_prompts"]["empathy"].startswith("window-v2@")
     assert "PROXY" not in (tmp_path / "tables.md").read_text()
     rows = {r["task"]: r for r in results["tables"]}
     assert rows["Overall"]["trustfulness"] == pytest.approx(5.0)  # failed windows excluded
@@ -176,7 +181,7 @@ def test_oracle_llm_policy_sees_partner_profile(tmp_path) -> None:
             "seats": [2],
             "oracle": True,
             "output_dir": str(tmp_path),
-            "household_max_decisions": 6,
+            "household_max_decisions": 12,
             "policy": {"kind": "llm", "engine": {"backend": "openai", "model": "scripted"}},
         }
     )

@@ -69,7 +69,7 @@ def test_the_decision_safety_cap_reports_stalled_apart_from_failures(tmp_path) -
     assert row["stalled"] == 1 and row["efficiency"] is None  # not averaged in as 250 steps
     tables = (tmp_path / "tables.md").read_text()
     assert (
-        "Stalled Agent 1" in tables and "| 1/1 |" in tables and "1 of 1 episodes stalled" in tables
+        "Stalled Agent 1" in tables and "| 1/1 " in tables and "1 of 1 episodes stalled" in tables
     )
     with open(tmp_path / "episodes.csv", newline="") as f:
         assert [r["stalled"] for r in csv.DictReader(f)] == ["True"]

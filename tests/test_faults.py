@@ -92,7 +92,7 @@ def test_judge_failures_show_in_every_table_and_the_summary(tmp_path, monkeypatc
     assert len(judge_errors(tmp_path)) == 5  # of 3 windows x 3 dimensions
     head = next(line for line in result.output.splitlines() if "| game " in line)
     row = next(line for line in result.output.splitlines() if line.startswith("| household"))
-    assert head.split("|")[-3].strip() == "judge failed" and row.split("|")[-3].strip() == "5/9"
+    assert head.split("|")[-4].strip() == "judge failed" and row.split("|")[-4].strip() == "5/9"
     tables = (tmp_path / "tables.md").read_text()
     headers = [line for line in tables.splitlines() if line.startswith(("| Method", "| Task"))]
     assert len(headers) == 2 and all("Judge failed Agent 1" in h for h in headers)

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from collabrl.envs.base import MAX_MESSAGE_CHARS, MESSAGE_ACTION, Decision, Game, lettered
 from collabrl.envs.household.game import HouseholdGame
-from collabrl.envs.household.tasks import Predicate, Task
+from collabrl.envs.household.tasks import TEST_TASK_NAMES, Predicate, Task
 from collabrl.envs.household.world import load_apartments
 
 APT = load_apartments()[0]
@@ -104,7 +106,7 @@ def test_message_costs_one_tick_is_truncated_and_broadcast() -> None:
     assert game.summary()["messages"] == {"Alice": 1, "Bob": 1, "Carol": 0}
 
 
-def test_partial_observability_and_learning_from_messages() -> None:
+def test_partial_observability_and_messages_do_not_reveal_anything() -> None:
     game = HouseholdGame(TASK)
     obs = game.reset(None)
     alice, bob = obs["Alice"].state, obs["Bob"].state
@@ -113,30 +115,85 @@ def test_partial_observability_and_learning_from_messages() -> None:
     cabinet = next(f for f in alice["fixtures"] if f["id"] == CABINET)
     assert cabinet["open"] is False and cabinet["objects"] is None  # mug 304 not visible
     assert "(304)" not in obs["Alice"].text and "(301)" not in obs["Bob"].text
+    told = f"Found <apple> (301) on <sofa> ({SOFA}). Could you grab it?"
     res = act(
         game,
-        Alice=Decision(MESSAGE_ACTION, f"Found <apple> (301) on <sofa> ({SOFA})."),
+        Alice=Decision(MESSAGE_ACTION, told),
         Bob=f"[gocheck] <kitchencabinet> ({KCABINET})",
     )
     res = run_until_pending(game, "Bob", res, idle_seat="Alice")
     bob = res.observations["Bob"]
-    assert grab(301) in bob.actions and grab(303) in bob.actions
-    assert grab(302) not in bob.actions  # never seen nor told
-    assert f"<apple> (301) on <sofa> ({SOFA})" in bob.text
+    assert grab(303) in bob.actions  # seen with his own eyes
+    assert grab(301) not in bob.actions and grab(302) not in bob.actions  # only heard of / unseen
+    assert f"[gocheck] <sofa> ({SOFA})" not in bob.actions
+    assert f'Alice: "{told}"' in bob.text  # dialogue is shown verbatim...
+    assert "Goal objects found: <apple> (303) in" in bob.text  # ...but is not knowledge
+    assert {g["id"] for g in bob.state["goal_objects"]} == {303}
+    assert bob.state["partners"]["Alice"] == {"room": None, "holding": [], "seen_tick": None}
 
 
 def test_object_taken_meanwhile_ends_action_without_effect() -> None:
     game = HouseholdGame(TASK)
     game.reset(None)
-    act(game, Alice=Decision(MESSAGE_ACTION, f"found <apple> (301) on <sofa> ({SOFA})"), Bob=None)
-    res = act(game, Alice=grab(301), Bob=grab(301))  # Bob must walk from the kitchen
-    while not game.done and game.holding[0] != [301]:
+    res = act(game, Alice=MESSAGE_ACTION, Bob=f"[goexplore] <livingroom> ({LIVING})")
+    res = run_until_pending(game, "Bob", res, idle_seat="Alice")
+    assert grab(301) in res.observations["Bob"].actions  # Bob saw the apples on the sofa
+    res = act(game, Alice=grab(301), Bob=f"[goexplore] <kitchen> ({KITCHEN})")
+    while "Bob" not in res.observations:
         res = act(game, **{s: MESSAGE_ACTION for s in res.observations})
+    assert game.holding[0] == [301] and game.rooms[0] == LIVING
     assert game.minds[1].where.get(301) == SOFA  # Bob has not seen it go
+    res = act(
+        game, Bob=grab(301), **({"Alice": MESSAGE_ACTION} if "Alice" in res.observations else {})
+    )
     res = run_until_pending(game, "Bob", res, idle_seat="Alice")
     assert game.holding[1] == [] and game.rooms[1] == LIVING
     assert game.minds[1].where[301] == "Alice"  # seen again: in Alice's hands
     assert grab(301) not in res.observations["Bob"].actions
+    assert res.observations["Bob"].state["partners"]["Alice"]["holding"] == [301]
+
+
+HEARSAY = (
+    "Found <{name}> ({obj}) in <{fixture}> ({fid}).",
+    "{name} ({obj}) is on the {fixture}",
+    "Bob, could you grab <{name}> ({obj}) from <{fixture}> ({fid})?",
+    "I have <{name}> ({obj}). I'll check <{fixture}> ({fid}).",
+)
+
+
+@pytest.mark.parametrize("task", TEST_TASK_NAMES)
+def test_a_seat_is_never_offered_what_only_a_message_named(task: str) -> None:
+    """Alice names every object where it really is, in several styles; Bob only listens. His
+    offers and his state keep to what he sees from where he stands."""
+    game = HouseholdGame(task, max_decisions=10_000)
+    obs = game.reset(0)
+    apt, bob_room = game.apartment, game.rooms[1]
+    in_view = {o for o, at in game.loc.items() if _visible(game, at, bob_room)}
+    lines = [
+        style.format(name=name, obj=obj, fixture=apt.fixtures[at].name, fid=at)
+        for k, (obj, name, at) in enumerate(game.task.objects)
+        for style in HEARSAY[k % len(HEARSAY) :] + HEARSAY[: k % len(HEARSAY)]
+    ]
+    for line in lines:
+        res = act(
+            game, **{s: Decision(MESSAGE_ACTION, line if s == "Alice" else "ok") for s in obs}
+        )
+        obs = res.observations
+        bob = obs["Bob"]
+        grabs = {int(a.rsplit("(", 1)[1][:-1]) for a in bob.actions if a.startswith("[gograb]")}
+        assert grabs <= in_view, line
+        for action in bob.actions:
+            if action.startswith(("[gocheck]", "[goput]")):
+                fid = int(action.rsplit("(", 1)[1][:-1])
+                assert apt.fixtures[fid].room == bob_room, line
+        assert {g["id"] for g in bob.state["goal_objects"]} <= in_view
+    assert game.tick == len(lines) and sum(game.summary()["messages"].values()) == 2 * len(lines)
+
+
+def _visible(game: HouseholdGame, fixture: int, room: int) -> bool:
+    """Whether what lies in/on ``fixture`` can be seen from ``room`` at the start (all closed)."""
+    fx = game.apartment.fixtures[fixture]
+    return fx.room == room and not fx.container
 
 
 @pytest.mark.parametrize(
@@ -235,17 +292,39 @@ def test_time_limit_failure_reports_250_steps() -> None:
     assert not res.terminations["Alice"]
 
 
-def test_decision_cap_truncates() -> None:
+def test_decision_cap_ends_the_episode_as_stalled() -> None:
     game = HouseholdGame(TASK, max_decisions=3)
     game.reset(None)
+    assert game.summary()["stalled"] is False
     for _ in range(3):
         res = act(game, Alice=MESSAGE_ACTION, Bob=MESSAGE_ACTION)
     assert game.done and game.tick == 3 and res.truncations["Bob"]
     summary = game.summary()
-    assert summary["outcome"] == "decision cap" and summary["steps"] == 250
+    assert summary["outcome"] == "stalled" and summary["stalled"] is True
+    assert not summary["success"] and summary["steps"] == 250
     assert summary["decisions"] == {"Alice": 3, "Bob": 3}
     with pytest.raises(RuntimeError):
         act(game, Alice=MESSAGE_ACTION)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_every_decision_costs_at_least_one_tick(seed: int) -> None:
+    """Random (also invalid) choices: each step moves the clock, so decisions never outrun ticks
+    and the decision cap can only ever be a safety net."""
+    rng = random.Random(seed)
+    game = HouseholdGame(TEST_TASK_NAMES[seed], seats=3, max_decisions=10_000)
+    obs = game.reset(seed)
+    while not game.done:
+        before = game.tick
+        choices = {
+            seat: Decision(rng.choice([*o.actions, "[dance] <sofa> (1)", None]), "hi")
+            for seat, o in obs.items()
+        }
+        obs = game.step(choices).observations
+        assert game.tick > before
+    summary = game.summary()
+    assert max(summary["decisions"].values()) <= summary["ticks"] <= game.max_ticks
+    assert not summary["stalled"]
 
 
 def test_anchor_ignores_tick_and_dialogue() -> None:

@@ -1,19 +1,23 @@
-"""Reading teammates' messages: reported locations, claimed plans and requests to the listener."""
+"""Reading teammates' messages (player side): reported locations, claimed plans, requests."""
 
 from __future__ import annotations
+
+import ast
+from pathlib import Path
 
 import pytest
 
 from collabrl.envs.base import MESSAGE_ACTION, Decision
+from collabrl.envs.household import game as game_module
 from collabrl.envs.household.game import HouseholdGame
-from collabrl.envs.household.knowledge import PartnerView, SeatMind
+from collabrl.envs.household.hearsay import Hearsay, Said
 from collabrl.envs.household.messages import MessageReader
 from collabrl.envs.household.tasks import get_task
 from collabrl.envs.household.world import load_apartments
 
 TASK = get_task("30_put_fridge")
 APT = load_apartments()[TASK.apartment]
-READER = MessageReader(APT, {o: n for o, n, _ in TASK.objects})
+READER = MessageReader(APT, {n for _, n, _ in TASK.objects})
 OBJ, NAME, _ = TASK.objects[0]
 FRIDGE = next(f.id for f in APT.fixtures.values() if f.name == "fridge")
 TABLE = next(f.id for f in APT.fixtures.values() if f.name == "coffeetable")
@@ -46,11 +50,16 @@ def test_natural_language_claims(text: str, claims) -> None:
     assert READER.read(text).claims == claims
 
 
-def test_free_text_location_and_invented_ids_are_ignored() -> None:
+def test_free_text_location_and_ids_that_contradict_the_plan_are_ignored() -> None:
     info = READER.read(f"{NAME} ({OBJ}) is on the coffee table")
-    assert info.locations == [(OBJ, TABLE)]
-    assert READER.read(f"found <{NAME}> (9999) in <fridge> ({FRIDGE})").locations == []
+    assert info.locations == [(OBJ, TABLE)] and info.names == {OBJ: NAME}
+    assert READER.read(f"found <{NAME}> ({FRIDGE}) in <fridge> ({FRIDGE})").locations == []
+    assert READER.read(f"found <{NAME}> ({OBJ}) in <sofa> ({FRIDGE})").locations == []
     assert READER.read(f"found <unicorn> ({OBJ}) in <fridge> ({FRIDGE})").locations == []
+    goal_only = MessageReader(APT, {p.object for p in TASK.goal})
+    distractor = next(o for o in TASK.objects if o[1] not in goal_only.object_names)
+    said = f"found <{distractor[1]}> ({distractor[0]}) in <fridge> ({FRIDGE})"
+    assert goal_only.read(said).locations == []
 
 
 def test_carrying_reports_mark_objects_as_held() -> None:
@@ -79,46 +88,54 @@ def test_request_sentence_keeps_the_speakers_own_claim() -> None:
     assert info.requests == [("explore", KITCHEN)] and info.claims == [("explore", LIVING)]
 
 
-def test_object_named_without_id_when_unique() -> None:
-    names = [n for _, n, _ in TASK.objects]
-    unique = next(n for n in names if names.count(n) == 1)
-    oid = next(o for o, n, _ in TASK.objects if n == unique)
-    assert READER.read(f"could you grab the {unique}").requests == [("grab", oid)]
+def test_objects_need_an_id_rooms_and_unique_fixtures_do_not() -> None:
+    info = READER.read(f"could you grab the {NAME} from the fridge")
+    assert info.requests == [("check", FRIDGE)]  # "the <name>" alone names no object
 
 
-def test_requests_reach_the_listeners_state_and_text() -> None:
+def test_the_game_never_reads_messages() -> None:
+    """The engine module does not import the reader; requests stay plain dialogue."""
+    tree = ast.parse(Path(game_module.__file__).read_text())
+    imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+    assert not {"collabrl.envs.household.messages", "collabrl.envs.household.hearsay"} & imported
     game = HouseholdGame(TASK)
-    obs = game.reset(0)
+    game.reset(0)
+    said = "Could you check the kitchen?"
     result = game.step(
         {
-            "Alice": Decision(MESSAGE_ACTION, message="Could you check the kitchen?"),
+            "Alice": Decision(MESSAGE_ACTION, message=said),
             "Bob": Decision(MESSAGE_ACTION, message="ok"),
         }
     )
     bob = result.observations["Bob"]
-    assert bob.state["partners"]["Alice"]["requests"] == [["explore", KITCHEN]]
-    assert bob.state["partners"]["Alice"]["request_tick"] == 0
-    assert "asked you at step 0 to explore <kitchen>" in bob.text
-    assert obs["Alice"].state["partners"]["Bob"]["requests"] == []
+    assert set(bob.state["partners"]["Alice"]) == {"room", "holding", "seen_tick"}
+    assert f'Alice: "{said}"' in bob.text and "asked you" not in bob.text
 
 
-def test_a_stale_report_does_not_override_what_the_listener_holds() -> None:
-    mind = SeatMind(partners={"Alice": PartnerView()})
-    mind.where[OBJ] = "Bob"  # Bob (this mind) holds it
-    mind.hear("Alice", READER.read(f"<{NAME}> ({OBJ}) is in the fridge"), 3)
-    assert mind.where[OBJ] == "Bob"
-
-
-def test_grab_of_an_object_a_teammate_just_said_they_hold_idles() -> None:
+def test_hearsay_keeps_leads_carriers_claims_and_requests() -> None:
     game = HouseholdGame(TASK)
     game.reset(0)
-    mind = game.minds[1]
-    mind.where[OBJ] = FRIDGE
-    game.offers[1] = {f"[gograb] <{NAME}> ({OBJ})": ("grab", OBJ)}
-    game.step(
+    result = game.step(
         {
-            "Alice": Decision(MESSAGE_ACTION, message=f"I have <{NAME}> ({OBJ})."),
-            "Bob": Decision(f"[gograb] <{NAME}> ({OBJ})"),
+            "Alice": Decision(MESSAGE_ACTION, f"Found <{NAME}> ({OBJ}) in <fridge> ({FRIDGE})."),
+            "Bob": Decision(
+                MESSAGE_ACTION, "Could you check the kitchen? I'll explore the living room."
+            ),
         }
     )
-    assert not game.holding[1] and game.invalid[1] == 0
+    alice, bob = Hearsay(), Hearsay()
+    alice.listen(result.observations["Alice"].state)
+    bob.listen(result.observations["Bob"].state)
+    assert bob.reported == {OBJ: FRIDGE} and bob.names == {OBJ: NAME}
+    assert bob.requests == {} and alice.reported == {}
+    assert alice.requests == {"Bob": Said(0, (("explore", KITCHEN),))}
+    assert alice.claims == {"Bob": Said(0, (("explore", LIVING),))}
+    assert OBJ in alice.mentioned and OBJ not in alice.told and OBJ in bob.told
+    result = game.step(
+        {"Alice": Decision(MESSAGE_ACTION, f"I have <{NAME}> ({OBJ})."), "Bob": Decision(None)}
+    )
+    assert bob.listen(result.observations["Bob"].state) == [
+        (1, "Alice", f"I have <{NAME}> ({OBJ}).")
+    ]
+    assert bob.reported == {} and bob.held == {OBJ: "Alice"}
+    assert bob.listen(result.observations["Bob"].state) == []  # every line is heard once

@@ -45,7 +45,7 @@ def test_unknown_task_name_lists_valid_ones() -> None:
 
 def test_apartments_have_required_rooms_and_fixtures() -> None:
     apartments = load_apartments()
-    assert len(apartments) >= 3
+    assert len(apartments) >= 6
     layouts = set()
     for apt in apartments.values():
         assert {r.name for r in apt.rooms.values()} == {
@@ -59,7 +59,19 @@ def test_apartments_have_required_rooms_and_fixtures() -> None:
         assert {f.name for f in apt.fixtures.values() if f.container} >= {"fridge", "stove"}
         layouts.add(tuple(sorted((r.name, r.cell) for r in apt.rooms.values())))
         assert max(apt.travel.values()) > min(v for v in apt.travel.values() if v)
+        kitchen = apt.room_named("kitchen").id
+        cabinets = [f for f in apt.fixtures.values() if f.name == "kitchencabinet"]
+        assert len(cabinets) >= 3 and all(f.room == kitchen for f in cabinets)
+        assert sum(f.container for f in apt.fixtures.values()) >= 9
     assert len(layouts) == len(apartments)
+
+
+def test_test_tasks_of_a_family_live_in_different_apartments() -> None:
+    tests = load_tasks("test")
+    for family in FAMILIES:
+        homes = [t.apartment for t in tests if t.family == family]
+        assert len(homes) == 2 and homes[0] != homes[1], family
+    assert {t.apartment for t in tests} == set(load_apartments())
 
 
 @pytest.mark.parametrize("task", load_tasks(), ids=lambda t: t.name)
@@ -79,11 +91,26 @@ def test_task_content_is_consistent(task) -> None:
     assert len(task.objects) > len(goal_objects)  # distractors too
 
 
-def test_shipped_data_equals_generator_output() -> None:
+def _script():
     spec = importlib.util.spec_from_file_location("make_household_tasks", SCRIPT)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
+    return module
+
+
+def test_shipped_data_equals_generator_output() -> None:
+    module = _script()
     data = files("collabrl.data.household")
     for name, text in module.build().items():
         assert data.joinpath(name).read_text() == text, f"{name} is stale; rerun {SCRIPT.name}"
     assert module.build(seed=1) != module.build()
+
+
+def test_calibration_table_lists_every_test_task_beside_mhp() -> None:
+    module = _script()
+    table = module.steps_table()
+    assert set(module.MHP_STEPS) == set(TEST_TASK_NAMES)
+    for name in TEST_TASK_NAMES:
+        row = next(line for line in table.splitlines() if line.startswith(f"| {name} |"))
+        assert f"| {module.MHP_STEPS[name][0]:.1f} |" in row
+    assert "expert pair: mean" in table

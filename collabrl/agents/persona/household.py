@@ -2,9 +2,10 @@
 
 Each decision first gives the persona's impulses a chance (open the game, answer a teammate's
 request, voice a doubt, hand out an instruction, hesitate, wander off, re-check a room, carry out
-an accepted request); when none fires, :class:`HouseholdExpert` picks the move, seeing the
-teammates' claims only if the persona is minded to honour them and allowed to speak only if it
-feels talkative.
+an accepted request); when none fires, :class:`HouseholdExpert` picks the move, honouring the
+teammates' claims only if the persona is minded to and allowed to speak only if it feels
+talkative. Like the expert it reads teammates' messages itself (the game does not): a request or
+report sends it to look, and it can grab or check only what its own seat has seen.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Any
 from collabrl.agents.persona.base import PersonaBase, Reply
 from collabrl.agents.protocol import parse_observed
 from collabrl.envs.base import MESSAGE_ACTION, Observation
-from collabrl.envs.household.expert import ACTION, HouseholdExpert
+from collabrl.envs.household.expert import ACTION, HouseholdExpert, Move, offered_moves
 from collabrl.envs.household.world import token
 
 REQUEST_TTL = 40  # ticks an accepted request stays worth carrying out
@@ -33,17 +34,24 @@ ASK_GRAB = "{obj} is in {at}. Could you grab {obj}?"
 ASK_EXPLORE = "Could you explore {room}? I'll cover the rest."
 SPLIT = "Let's split up: I'll explore {mine}. Could you explore {yours}?"
 
-Offers = dict[tuple[str, int], str]
+DAWDLE_CHOICES = 2  # a dawdler wanders into one of this many nearest rooms
+
+Offers = dict[Move, str]
 
 
-def offers(actions: list[str]) -> Offers:
-    """Offered moves keyed by (verb, id), e.g. ("grab", 301) -> "[gograb] <apple> (301)"."""
-    out = {}
-    for a in actions:
-        m = ACTION.match(a)
-        if m:
-            out[m.group(1), int(m.group(3))] = a
-    return out
+def already_done(s: dict[str, Any], move: Move) -> bool:
+    """A requested look this seat has had since: a room it explored, a container it checked."""
+    verb, ident = move
+    if verb == "explore":
+        return any(r["id"] == ident and r["explored"] for r in s["rooms"])
+    return verb == "check" and any(f["id"] == ident and f["checked"] for f in s["fixtures"])
+
+
+def nearest_rooms(s: dict[str, Any], offered: Offers, only: set[int] | None = None) -> list[str]:
+    """Offered explore actions, nearest room first (optionally only rooms in ``only``)."""
+    ticks = {r["id"]: r["ticks"] for r in s["rooms"]}
+    rooms = [i for v, i in offered if v == "explore" and (only is None or i in only)]
+    return [offered["explore", i] for i in sorted(rooms, key=lambda i: (ticks[i], i))]
 
 
 class HouseholdPersona(PersonaBase):
@@ -55,14 +63,14 @@ class HouseholdPersona(PersonaBase):
         self.expert = HouseholdExpert()
         self.expert.reset(self.seat, 0)
         self.answered: dict[str, int] = {}  # teammate -> tick of the request already answered
-        self.tasks: list[tuple[str, int]] = []  # accepted requests still to carry out
+        self.tasks: list[Move] = []  # accepted requests still to carry out
         self.task_tick = -1
         self.doubted: set[int] = set()
 
     # ----------------------------------------------------------------- decision
     def _decide(self, obs: Observation) -> Reply:
         s = obs.state
-        offered = offers(obs.actions)
+        offered = offered_moves(obs.actions)
         self._hear(s)
         if MESSAGE_ACTION in obs.actions:
             for speak in (self._open, self._answer, self._doubt, self._chatter, self._hesitate):
@@ -83,14 +91,14 @@ class HouseholdPersona(PersonaBase):
 
     # ----------------------------------------------------------------- listening
     def _hear(self, s: dict[str, Any]) -> None:
-        """Take in teammates' new requests: accept (agreeable) or ignore them."""
-        for name, p in s["partners"].items():
-            when = p.get("request_tick")
-            if when is None or self.answered.get(name) == when:
+        """Listen to new messages and take in teammates' new requests: accept or ignore them."""
+        self.expert.listen(s)
+        for name, said in self.expert.hearsay.requests.items():
+            if self.answered.get(name) == said.tick:
                 continue
-            self.answered[name] = when
+            self.answered[name] = said.tick
             if self.consider_request():
-                self.tasks = [tuple(r) for r in p["requests"]]
+                self.tasks = list(said.items)
                 self.task_tick = s["tick"]
 
     # ----------------------------------------------------------------- things to say
@@ -111,16 +119,13 @@ class HouseholdPersona(PersonaBase):
         """Question a location known only from a teammate's report (or, rarely, the whole plan)."""
         if not self.chance(self.temperament.doubt):
             return None
-        fixtures = {f["id"]: f for f in s["fixtures"]}
-        explored = {r["id"] for r in s["rooms"] if r["explored"]}
-        for g in s["goal_objects"]:
-            f = fixtures.get(g["at"]) if isinstance(g["at"], int) else None
-            hearsay = f is not None and (not f["checked"] or f["room"] not in explored)
-            if hearsay and g["id"] not in self.doubted:
-                self.doubted.add(g["id"])
+        heard, seen = self.expert.hearsay, {g["id"] for g in s["goal_objects"]}
+        for obj, fixture in heard.reported.items():
+            if obj not in seen and obj not in self.doubted:
+                self.doubted.add(obj)
                 self.stats["doubts"] += 1
-                obj, at = token(g["name"], g["id"]), token(f["name"], f["id"])
-                return self.voice.pick(DOUBTS).format(obj=obj, at=at)
+                at = heard.apartment.fixture_token(fixture)
+                return self.voice.pick(DOUBTS).format(obj=token(heard.names[obj], obj), at=at)
         if self.chance(0.3):
             self.stats["doubts"] += 1
             return self.voice.pick(VAGUE_DOUBTS)
@@ -134,7 +139,8 @@ class HouseholdPersona(PersonaBase):
             return self.voice.cheer()
         fixtures = {f["id"]: f for f in s["fixtures"]}
         targets = {t["target"] for t in s["goal"]}
-        taken = {i for p in s["partners"].values() for v, i in p["claims"] if v == "grab"}
+        claims = [m for said in self.expert.hearsay.claims.values() for m in said.items]
+        taken = {i for v, i in claims if v == "grab"}
         for g in s["goal_objects"]:
             f = fixtures.get(g["at"]) if isinstance(g["at"], int) else None
             free = g["id"] not in taken and g["at"] not in targets
@@ -142,7 +148,7 @@ class HouseholdPersona(PersonaBase):
                 self.stats["instructions"] += 1
                 obj = token(g["name"], g["id"])
                 return ASK_GRAB.format(obj=obj, at=token(f["name"], f["id"]))
-        claimed = {i for p in s["partners"].values() for v, i in p["claims"] if v == "explore"}
+        claimed = {i for v, i in claims if v == "explore"}
         rooms = [r for r in s["rooms"] if not r["explored"] and r["id"] not in claimed]
         if rooms:
             far = max(rooms, key=lambda r: r["ticks"])
@@ -158,11 +164,14 @@ class HouseholdPersona(PersonaBase):
 
     # ----------------------------------------------------------------- moves
     def _dawdle(self, s: dict[str, Any], offered: Offers) -> Reply | None:
-        """Wander to some room for no good reason (a silent hesitation looks the same)."""
+        """Wander into a nearby room for no good reason (a silent hesitation looks the same).
+
+        Nearby: a detour costs a similar few steps in a small flat and in a large house.
+        """
         t = self.temperament
         if not self.chance(t.dawdle + t.hesitate * (1 - t.talk)):
             return None
-        rooms = [a for (verb, _), a in offered.items() if verb == "explore"]
+        rooms = nearest_rooms(s, offered)[:DAWDLE_CHOICES]
         if not rooms:
             return None
         self.stats["dawdles"] += 1
@@ -173,37 +182,38 @@ class HouseholdPersona(PersonaBase):
         """Go back to a room already seen, in case something was missed."""
         if not self.chance(self.temperament.recheck):
             return None
-        seen = [r["id"] for r in s["rooms"] if r["explored"]]
-        again = [offered[v, i] for v, i in offered if v == "explore" and i in seen]
+        seen = {r["id"] for r in s["rooms"] if r["explored"]}
+        again = nearest_rooms(s, offered, only=seen)
         if not again:
             return None
         self.stats["rechecks"] += 1
         return self.voice.think("I'd better look there again, just in case."), "", again[0]
 
     def _follow(self, s: dict[str, Any], offered: Offers) -> Reply | None:
-        """Carry out an accepted request while it is fresh and still possible."""
+        """Work on an accepted request while it is fresh: do it when it is on offer, otherwise
+        take the first step toward it (walk to the room where the thing should be)."""
         if s["tick"] - self.task_tick > REQUEST_TTL:
             self.tasks = []
+        self.tasks = [task for task in self.tasks if not already_done(s, task)]
         for task in list(self.tasks):
-            if task in offered:
+            step = self.expert.toward(s, task)
+            if step not in offered:
+                continue
+            if step == task:
                 self.tasks.remove(task)
-                self.honour()
-                why = "My teammate asked me to do this, so I will."
-                return self.voice.think(why), "", offered[task]
+            self.honour()
+            why = "My teammate asked me to do this, so I will."
+            return self.voice.think(why), "", offered[step]
         return None
 
     def _competent(self, obs: Observation, offered: Offers) -> Reply:
         """The expert's move, seen through the persona: claims it ignores, talk it holds back."""
         s = obs.state
         view = obs
-        if not self.chance(self.temperament.comply):
-            partners = {
-                n: {**p, "claims": [], "claim_tick": None} for n, p in s["partners"].items()
-            }
-            view = replace(view, state={**s, "partners": partners})
+        honour = self.chance(self.temperament.comply)
         if not self.chance(self.temperament.talk):
             view = replace(view, actions=[a for a in obs.actions if a != MESSAGE_ACTION])
-        parsed = parse_observed(self.expert.act(view), view)
+        parsed = parse_observed(self.expert.reply(view, honour_claims=honour), view)
         action = parsed.action or next(iter(offered.values()), MESSAGE_ACTION)
         if action == MESSAGE_ACTION:
             return self.voice.think(parsed.think), self.voice.decorate(parsed.message), action

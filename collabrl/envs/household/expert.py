@@ -1,7 +1,10 @@
 """Rule-based household expert: explore, check, grab, place; shares finds and honours claims.
 
-It reads only its seat's ``Observation.state`` (its own beliefs and teammates' parsed claims), never
-the hidden world. Its messages follow short templates that ``messages.MessageReader`` parses:
+It decides from its seat's ``Observation.state`` (what the seat saw itself) plus what it heard
+(:class:`~collabrl.envs.household.hearsay.Hearsay`), never the hidden world. A teammate's report
+only sends it to look: "Found <apple> (301) in <fridge> (105)" makes it walk to the fridge's room
+and check the fridge; it grabs the apple once it has seen it there. Its own messages follow short
+templates that :class:`~collabrl.envs.household.messages.MessageReader` parses:
 "Found <apple> (301) in <fridge> (105)." / "Placed <apple> (301) into <fridge> (105)." /
 "I'll explore <kitchen> (11)."
 """
@@ -13,12 +16,16 @@ from typing import Any
 
 from collabrl.agents.player import format_response
 from collabrl.envs.base import MESSAGE_ACTION, Observation
+from collabrl.envs.household.hearsay import MENTION, Hearsay
 from collabrl.envs.household.world import token
 
 ACTION = re.compile(r"^\[go(\w+)\] <([^>]+)> \((\d+)\)$")
-MENTION = re.compile(r"\((\d+)\)")
 CLAIM_TTL = 30  # ticks a teammate's announced plan is honoured
 DEFER = 20  # extra cost (ticks) of a place a teammate claimed or already reported on
+LEAD_COST = 1  # extra cost of a reported (not yet seen) object over a seen one at equal distance
+
+Move = tuple[str, int]  # (explore|check|grab|put, id)
+State = dict[str, Any]
 
 
 def spread(ids: list[int], rank: int, seats: int) -> dict[int, int]:
@@ -26,6 +33,16 @@ def spread(ids: list[int], rank: int, seats: int) -> dict[int, int]:
     ids = sorted(ids)
     offset = rank * len(ids) // max(seats, 1)
     return {x: (k - offset) % len(ids) for k, x in enumerate(ids)}
+
+
+def offered_moves(actions: list[str]) -> dict[Move, str]:
+    """Offered moves keyed by (verb, id), e.g. ("grab", 301) -> "[gograb] <apple> (301)"."""
+    out = {}
+    for a in actions:
+        m = ACTION.match(a)
+        if m:
+            out[m.group(1), int(m.group(3))] = a
+    return out
 
 
 class HouseholdExpert:
@@ -38,78 +55,128 @@ class HouseholdExpert:
 
     def reset(self, seat: str, seed: int) -> None:
         self.seat = seat
-        self.shared: set[int] = set()  # ids anyone already mentioned in the dialogue
-        self.heard: set[tuple[int, str, str]] = set()
-        self.told: set[int] = set()  # ids teammates mentioned (containers they checked or will)
+        self.hearsay = Hearsay()
         self.last_visit: dict[int, int] = {}
-        self.my_claim: tuple[str, int] | None = None
+        self.my_claim: Move | None = None
         self.my_claim_tick = -1
         self.last_holding: list[int] = []
         self.last_was_message = False
         self.reported_holding: set[int] = set()
 
-    # ----------------------------------------------------------------- reading the state
-    def _listen(self, s: dict[str, Any]) -> None:
-        for line in s["dialogue"]:
-            key = (line["tick"], line["speaker"], line["text"])
-            if key not in self.heard:
-                self.heard.add(key)
-                ids = {int(x) for x in MENTION.findall(line["text"])}
-                self.shared |= ids
-                if line["speaker"] != s["seat"]:
-                    self.told |= ids
+    def listen(self, s: State) -> None:
+        """Take in new dialogue (players that wrap the expert call this every turn)."""
+        self.hearsay.listen(s)
 
-    def _yield_to(self, s: dict[str, Any]) -> set[tuple[str, int]]:
-        """Teammates' fresh claims this seat should leave alone."""
+    # ----------------------------------------------------------------- reading the state
+    def _yield_to(self, s: State, honour: bool) -> set[Move]:
+        """Teammates' fresh claims this seat should leave alone (none when not honouring)."""
+        if not honour:
+            return set()
         rank = s["seats"].index(s["seat"])
         out = set()
-        for name, p in s["partners"].items():
-            if p["claim_tick"] is None or s["tick"] - p["claim_tick"] > CLAIM_TTL:
+        for name, said in self.hearsay.claims.items():
+            if s["tick"] - said.tick > CLAIM_TTL:
                 continue
-            first = (p["claim_tick"], s["seats"].index(name)) < (self.my_claim_tick, rank)
-            for verb, ident in p["claims"]:
-                if (verb, ident) != self.my_claim or first:
-                    out.add((verb, ident))
+            first = (said.tick, s["seats"].index(name)) < (self.my_claim_tick, rank)
+            for move in said.items:
+                if move != self.my_claim or first:
+                    out.add(move)
         return out
 
-    # ----------------------------------------------------------------- planning
-    def _plan(self, s: dict[str, Any]) -> tuple[tuple[str, int], str]:
-        """Next (verb, id) and a one-line reason."""
-        me = s["seat"]
-        ticks = {r["id"]: r["ticks"] for r in s["rooms"]}
-        fixtures = {f["id"]: f for f in s["fixtures"]}
-        goal = {g["object"]: g for g in s["goal"]}
-        claimed = self._yield_to(s)
+    def _handled(self, s: State, claimed: set[Move], target_of: dict[str, int]) -> set[int]:
+        """Goal objects someone already takes care of: held, placed, or claimed by a teammate."""
+        h = self.hearsay
         handled = {o for v, o in claimed if v == "grab"} | set(s["holding"])
+        handled |= set(h.held) - set(s["holding"])
+        handled |= {o for o, f in h.reported.items() if f == target_of.get(h.names.get(o, ""))}
         for g in s["goal_objects"]:
             at = g["at"]
-            if (isinstance(at, str) and at != me) or at == goal[g["name"]]["target"]:
+            if (isinstance(at, str) and at != s["seat"]) or at == target_of[g["name"]]:
                 handled.add(g["id"])
-        need = {name: g["count"] for name, g in goal.items()}
-        names = {g["id"]: g["name"] for g in s["goal_objects"]}
+        return handled
+
+    # ----------------------------------------------------------------- planning
+    def _plan(self, s: State, claimed: set[Move]) -> tuple[Move, str]:
+        """Next (verb, id) and a one-line reason."""
+        ticks = {r["id"]: r["ticks"] for r in s["rooms"]}
+        fixtures = {f["id"]: f for f in s["fixtures"]}
+        target_of = {g["object"]: g["target"] for g in s["goal"]}
+        names = self.hearsay.names | {g["id"]: g["name"] for g in s["goal_objects"]}
+        handled = self._handled(s, claimed, target_of)
+        need = {g["object"]: g["count"] for g in s["goal"]}
         for o in handled:
-            if o in names:
+            if names.get(o) in need:
                 need[names[o]] -= 1
-        for o in s["holding"]:
-            need.setdefault(names.get(o, ""), 0)
-        wanted = [
-            (ticks[fixtures[g["at"]]["room"]], g["id"])
-            for g in s["goal_objects"]
-            if isinstance(g["at"], int)
-            and g["id"] not in handled
-            and need[g["name"]] > 0
-            and g["at"] in fixtures
-        ]
-        if wanted and len(s["holding"]) < 2:
-            _, obj = min(wanted)
-            return ("grab", obj), f"{token(names[obj], obj)} is still needed and I know where"
+        if len(s["holding"]) < 2:
+            options = self._seen_options(s, ticks, fixtures, handled, need)
+            options += self._leads(s, ticks, fixtures, handled, need, target_of)
+            if options:
+                _, obj, move = min(options)
+                if move[0] == "grab":
+                    return move, f"{token(names[obj], obj)} is still needed and I know where"
+                return move, f"a teammate said {token(names[obj], obj)} is there; go and look"
         if s["holding"]:
-            target = goal[names[s["holding"][0]]]["target"]
+            target = target_of[names[s["holding"][0]]]
             if target in fixtures:
                 return ("put", target), "my hands are full or nothing else is known; deliver"
+            room = self.hearsay.apartment.fixtures[target].room
+            if room != s["room"]:
+                return ("explore", room), "carry what I hold to the room of the target"
         return self._search(s, ticks, fixtures, claimed)
 
-    def _search(self, s, ticks, fixtures, claimed) -> tuple[tuple[str, int], str]:
+    @staticmethod
+    def _seen_options(s: State, ticks, fixtures, handled, need) -> list[tuple[int, int, Move]]:
+        """(cost, object, grab move) for goal objects this seat saw lying where it can fetch them."""
+        return [
+            (ticks[fixtures[g["at"]]["room"]], g["id"], ("grab", g["id"]))
+            for g in s["goal_objects"]
+            if isinstance(g["at"], int)
+            and g["at"] in fixtures
+            and g["id"] not in handled
+            and need[g["name"]] > 0
+        ]
+
+    def _leads(
+        self, s: State, ticks, fixtures, handled, need, target_of
+    ) -> list[tuple[int, int, Move]]:
+        """(cost, object, move) toward goal objects a teammate reported but this seat has not seen.
+
+        A lead dies once this seat has looked at the named fixture and the object was not there.
+        """
+        h, seen = self.hearsay, {g["id"] for g in s["goal_objects"]}
+        out = []
+        for obj, fixture in h.reported.items():
+            name = h.names.get(obj, "")
+            if obj in seen or obj in handled or need.get(name, 0) <= 0:
+                continue
+            if fixture == target_of[name] or fixtures.get(fixture, {}).get("checked"):
+                continue
+            room = h.apartment.fixtures[fixture].room
+            out.append((ticks[room] + LEAD_COST, obj, self.look_at(s, fixture)))
+        return out
+
+    def look_at(self, s: State, fixture: int) -> Move:
+        """The move that lets this seat see ``fixture``'s contents: check it if the seat has seen
+        it, otherwise walk to its room first (after looking around there it can check it)."""
+        if any(f["id"] == fixture for f in s["fixtures"]):
+            return ("check", fixture)
+        return ("explore", self.hearsay.apartment.fixtures[fixture].room)
+
+    def toward(self, s: State, move: Move) -> Move | None:
+        """A step toward a move a teammate asked for that may not be possible yet (None: give up).
+
+        Checking or putting at a fixture not seen yet starts by walking to its room; grabbing an
+        object this seat has not seen starts by looking where it was reported.
+        """
+        verb, ident = move
+        if verb == "grab" and all(g["id"] != ident for g in s["goal_objects"]):
+            fixture = self.hearsay.reported.get(ident)
+            return None if fixture is None else self.look_at(s, fixture)
+        if verb in ("check", "put") and all(f["id"] != ident for f in s["fixtures"]):
+            return ("explore", self.hearsay.apartment.fixtures[ident].room)
+        return move
+
+    def _search(self, s: State, ticks, fixtures, claimed) -> tuple[Move, str]:
         """Where to look next: the cheapest unseen container or room, avoiding teammates' work."""
         busy_rooms = {i for v, i in claimed if v == "explore"}
         rank, seats = s["seats"].index(s["seat"]), len(s["seats"])
@@ -117,7 +184,7 @@ class HouseholdExpert:
         options = []
         for f in fixtures.values():
             if f["container"] and not f["checked"]:
-                taken = ("check", f["id"]) in claimed or f["id"] in self.told
+                taken = ("check", f["id"]) in claimed or f["id"] in self.hearsay.told
                 cost = ticks[f["room"]] + DEFER * (taken or f["room"] in busy_rooms)
                 options.append((cost, order[f["id"]], ("check", f["id"])))
         for r in s["rooms"]:
@@ -131,7 +198,7 @@ class HouseholdExpert:
         return ("explore", room), "everything seen; revisit rooms in case objects moved"
 
     # ----------------------------------------------------------------- talking
-    def _news(self, s: dict[str, Any]) -> list[str]:
+    def _news(self, s: State) -> list[str]:
         """Sentences about goal objects nobody mentioned yet and objects this seat just placed."""
         fixtures = {f["id"]: f for f in s["fixtures"]}
         goal = {g["object"]: g for g in s["goal"]}
@@ -147,7 +214,7 @@ class HouseholdExpert:
         found = []
         for g in s["goal_objects"]:
             at = g["at"]
-            if g["id"] in self.shared or g["id"] in placed or not isinstance(at, int):
+            if g["id"] in self.hearsay.mentioned or g["id"] in placed or not isinstance(at, int):
                 continue
             if at == goal[g["name"]]["target"] or at not in fixtures:
                 continue
@@ -158,7 +225,7 @@ class HouseholdExpert:
             news.append("Found " + ", ".join(found) + ".")
         return news
 
-    def _carrying(self, s: dict[str, Any]) -> list[str]:
+    def _carrying(self, s: State) -> list[str]:
         """'I have ...' for objects picked up since this seat last spoke (rides on other news)."""
         names = {g["id"]: g["name"] for g in s["goal_objects"]}
         new = [o for o in s["holding"] if o not in self.reported_holding and o in names]
@@ -167,15 +234,16 @@ class HouseholdExpert:
 
     # ----------------------------------------------------------------- Player API
     def act(self, obs: Observation) -> str:
+        return self.reply(obs)
+
+    def reply(self, obs: Observation, honour_claims: bool = True) -> str:
+        """The expert's answer; ``honour_claims=False`` plays as if it had ignored teammates'
+        announced plans (a wrapping persona that does not comply uses this)."""
         s = obs.state
-        self._listen(s)
+        self.listen(s)
         self.last_visit[s["room"]] = s["tick"]
-        plan, why = self._plan(s)
-        offered = {}
-        for a in obs.actions:
-            m = ACTION.match(a)
-            if m:
-                offered[m.group(1), int(m.group(3))] = a
+        plan, why = self._plan(s, self._yield_to(s, honour_claims))
+        offered = offered_moves(obs.actions)
         if plan not in offered:  # cannot happen with the game's offers; stay safe anyway
             plan, why = next(iter(offered), ("message", -1)), "fall back to a listed action"
         action = offered.get(plan, MESSAGE_ACTION)
@@ -196,7 +264,7 @@ class HouseholdExpert:
         if not self.last_was_message:
             return format_response(f"{why}.", claim, action)
         message = " ".join([*news, *self._carrying(s), claim])
-        self.shared.update(int(x) for x in MENTION.findall(message))
+        self.hearsay.mentioned.update(int(x) for x in MENTION.findall(message))
         self.my_claim, self.my_claim_tick = plan, s["tick"]
         return format_response(
             f"Tell the team first, then {plan[0]}: {why}.", message, MESSAGE_ACTION

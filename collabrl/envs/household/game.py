@@ -2,6 +2,7 @@
 
 High-level actions are scheduled as timed events (arrive, open, grab, put); effects happen when
 the event's tick comes, so a teammate can change the world in between (e.g. take the object).
+A seat acts only on what it has seen itself; messages are dialogue the game never interprets.
 """
 
 from __future__ import annotations
@@ -21,13 +22,17 @@ from collabrl.envs.base import (
 )
 from collabrl.envs.household import render
 from collabrl.envs.household.knowledge import PartnerView, SeatMind
-from collabrl.envs.household.messages import MessageReader
 from collabrl.envs.household.tasks import Task, get_task
 from collabrl.envs.household.world import APPROACH_TICKS, Apartment, load_apartments, token
 
 DEFAULT_SEATS = ("Alice", "Bob", "Charlie", "David", "Eve", "Frank", "Grace", "Heidi")
 LOOK_TICKS = 2  # looking around a room after walking in
+OPEN_TICKS = 1  # opening a closed container once standing at it
+GRAB_TICKS = 1  # picking one object up
+PUT_TICKS = 1  # placing one held object (each carried goal object in turn)
 PROGRESS_REWARD = 0.2  # per goal object newly placed (team reward)
+MESSAGE_TICKS = 1  # sending a message (also the idle tick of an unusable decision)
+STALLED = "stalled"  # outcome when a seat reaches max_decisions (a safety net, see HouseholdGame)
 # event kinds
 ARRIVE, LOOK, OPEN, GRAB, PUT, IDLE = range(6)
 
@@ -38,7 +43,42 @@ def default_seats(n: int) -> tuple[str, ...]:
 
 
 class HouseholdGame:
-    """One household episode for any number of seats (see ``collabrl.envs.base.Game``)."""
+    """One household episode for any number of seats (see ``collabrl.envs.base.Game``).
+
+    Follows the PettingZoo parallel API where it fits: ``reset(seed)`` returns one
+    :class:`~collabrl.envs.base.Observation` per seat, ``step(decisions)`` a
+    :class:`~collabrl.envs.base.StepResult` with observations only for the seats that must decide
+    next (decisions are asynchronous: a seat is asked only when its previous action has ended).
+
+    Action space (per seat, rebuilt at each of its decision points; ``Observation.actions``):
+        ``[goexplore] <room> (id)`` for every other room; ``[gocheck] <container> (id)`` for
+        containers the seat has seen but not looked into; ``[gograb] <object> (id)`` for goal
+        objects the seat has seen lying outside their target (at most two held);
+        ``[goput] <target> (id)`` for targets of held objects that the seat has seen; and
+        ``[send_message]`` when there are teammates. Only what the seat saw with its own eyes
+        is offered: a teammate's message naming an object never makes it grabbable.
+        An action not on the list, or a message action without text, idles the seat one tick
+        and counts as invalid.
+    Observation: ``text`` (goal, time, own room and hands, explored rooms, fixtures and goal
+        objects seen, teammates last seen in the same room, the last dialogue lines verbatim,
+        own last actions, lettered actions), ``state`` (the same as ids, see
+        :func:`render.build_state`) and ``anchor`` (GiGPO key without tick or dialogue).
+    Rewards: ``PROGRESS_REWARD`` to every seat per goal object newly in place (the efficiency
+        reward is computed from ``summary()["steps"]`` by the trainer, not here).
+    Episode end: terminated when every goal predicate holds (``steps`` = that tick); truncated
+        at ``max_ticks`` ("time limit") or when a deciding seat has used ``max_decisions``
+        ("stalled"). Every decision costs at least one tick (a message or idle costs
+        ``MESSAGE_TICKS``; moves cost walking, opening, grabbing or placing time), so the game
+        clock strictly advances with each ``step`` and a seat can never make more than
+        ``max_ticks`` decisions: the decision cap is only a safety net, and a stalled episode
+        is flagged in ``summary()["stalled"]`` so evaluation can report it apart from failures.
+
+    Args:
+        task: a task name (e.g. ``"0_read_book"``) or a :class:`Task`.
+        seats: seat names, or how many seats to name Alice, Bob, ...
+        max_ticks: the time limit (CWAH: 250; failures are scored as this many steps).
+        max_decisions: per-seat decision safety cap (training rollouts use 50).
+    """
 
     name = "household"
     message_action = MESSAGE_ACTION
@@ -59,7 +99,6 @@ class HouseholdGame:
         self.max_decisions = max_decisions
         self.apartment: Apartment = load_apartments()[self.task.apartment]
         self.names = {oid: name for oid, name, _ in self.task.objects}
-        self.reader = MessageReader(self.apartment, self.names)
         self.goal_of = {p.object: p for p in self.task.goal}  # object name -> its predicate
         self.room_fixtures = {r: [] for r in self.apartment.rooms}
         for fx in self.apartment.fixtures.values():
@@ -140,11 +179,16 @@ class HouseholdGame:
         return render.intro_text(seat, others, self.goal_text, self.max_ticks)
 
     def summary(self) -> dict[str, Any]:
-        """Episode result; ``steps`` is the success tick, or ``max_ticks`` on failure."""
+        """Episode result; ``steps`` is the success tick, or ``max_ticks`` on failure.
+
+        ``stalled`` marks an episode ended by the decision safety cap: it is scored like a
+        failure here, but evaluation reports it separately (it says nothing about team speed).
+        """
         success = self.success_tick is not None
         return {
             "task": self.task.name,
             "success": success,
+            "stalled": self.outcome == STALLED,
             "steps": self.success_tick if success else self.max_ticks,
             "ticks": self.tick,
             "outcome": self.outcome or "running",
@@ -178,23 +222,18 @@ class HouseholdGame:
     def _idle_invalid(self, i: int, what: str, reason: str) -> dict[str, Any]:
         """An unusable decision: the seat idles one tick and the decision counts as invalid."""
         self.invalid[i] += 1
-        self.plans[i].append((self.tick + 1, IDLE, None))
+        self.plans[i].append((self.tick + MESSAGE_TICKS, IDLE, None))
         self.minds[i].history.append(f"(invalid: {what}) [idle]")
         return {"invalid": True, "action": None, "reason": reason}
 
     def _send(self, i: int, text: str) -> None:
-        self.plans[i].append((self.tick + 1, IDLE, None))
-        text = message_text(text)
-        speaker = self.agents[i]
+        """Broadcast a message: it joins the dialogue verbatim and changes nobody's beliefs."""
+        self.plans[i].append((self.tick + MESSAGE_TICKS, IDLE, None))
         self.messages[i] += 1
-        self.dialogue.append((self.tick, speaker, text))
-        info = self.reader.read(text)
-        for j, mind in enumerate(self.minds):
-            if j != i:
-                mind.hear(speaker, info, self.tick)
+        self.dialogue.append((self.tick, self.agents[i], message_text(text)))
 
     def _schedule(self, i: int, kind: str, target: int) -> None:
-        """Turn a high-level action into timed events starting now."""
+        """Turn a high-level action into timed events starting now (each at least a tick away)."""
         fixtures = self.apartment.fixtures
         plan, mind, t = self.plans[i], self.minds[i], self.tick
         if kind == "explore":
@@ -202,24 +241,20 @@ class HouseholdGame:
             plan.append((t, ARRIVE, target))
             plan.append((t + LOOK_TICKS, LOOK, target))
             return
-        if kind == "grab" and not isinstance(mind.where.get(target), int):
-            # a teammate's message in this same step said they hold it: nothing to walk to
-            plan.append((t + 1, IDLE, None))
-            return
         fixture = fixtures[mind.where[target]] if kind == "grab" else fixtures[target]
         if fixture.room != self.rooms[i]:
             t += self.apartment.travel[self.rooms[i], fixture.room]
             plan.append((t, ARRIVE, fixture.room))
         t += APPROACH_TICKS
         if fixture.container and (kind == "check" or not mind.fixtures.get(fixture.id)):
-            t += 1
+            t += OPEN_TICKS
             plan.append((t, OPEN, fixture.id))
         if kind == "grab":
-            plan.append((t + 1, GRAB, (target, fixture.id)))
+            plan.append((t + GRAB_TICKS, GRAB, (target, fixture.id)))
         elif kind == "put":
             carried = [o for o in self.holding[i] if self.goal_of[self.names[o]].target == target]
             for k, obj in enumerate(carried, start=1):
-                plan.append((t + k, PUT, obj))
+                plan.append((t + k * PUT_TICKS, PUT, obj))
 
     # ----------------------------------------------------------------- the clock
     def _run_clock(self) -> list[int]:
@@ -230,7 +265,7 @@ class HouseholdGame:
             pending = self._pending()
             if pending:
                 if any(self.decisions[i] >= self.max_decisions for i in pending):
-                    return self._finish("decision cap")
+                    return self._finish(STALLED)
                 if self.tick >= self.max_ticks:
                     return self._finish("time limit")
                 return pending
@@ -313,7 +348,11 @@ class HouseholdGame:
                 mind.see_partner(other, room, tuple(self.holding[j]), self.tick)
 
     def _offers(self, i: int) -> dict[str, tuple[str, int]]:
-        """Available actions of seat i (action text -> (kind, target id)), in letter order."""
+        """Available actions of seat i (action text -> (kind, target id)), in letter order.
+
+        Built from seat i's own beliefs only, so it never names a container, object or target
+        the seat has not seen itself (whatever teammates said about it).
+        """
         apt, mind = self.apartment, self.minds[i]
         offers = {}
         for rid in sorted(apt.rooms):

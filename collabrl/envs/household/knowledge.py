@@ -1,32 +1,27 @@
-"""What one seat believes: explored rooms, known fixtures, object locations, teammates' state.
+"""What one seat knows: explored rooms, seen fixtures, object locations, teammates it has met.
 
-Beliefs change only through the seat's own eyes (its room, containers open there) and through
-teammates' messages; objects a teammate moves elsewhere stay where the seat last saw them.
+Beliefs change only through the seat's own eyes (its room, containers open there). Messages are
+dialogue and never enter these beliefs: a seat may act only on what it has seen, as in CWAH, so
+objects a teammate moves elsewhere stay where the seat last saw them until it looks again.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from collabrl.envs.household.messages import MessageInfo
-
 
 @dataclass
 class PartnerView:
-    """A teammate as this seat knows it: last sighting, the plans it announced, what it asked of us."""
+    """A teammate as this seat last saw it (same room): where, what it carried, when."""
 
     room: int | None = None
     holding: tuple[int, ...] = ()
     seen_tick: int | None = None
-    claims: tuple[tuple[str, int], ...] = ()
-    claim_tick: int | None = None
-    requests: tuple[tuple[str, int], ...] = ()  # (explore|check|grab|put, id) asked of the listener
-    request_tick: int | None = None
 
 
 @dataclass
 class SeatMind:
-    """One seat's beliefs about the world."""
+    """One seat's beliefs about the world, built from its own observations only."""
 
     explored: set[int] = field(default_factory=set)
     fixtures: dict[int, bool | None] = field(default_factory=dict)  # id -> open (None: unknown)
@@ -47,27 +42,8 @@ class SeatMind:
             self.where[obj] = fixture
 
     def see_partner(self, name: str, room: int, holding: tuple[int, ...], tick: int) -> None:
+        """A teammate in the same room: remember where it was and what it carried."""
         view = self.partners[name]
         view.room, view.holding, view.seen_tick = room, holding, tick
         for obj in holding:
             self.where[obj] = name
-
-    def holds(self, obj: int) -> bool:
-        """Whether this seat itself carries ``obj`` (held by a seat that is not a teammate)."""
-        at = self.where.get(obj)
-        return isinstance(at, str) and at not in self.partners
-
-    def hear(self, speaker: str, info: MessageInfo, tick: int) -> None:
-        """Take in a teammate's message (already parsed into ids)."""
-        for fixture in info.fixtures:
-            self.fixtures.setdefault(fixture, None)
-        for obj, fixture in info.locations:
-            if not self.holds(obj):  # a stale report never overrides what is in our own hands
-                self.where[obj] = fixture
-        for obj in info.held:
-            self.where[obj] = speaker
-        view = self.partners[speaker]
-        if info.claims:
-            view.claims, view.claim_tick = tuple(info.claims), tick
-        if info.requests:
-            view.requests, view.request_tick = tuple(info.requests), tick

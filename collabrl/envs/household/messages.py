@@ -1,15 +1,20 @@
-"""Read teammates' messages: object locations they report, plans they claim, requests they make.
+"""Read teammates' messages (a player-side helper): reported locations, claimed plans, requests.
 
+The game never reads messages; scripted players do, the way a person listens, to decide where to
+go and look (what they may act on still comes only from their own observation).
 Understands the expert's templates ("Found <apple> (301) in <fridge> (105).", "I'll check
-<fridge> (105).") and simple free text ("I'm going to the bedroom", "let me grab the apple (301)",
-"could you check the kitchen?", "please bring <plate> (12) to the coffee table").
-Only entities that exist in the apartment/task and whose name matches their id are kept; an object
-named without an id counts only when the task has exactly one object of that name.
+<fridge> (105).") and simple free text ("I'm going to the bedroom", "let me grab <apple> (301)",
+"could you check the kitchen?", "please bring <plate> (312) to the coffee table").
+Rooms and fixtures must exist in the apartment under that name and id (or be named without an id
+when the name is unique there). An object counts when it is written with an id and its name is
+one the listener listens for (e.g. the goal objects); whether it is really there is for the
+listener to go and see.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from collabrl.envs.household.world import Apartment
@@ -46,26 +51,23 @@ class MessageInfo:
 
     locations: list[tuple[int, int]] = field(default_factory=list)
     claims: list[tuple[str, int]] = field(default_factory=list)  # (explore|check|grab|put, id)
-    fixtures: list[int] = field(default_factory=list)  # fixtures mentioned (so they become known)
+    fixtures: list[int] = field(default_factory=list)  # fixtures mentioned
+    names: dict[int, str] = field(default_factory=dict)  # object id -> the name it was given
     held: list[int] = field(default_factory=list)  # objects the speaker says it is carrying
     requests: list[tuple[str, int]] = field(default_factory=list)  # what the speaker asks of us
 
 
 class MessageReader:
-    """Parses messages against one apartment and one task's objects (built once per game)."""
+    """Parses messages against one apartment's floor plan and the object names of interest."""
 
-    def __init__(self, apartment: Apartment, objects: dict[int, str]) -> None:
+    def __init__(self, apartment: Apartment, object_names: Iterable[str]) -> None:
         self.apartment = apartment
-        self.objects = objects
+        self.object_names = frozenset(object_names)
         self.room_names = {r.name: r.id for r in apartment.rooms.values()}
         counts: dict[str, list[int]] = {}
         for fx in apartment.fixtures.values():
             counts.setdefault(fx.name, []).append(fx.id)
         self.unique_fixtures = {n: ids[0] for n, ids in counts.items() if len(ids) == 1}
-        by_name: dict[str, list[int]] = {}
-        for oid, name in objects.items():
-            by_name.setdefault(name, []).append(oid)
-        self.unique_objects = {n: ids[0] for n, ids in by_name.items() if len(ids) == 1}
 
     def _entity(self, name: str, ident: int | None) -> tuple[str, int] | None:
         """Classify a mention as ("room"|"fixture"|"object", id), or None if it names nothing."""
@@ -76,30 +78,31 @@ class MessageReader:
                 return "room", self.room_names[name]
             if name in self.unique_fixtures:
                 return "fixture", self.unique_fixtures[name]
-            if name in self.unique_objects:
-                return "object", self.unique_objects[name]
             return None
-        if ident in apt.rooms and apt.rooms[ident].name == name:
-            return "room", ident
-        if ident in apt.fixtures and apt.fixtures[ident].name == name:
-            return "fixture", ident
-        if self.objects.get(ident) == name:
-            return "object", ident
-        return None
+        if ident in apt.rooms:
+            return ("room", ident) if apt.rooms[ident].name == name else None
+        if ident in apt.fixtures:
+            return ("fixture", ident) if apt.fixtures[ident].name == name else None
+        return ("object", ident) if name in self.object_names else None
 
-    def _mentions(self, sentence: str) -> list[tuple[str, int]]:
+    def _mentions(self, sentence: str, names: dict[int, str]) -> list[tuple[str, int]]:
+        """Entities named in ``sentence`` in order; object names are noted in ``names``."""
         found = []
         for m in TOKEN.finditer(sentence):
             if m.group(1) is not None:
-                entity = self._entity(m.group(1), int(m.group(2)))
+                name, ident = m.group(1), int(m.group(2))
             else:
-                entity = self._entity(m.group(3), int(m.group(4)) if m.group(4) else None)
+                name, ident = m.group(3), int(m.group(4)) if m.group(4) else None
+            entity = self._entity(name, ident)
             if entity is not None:
                 found.append(entity)
+                if entity[0] == "object":
+                    names[entity[1]] = name.replace(" ", "")
         return found
 
     def read(self, text: str) -> MessageInfo:
-        """Everything usable in ``text``; unknown words and invented ids are ignored."""
+        """Everything usable in ``text``; unknown words and ids that contradict the floor plan
+        (or name an object nobody listens for) are ignored."""
         info = MessageInfo()
         for sentence in SENTENCE.split(TWO_WORDS.sub(r"\1\2", text.lower())):
             if REQUEST.search(sentence):
@@ -111,7 +114,7 @@ class MessageReader:
 
     def _read_sentence(self, sentence: str, info: MessageInfo) -> None:
         """Add what one sentence (or one clause of a request sentence) says to ``info``."""
-        mentions = self._mentions(sentence)
+        mentions = self._mentions(sentence, info.names)
         if not mentions:
             return
         info.fixtures.extend(i for kind, i in mentions if kind == "fixture")

@@ -23,8 +23,9 @@ def intro_text(seat: str, others: list[str], goal: str, max_ticks: int) -> str:
         f"Goal: {goal}\n"
         "How the game works:\n"
         "- Everything is written as <name> (id), for example <fridge> (105).\n"
-        "- You only see what is in your current room and inside containers that are open; "
-        "teammates learn what you found only if you tell them.\n"
+        "- You only see what is in your current room and inside containers that are open. "
+        "You can check, grab or put only at things you have seen yourself; a teammate's message "
+        "can tell you where to look, but you still have to go and see.\n"
         "- You can carry at most two objects at a time.\n"
         "- Actions take time: walking between rooms, opening containers and picking up or "
         "placing objects all cost time steps. Sending a message costs exactly one time step "
@@ -58,7 +59,12 @@ def observation(game: HouseholdGame, i: int, actions: list[str]) -> Observation:
 
 
 def build_state(game: HouseholdGame, i: int) -> dict[str, Any]:
-    """Structured form of what seat i knows (ids throughout)."""
+    """Structured form of what seat i knows (ids throughout).
+
+    ``apartment`` names the floor plan (public knowledge, like the goal) so scripted players can
+    place the rooms and fixtures a teammate's message names; everything about objects and
+    containers comes from the seat's own observations.
+    """
     apt, mind, names = game.apartment, game.minds[i], game.names
     room = game.rooms[i]
     contents: dict[int, list[int]] = {}
@@ -92,6 +98,7 @@ def build_state(game: HouseholdGame, i: int) -> dict[str, Any]:
     return {
         "seat": game.agents[i],
         "seats": list(game.agents),
+        "apartment": apt.id,
         "tick": game.tick,
         "max_ticks": game.max_ticks,
         "goal": [vars(p) | {"target_name": apt.fixtures[p.target].name} for p in game.task.goal],
@@ -110,15 +117,7 @@ def build_state(game: HouseholdGame, i: int) -> dict[str, Any]:
         "goal_objects": goal_objects,
         "progress": progress,
         "partners": {
-            name: {
-                "room": v.room,
-                "holding": list(v.holding),
-                "seen_tick": v.seen_tick,
-                "claims": [list(c) for c in v.claims],
-                "claim_tick": v.claim_tick,
-                "requests": [list(r) for r in v.requests],
-                "request_tick": v.request_tick,
-            }
+            name: {"room": v.room, "holding": list(v.holding), "seen_tick": v.seen_tick}
             for name, v in mind.partners.items()
         },
         "dialogue": [
@@ -126,15 +125,6 @@ def build_state(game: HouseholdGame, i: int) -> dict[str, Any]:
         ],
         "history": mind.history[-HISTORY_LINES:],
     }
-
-
-def _claim_text(game: HouseholdGame, verb: str, ident: int) -> str:
-    apt = game.apartment
-    if verb == "explore":
-        return f"explore {apt.room_token(ident)}"
-    if verb == "grab":
-        return f"grab {token(game.names[ident], ident)}"
-    return f"{verb} {apt.fixture_token(ident)}"
 
 
 def render_text(game: HouseholdGame, state: dict[str, Any], actions: list[str]) -> str:
@@ -179,12 +169,6 @@ def render_text(game: HouseholdGame, state: dict[str, Any], actions: list[str]) 
                 f"- {name}: last seen in {apt.room_token(p['room'])} at step {p['seen_tick']}, "
                 f"holding {carry}"
             )
-        if p["claims"]:
-            plans = ", ".join(_claim_text(game, v, x) for v, x in p["claims"])
-            seen += f"; said at step {p['claim_tick']} they will {plans}"
-        if p["requests"]:
-            asks = ", ".join(_claim_text(game, v, x) for v, x in p["requests"])
-            seen += f"; asked you at step {p['request_tick']} to {asks}"
         lines.append(seen + ".")
     lines.append("Dialogue (last 5):")
     lines.extend(f'{d["speaker"]}: "{d["text"]}"' for d in state["dialogue"])

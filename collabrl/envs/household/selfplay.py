@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 
 from collabrl.agents.player import Player
 from collabrl.agents.protocol import parse_observed
 from collabrl.envs.household.expert import HouseholdExpert
 from collabrl.envs.household.game import HouseholdGame
-from collabrl.envs.household.tasks import Task
+from collabrl.envs.household.tasks import Task, get_task
 
 
 def run_episode(
@@ -34,3 +35,15 @@ def play_experts(task: str | Task, seed: int = 0, seats: int = 2, **game_options
     game = HouseholdGame(task, seats=seats, **game_options)
     run_episode(game, {seat: HouseholdExpert() for seat in game.agents}, seed)
     return game.summary()
+
+
+def expert_pair_steps(task: str | Task, seed: int = 0) -> tuple[int, int]:
+    """Steps of two experts in both seat orders: as dealt by ``seed``, then with the two start
+    rooms swapped between the seats (two experts are alike, so only where each starts matters).
+
+    This is the world-time yardstick the shipped tasks are calibrated against (paper Table 4).
+    """
+    task = get_task(task) if isinstance(task, str) else task
+    swapped = replace(task, start_rooms=task.start_rooms[::-1])
+    first, second = (play_experts(t, seed)["steps"] for t in (task, swapped))
+    return first, second

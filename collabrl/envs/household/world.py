@@ -1,5 +1,8 @@
 """Apartments of the household game: rooms on a grid, fixtures (surfaces, containers), distances.
 
+A grid cell is about one room across; cells between rooms that hold no room are hallways, so a
+walk costs ``TICKS_PER_ROOM_STEP`` per cell of Manhattan distance.
+
 Apartments are data (``collabrl/data/household/apartments.json``, written by
 ``scripts/make_household_tasks.py``); this module only gives them types and travel times.
 """
