@@ -13,8 +13,8 @@ import time
 
 from collabrl.envs.household.expert import HouseholdExpert
 from collabrl.envs.household.game import HouseholdGame
-from collabrl.envs.household.selfplay import run_episode
 from collabrl.envs.household.tasks import load_tasks
+from collabrl.rollout.episode import play_episode
 
 GOAL = 5000  # decisions per second
 
@@ -28,8 +28,9 @@ def main() -> None:
     for task in load_tasks("test"):
         for seed in range(args.seeds):
             game = HouseholdGame(task)
-            decisions += len(run_episode(game, {s: HouseholdExpert() for s in game.agents}, seed))
-            summary = game.summary()
+            record = play_episode(game, {s: HouseholdExpert() for s in game.agents}, seed)
+            decisions += len(record.turns)
+            summary = record.summary
             steps.append(summary["steps"])
             failures += not summary["success"]
     elapsed = time.perf_counter() - start

@@ -13,11 +13,12 @@ import argparse
 from statistics import mean
 
 from collabrl.config import load_recipe
-from collabrl.envs.kitchen.expert import REFERENCE_SCORES, play_experts
+from collabrl.envs.kitchen.expert import REFERENCE_SCORES, KitchenExpert
 from collabrl.envs.kitchen.game import KitchenGame
 from collabrl.envs.kitchen.layouts import LAYOUT_NAMES
 from collabrl.envs.kitchen.motion import MOTIONS
 from collabrl.eval.config import EvalSpec
+from collabrl.rollout.episode import play_experts
 
 RECIPE = "kitchen_experts"
 
@@ -26,7 +27,9 @@ def scores(layout: str, motion: str, cooking: str, horizon: int, seeds: int) -> 
     """Final scores of expert-pair episodes for seeds 0 .. seeds-1."""
     return [
         play_experts(
-            KitchenGame(layout, horizon=horizon, cook_mode=cooking, motion=motion), seed=seed
+            KitchenGame(layout, horizon=horizon, cook_mode=cooking, motion=motion),
+            KitchenExpert,
+            seed=seed,
         )["score"]
         for seed in range(seeds)
     ]

@@ -9,32 +9,9 @@ import click
 from tabulate import tabulate
 from tqdm import tqdm
 
-from collabrl.cli_options import OVERWRITE
-from collabrl.config import Recipe, load_recipe
-from collabrl.errors import CollabrlError, RecipeError
+from collabrl.cli_options import OVERWRITE, RECIPE_ARGS, recipe_from_args
+from collabrl.errors import CollabrlError
 from collabrl.records import RunClaim, claim_folder, mark_completed, write_jsonl, write_text
-
-RECIPE_ARGS = click.argument("args", nargs=-1, metavar="RECIPE [KEY=VALUE]...")
-
-
-def split_recipe_args(args: tuple[str, ...] | list[str]) -> tuple[str, list[str]]:
-    """Accept ``NAME k=v ...`` and ``recipe=NAME k=v ...`` alike; return (recipe, overrides)."""
-    recipe, overrides = None, []
-    for arg in args:
-        if arg.startswith("recipe="):
-            recipe = arg.removeprefix("recipe=")
-        elif "=" not in arg and recipe is None:
-            recipe = arg
-        else:
-            overrides.append(arg)
-    if not recipe:
-        raise RecipeError("no recipe given: pass a recipe name or path, e.g. household_experts")
-    return recipe, overrides
-
-
-def recipe_from_args(args: tuple[str, ...] | list[str]) -> Recipe:
-    """Load and validate the recipe named on the command line."""
-    return load_recipe(*split_recipe_args(args))
 
 
 @click.group()
@@ -122,9 +99,9 @@ def quickstart(out: Path, seed: int, iterations: int, overwrite: bool) -> None:
 @OVERWRITE
 def train(args: tuple[str, ...], overwrite: bool) -> None:
     """Train a policy: same as ``python train.py recipe=NAME key=value ...``."""
-    from collabrl.train import run
+    from collabrl.training.loop import recipe_main
 
-    run(list(args), overwrite)
+    recipe_main(list(args), overwrite)
 
 
 def _register_groups() -> None:

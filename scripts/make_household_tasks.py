@@ -12,19 +12,24 @@ import argparse
 import json
 import random
 import statistics
+from dataclasses import replace
 from pathlib import Path
 
-from collabrl.envs.household.selfplay import expert_pair_steps
+from collabrl.envs.household.expert import HouseholdExpert
+from collabrl.envs.household.game import HouseholdGame
 from collabrl.envs.household.tasks import (
     FAMILIES,
     TASKS_PER_FAMILY,
     TEST_TASK_NAMES,
+    Task,
     family_of,
+    get_task,
     load_tasks,
     task_name,
 )
 from collabrl.envs.household.world import load_apartments
 from collabrl.rewards.terms import household_efficiency
+from collabrl.rollout.episode import play_experts
 
 DEFAULT_SEED = 0
 # CollabBench Table 4: steps of the MHP (non-LLM) baseline per test task, as Agent 1 / Agent 2
@@ -250,6 +255,20 @@ def build(seed: int = DEFAULT_SEED) -> dict[str, str]:
         "apartments.json": json.dumps(apartments, indent=1) + "\n",
         "tasks.json": json.dumps(tasks, indent=1) + "\n",
     }
+
+
+def expert_pair_steps(task: str | Task, seed: int = 0) -> tuple[int, int]:
+    """Steps of two experts in both seat orders: as dealt by ``seed``, then with the two start
+    rooms swapped between the seats (two experts are alike, so only where each starts matters).
+
+    This is the world-time yardstick the shipped tasks are calibrated against (paper Table 4).
+    """
+    task = get_task(task) if isinstance(task, str) else task
+    swapped = replace(task, start_rooms=task.start_rooms[::-1])
+    first, second = (
+        play_experts(HouseholdGame(t), HouseholdExpert, seed)["steps"] for t in (task, swapped)
+    )
+    return first, second
 
 
 def steps_table(seed: int = 0) -> str:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import importlib.util
+import math
+import statistics
 from importlib.resources import files
 from pathlib import Path
 
@@ -114,3 +116,19 @@ def test_calibration_table_lists_every_test_task_beside_mhp() -> None:
         row = next(line for line in table.splitlines() if line.startswith(f"| {name} |"))
         assert f"| {module.MHP_STEPS[name][0]:.1f} |" in row
     assert "expert pair: mean" in table
+
+
+def test_world_time_matches_the_mhp_baseline_scale() -> None:
+    """Expert-pair steps over the test tasks and both seat orders sit where the paper's MHP
+    baseline does (Table 4: 43-95 per task, mean about 67), so the efficiency reward
+    exp(-0.025 * max(0, T - 40)) spreads instead of sitting near 1."""
+    steps = [t for name in TEST_TASK_NAMES for t in _script().expert_pair_steps(name, seed=0)]
+    efficiency = [math.exp(-0.025 * max(0, t - 40)) for t in steps]
+    assert 55 <= statistics.mean(steps) <= 80 and min(steps) >= 35, steps
+    assert 0.4 <= statistics.mean(efficiency) <= 0.8
+
+
+def test_expert_pair_solves_every_train_task_in_both_seat_orders() -> None:
+    pair_steps = _script().expert_pair_steps
+    for task in load_tasks("train"):
+        assert max(pair_steps(task, seed=0)) < 250, task.name

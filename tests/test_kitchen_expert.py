@@ -8,8 +8,9 @@ import pytest
 
 from collabrl.agents.player import Player
 from collabrl.agents.protocol import parse_response
-from collabrl.envs.kitchen.expert import REFERENCE_SCORES, KitchenExpert, play_experts
+from collabrl.envs.kitchen.expert import REFERENCE_SCORES, KitchenExpert
 from collabrl.envs.kitchen.game import KitchenGame
+from collabrl.rollout.episode import play_experts
 
 SEPARATE_FLOORS = ("asymmetric_advantages", "forced_coordination")  # chefs can never meet
 RESPONSE = re.compile(
@@ -19,7 +20,7 @@ RESPONSE = re.compile(
 
 @pytest.mark.parametrize("layout", sorted(REFERENCE_SCORES))
 def test_cooperative_expert_pair_reaches_reference_score(layout: str) -> None:
-    summary = play_experts(KitchenGame(layout, motion="cooperative"), seed=0)
+    summary = play_experts(KitchenGame(layout, motion="cooperative"), KitchenExpert, seed=0)
     assert summary["score"] >= REFERENCE_SCORES[layout], summary
     assert summary["invalid"] == dict.fromkeys(summary["invalid"], 0)
 
@@ -28,7 +29,7 @@ def test_cooperative_expert_pair_reaches_reference_score(layout: str) -> None:
 def test_reference_expert_pair_reaches_reference_score_where_chefs_cannot_meet(
     layout: str,
 ) -> None:
-    summary = play_experts(KitchenGame(layout, motion="reference"), seed=0)
+    summary = play_experts(KitchenGame(layout, motion="reference"), KitchenExpert, seed=0)
     assert summary["score"] >= REFERENCE_SCORES[layout], summary
     assert summary["invalid"] == dict.fromkeys(summary["invalid"], 0)
 
@@ -36,9 +37,13 @@ def test_reference_expert_pair_reaches_reference_score_where_chefs_cannot_meet(
 def test_reference_motion_lets_expert_pairs_deadlock_in_the_cramped_room() -> None:
     """Shared floor, no unstuck rule: some episodes freeze, which the cooperative layer prevents."""
     seeds = range(5)
-    reference = [play_experts(KitchenGame("cramped_room"), seed=s)["score"] for s in seeds]
+    reference = [
+        play_experts(KitchenGame("cramped_room"), KitchenExpert, seed=s)["score"] for s in seeds
+    ]
     cooperative = [
-        play_experts(KitchenGame("cramped_room", motion="cooperative"), seed=s)["score"]
+        play_experts(KitchenGame("cramped_room", motion="cooperative"), KitchenExpert, seed=s)[
+            "score"
+        ]
         for s in seeds
     ]
     assert min(reference) <= 20 < max(reference)
@@ -56,7 +61,7 @@ def test_reference_motion_lets_expert_pairs_deadlock_in_the_cramped_room() -> No
 def test_no_deadlock_in_interact_mode(layout: str, motion: str) -> None:
     for seed in range(3):
         game = KitchenGame(layout, cook_mode="interact", motion=motion)
-        summary = play_experts(game, seed=seed)
+        summary = play_experts(game, KitchenExpert, seed=seed)
         assert summary["score"] >= REFERENCE_SCORES[layout] - 20, summary
 
 

@@ -1,8 +1,8 @@
 """LLM player plumbing with a scripted engine: prompt, retry on bad output, failures recorded."""
 
 from collabrl.agents.llm_player import LLMPlayer
-from collabrl.agents.player import format_response
 from collabrl.engines.types import Completion, GenerationResult, SamplingParams
+from collabrl.envs.base import format_response
 from collabrl.envs.household.expert import HouseholdExpert
 from collabrl.envs.household.game import HouseholdGame
 from collabrl.rollout.episode import play_episode

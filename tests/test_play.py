@@ -4,8 +4,8 @@ import json
 import subprocess
 import sys
 
-from collabrl.agents.player import format_response
 from collabrl.agents.prompts import build_messages
+from collabrl.envs.base import format_response
 from collabrl.envs.household.game import HouseholdGame
 from collabrl.envs.kitchen.game import KitchenGame
 from collabrl.rollout.episode import format_transcript, play_episode

@@ -9,9 +9,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from collabrl.agents.player import format_response
 from collabrl.agents.protocol import parse_response
-from collabrl.envs.base import Game, Observation
+from collabrl.envs.base import Game, Observation, format_response
 from collabrl.profiles import read_profile_file
 from collabrl.profiles.cli import profiles as profiles_cli
 from collabrl.profiles.pipeline import (

@@ -18,8 +18,3 @@ class Player(Protocol):
     def reset(self, seat: str, seed: int) -> None: ...
 
     def act(self, obs: Observation) -> str: ...
-
-
-def format_response(think: str, message: str, action: str) -> str:
-    """Write a response in the agent format (used by scripted players)."""
-    return f"<think>{think}</think>\n<message>{message}</message>\n<action>{action}</action>"

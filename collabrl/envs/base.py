@@ -32,6 +32,12 @@ def sends_message(action: str | None, message: str, message_action: str) -> bool
     return action == message_action and bool(message_text(message))
 
 
+def format_response(think: str, message: str, action: str) -> str:
+    """A reply in the format every seat answers in (``<think>``, ``<message>``, ``<action>``), as
+    scripted players write it; :func:`collabrl.agents.protocol.parse_response` reads it back."""
+    return f"<think>{think}</think>\n<message>{message}</message>\n<action>{action}</action>"
+
+
 @dataclass(frozen=True)
 class Decision:
     """What a seat chose: an available action (or None when its response was unusable).

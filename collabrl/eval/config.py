@@ -25,8 +25,11 @@ from collabrl.config import (
 )
 from collabrl.errors import CollabrlError
 from collabrl.numbers import NonNegativeInt, PositiveInt
+from collabrl.profiles.tasks import HOUSEHOLD_TEST_TASKS, KITCHEN_LAYOUTS
 
 GameName = Literal["household", "kitchen"]
+EVAL_TASKS = {"household": tuple(HOUSEHOLD_TEST_TASKS), "kitchen": tuple(KITCHEN_LAYOUTS)}
+"""The tasks each game is evaluated on: household test tasks, every kitchen layout."""
 
 MAX_EVAL_SEEDS = 1_000  # seeds per evaluation (CollabBench: 1)
 MAX_EVAL_PROFILES = 10_000  # profiles per task (the shipped test split has a few dozen)
@@ -116,12 +119,10 @@ class EvalSpec(Strict):
     @model_validator(mode="after")
     def _tasks_fit_games(self) -> EvalSpec:
         """A task that is unknown or of an unselected game would select no episode at all."""
-        from collabrl.eval.runner import GAME_TASKS
-
         for task in self.tasks or ():
-            game = next((g for g, tasks in GAME_TASKS.items() if task in tasks), None)
+            game = next((g for g, tasks in EVAL_TASKS.items() if task in tasks), None)
             if game is None:
-                known = "; ".join(f"{g}: {', '.join(ts)}" for g, ts in GAME_TASKS.items())
+                known = "; ".join(f"{g}: {', '.join(ts)}" for g, ts in EVAL_TASKS.items())
                 raise ValueError(f"tasks: unknown evaluation task {task!r}; test tasks are {known}")
             if game not in self.games:
                 raise ValueError(f"tasks: {task!r} is a {game} task but games={self.games}")

@@ -21,7 +21,8 @@ from typing import Any
 
 from tabulate import tabulate
 
-from collabrl.eval.runner import GAME_TASKS, EpisodeOutcome
+from collabrl.eval.config import EVAL_TASKS
+from collabrl.eval.runner import EpisodeOutcome
 from collabrl.rewards.judges import DIMENSIONS, WindowJudgement
 
 METRICS = ("efficiency", "std", "tokens_k", *DIMENSIONS, "affective")
@@ -99,12 +100,12 @@ def judge_failures(outcomes: Sequence[EpisodeOutcome]) -> dict[str, Any]:
 def build_tables(outcomes: Sequence[EpisodeOutcome]) -> dict[str, dict[str, dict[int, dict]]]:
     """game -> task (then "Overall") -> seat -> metrics, tasks in the benchmark's order."""
     tables: dict[str, dict[str, dict[int, dict]]] = {}
-    for game in GAME_TASKS:
+    for game in EVAL_TASKS:
         mine = [o for o in outcomes if o.job.game == game]
         if not mine:
             continue
         seats = sorted({o.job.seat for o in mine})
-        tasks = [t for t in GAME_TASKS[game] if any(o.job.task == t for o in mine)]
+        tasks = [t for t in EVAL_TASKS[game] if any(o.job.task == t for o in mine)]
         table = {
             task: {
                 s: metrics([o for o in mine if o.job.task == task and o.job.seat == s])

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from collabrl.config import GameSpec, HouseholdSpec, KitchenSpec
-from collabrl.eval.config import EvalSpec
+from collabrl.eval.config import EVAL_TASKS, EvalSpec
 from collabrl.eval.players import (
     OraclePlayer,
     PartnerFactory,
@@ -22,11 +22,8 @@ from collabrl.eval.players import (
     generated_tokens,
 )
 from collabrl.profiles import Profile, interleaved_by_type, load_profiles
-from collabrl.profiles.tasks import HOUSEHOLD_TEST_TASKS, KITCHEN_LAYOUTS
 from collabrl.rewards.judges import StepView, WindowJudgement, step_views
 from collabrl.rollout.episode import EpisodeRecord, play_episode
-
-GAME_TASKS = {"household": tuple(HOUSEHOLD_TEST_TASKS), "kitchen": tuple(KITCHEN_LAYOUTS)}
 
 
 @dataclass(frozen=True)
@@ -65,12 +62,12 @@ class EpisodeOutcome:
 
 def select_jobs(spec: EvalSpec) -> list[Job]:
     """Every requested task x test profile x seat x seed, in a stable order."""
-    unknown = set(spec.tasks or ()) - {t for ts in GAME_TASKS.values() for t in ts}
+    unknown = set(spec.tasks or ()) - {t for ts in EVAL_TASKS.values() for t in ts}
     if unknown:
-        raise ValueError(f"unknown test task(s) {sorted(unknown)}; choose from {GAME_TASKS}")
+        raise ValueError(f"unknown test task(s) {sorted(unknown)}; choose from {EVAL_TASKS}")
     jobs = []
     for game in spec.games:
-        tasks = [t for t in GAME_TASKS[game] if spec.tasks is None or t in spec.tasks]
+        tasks = [t for t in EVAL_TASKS[game] if spec.tasks is None or t in spec.tasks]
         for task in tasks:
             profiles = load_profiles(game=game, split="test", task=task)
             if spec.profiles is not None:

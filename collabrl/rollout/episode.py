@@ -1,12 +1,13 @@
 """Play one episode: ask each pending seat's player, parse its response, step the game.
 
-This is the single-episode loop used by ``collabrl play``, demos and evaluation; batched training
-rollouts drive many games in lockstep with the same parse-then-step rule.
+This is the one single-episode loop: ``collabrl play``, demonstrations, evaluation, the expert
+baselines, benchmarks and the world calibration all use it; batched training rollouts drive many
+games in lockstep with the same parse-then-step rule.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -75,6 +76,11 @@ def play_episode(game: Game, players: Mapping[str, Player], seed: int) -> Episod
     return EpisodeRecord(
         seed=seed, turns=turns, summary=game.summary(), message_action=game.message_action
     )
+
+
+def play_experts(game: Game, expert: Callable[[], Player], seed: int = 0) -> dict[str, Any]:
+    """The summary of one episode with a fresh ``expert()`` in every seat (expert baselines)."""
+    return play_episode(game, {seat: expert() for seat in game.agents}, seed).summary
 
 
 def format_transcript(record: EpisodeRecord) -> str:

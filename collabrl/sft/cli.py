@@ -22,7 +22,7 @@ ARGS = click.argument("args", nargs=-1, metavar="RECIPE [KEY=VALUE]...")
 def demos_command(args: tuple[str, ...], quiet: bool, overwrite: bool) -> None:
     """Record demonstrations: the recipe's demonstrator (players[rollout.target_seat]: expert or
     llm teacher) plays beside training partners; each decision is saved with its exact prompt."""
-    from collabrl.cli import recipe_from_args
+    from collabrl.cli_options import recipe_from_args
     from collabrl.records import RunClaim, claim_folder, mark_completed
     from collabrl.sft.demos import DemoStats, demos_path, record_demos, write_demos
 
@@ -48,7 +48,7 @@ def demos_command(args: tuple[str, ...], quiet: bool, overwrite: bool) -> None:
 @OVERWRITE
 def sft_command(args: tuple[str, ...], overwrite: bool) -> None:
     """Supervised fine-tuning of the recipe's policy on its demonstrations (LoRA or full)."""
-    from collabrl.cli import recipe_from_args
+    from collabrl.cli_options import recipe_from_args
     from collabrl.sft.trainer import train_sft
 
     recipe = recipe_from_args(args)

@@ -24,11 +24,11 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from tqdm import tqdm
 
-from collabrl.agents.player import Player, format_response
+from collabrl.agents.player import Player
 from collabrl.agents.prompts import build_messages, role_prompt_stamp
 from collabrl.agents.protocol import parse_observed
 from collabrl.config import Recipe
-from collabrl.envs.base import Game, Observation, letter
+from collabrl.envs.base import Game, Observation, format_response, letter
 from collabrl.errors import CollabrlError, first_problem
 from collabrl.records import (
     check_complete,

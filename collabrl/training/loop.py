@@ -220,3 +220,15 @@ def _push_weights(engine, model, recipe: Recipe) -> None:
         return
     with merged_weights(model) as state:
         engine.load_weights(state.items())
+
+
+def recipe_main(argv: list[str], overwrite: bool = False) -> None:
+    """The training script's entry point (``python train.py``, ``accelerate launch train.py`` and
+    ``collabrl train`` all land here): validate ``recipe=NAME key=value ...``, print the resolved
+    recipe, train (``overwrite``: move a run already in the output folder aside)."""
+    from collabrl.cli_options import recipe_from_args
+
+    recipe = recipe_from_args(argv)
+    print(recipe.to_yaml())
+    run_dir = train(recipe, overwrite)
+    print(f"run directory: {run_dir}")

@@ -14,8 +14,7 @@ from collections import Counter
 
 from collabrl.agents.persona.temperament import Temperament, stable_seed
 from collabrl.agents.persona.voice import Voice
-from collabrl.agents.player import format_response
-from collabrl.envs.base import MAX_MESSAGE_CHARS, Observation
+from collabrl.envs.base import MAX_MESSAGE_CHARS, Observation, format_response
 from collabrl.profiles.schema import Profile
 
 Reply = tuple[str, str, str]  # (think, message, action)

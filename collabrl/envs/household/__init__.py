@@ -2,7 +2,6 @@
 
 from collabrl.envs.household.expert import HouseholdExpert
 from collabrl.envs.household.game import HouseholdGame
-from collabrl.envs.household.selfplay import expert_pair_steps, play_experts, run_episode
 from collabrl.envs.household.tasks import TEST_TASK_NAMES, Predicate, Task, get_task, load_tasks
 
 __all__ = [
@@ -11,9 +10,6 @@ __all__ = [
     "HouseholdGame",
     "Predicate",
     "Task",
-    "expert_pair_steps",
     "get_task",
     "load_tasks",
-    "play_experts",
-    "run_episode",
 ]

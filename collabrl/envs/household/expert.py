@@ -14,8 +14,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from collabrl.agents.player import format_response
-from collabrl.envs.base import MESSAGE_ACTION, Observation
+from collabrl.envs.base import MESSAGE_ACTION, Observation, format_response
 from collabrl.envs.household.hearsay import MENTION, Hearsay
 from collabrl.envs.household.world import token
 

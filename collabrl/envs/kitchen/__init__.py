@@ -1,6 +1,6 @@
 """Cook-MultiPlayer: an Overcooked-AI-faithful kitchen with skills, chat and a rule-based expert."""
 
-from collabrl.envs.kitchen.expert import KitchenExpert, play_experts
+from collabrl.envs.kitchen.expert import KitchenExpert
 from collabrl.envs.kitchen.game import EVAL_HORIZON, TRAIN_HORIZON, KitchenGame
 from collabrl.envs.kitchen.layouts import LAYOUT_NAMES
 
@@ -10,5 +10,4 @@ __all__ = [
     "TRAIN_HORIZON",
     "KitchenExpert",
     "KitchenGame",
-    "play_experts",
 ]

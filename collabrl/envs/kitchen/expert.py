@@ -9,9 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from collabrl.agents.player import format_response
-from collabrl.envs.base import Decision, Observation
-from collabrl.envs.kitchen.game import KitchenGame
+from collabrl.envs.base import Decision, Observation, format_response
 from collabrl.envs.kitchen.skills import (
     DELIVER,
     FILL_DISH,
@@ -163,15 +161,3 @@ class KitchenExpert:
         if not reaches_pot:  # a supplier's stock on the counters is on its way too
             count += view["counters"].get(item, 0)
         return count
-
-
-def play_experts(game: KitchenGame, seed: int = 0) -> dict[str, Any]:
-    """Play one episode with a KitchenExpert in every seat; returns ``game.summary()``."""
-    experts = {seat: KitchenExpert(f"expert-{i}") for i, seat in enumerate(game.agents)}
-    for seat, expert in experts.items():
-        expert.reset(seat, seed)
-    observations = game.reset(seed)
-    while not game.done:
-        decisions = {seat: experts[seat].decide(obs) for seat, obs in observations.items()}
-        observations = game.step(decisions).observations
-    return game.summary()
