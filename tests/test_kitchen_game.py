@@ -155,7 +155,8 @@ def test_horizon_ends_the_episode() -> None:
         obs = result.observations
     assert game.done and game.tick == 150 and all(result.truncations.values())
     assert game.summary()["ticks"] == 150
-    assert game.step({"Alice": Decision("wait(1)")}).observations == {}
+    with pytest.raises(RuntimeError, match="episode is over"):  # as in every collabrl game
+        game.step({"Alice": Decision("wait(1)")})
 
 
 def _trajectory(seed: int) -> list:

@@ -5,7 +5,9 @@ tick by tick until it succeeds or becomes impossible (or, in the cooperative mot
 blocked too long), and then the seat is asked again. ``wait(N)`` (1 <= N <= 20; offered as the
 single entry ``wait(x)``) idles N ticks, ``set_message()`` costs one tick and broadcasts the
 decision's message. A missing, unknown or unavailable action, or ``set_message()`` with an empty
-message, idles the seat for one tick and is flagged ``invalid`` in that seat's infos.
+message, idles the seat for one tick and is flagged ``invalid`` in that seat's infos; a usable
+action from a reply flagged invalid (``Decision.valid`` False) runs and is counted invalid too.
+``step`` after the horizon raises ``RuntimeError`` (call ``reset``), as in every collabrl game.
 
 How running skills move the chefs is the ``motion`` option (see
 :mod:`collabrl.envs.kitchen.motion`). ``"reference"``, the default, is the paper's: the
@@ -110,9 +112,9 @@ class KitchenGame:
 
     def step(self, decisions: Mapping[str, Decision | None]) -> StepResult:
         """Apply one decision per pending seat, then run ticks until a seat is pending again."""
-        infos: dict[str, dict[str, Any]] = {seat: {} for seat in self.agents}
         if self.done:
-            return self._result({}, 0, infos)
+            raise RuntimeError("episode is over; call reset()")
+        infos: dict[str, dict[str, Any]] = {seat: {} for seat in self.agents}
         for i, seat in enumerate(self.agents):
             if self.activities[i] is None:
                 infos[seat].update(self._start(i, decisions.get(seat)))
@@ -178,8 +180,19 @@ class KitchenGame:
         return [*self.skills.legal(self.state, index), WAIT, SET_MESSAGE]
 
     def _start(self, i: int, decision: Decision | None) -> dict[str, Any]:
+        """Count seat i's decision and begin it. A usable action from a reply flagged invalid
+        (e.g. a missing tag) still runs but counts as invalid, as in every collabrl game."""
         seat = self.agents[i]
         self.counts["decisions"][seat] += 1
+        info = self._begin(i, decision)
+        if not info["invalid"] and decision is not None and not decision.valid:
+            self.counts["invalid"][seat] += 1
+            info["invalid"] = True
+        return info
+
+    def _begin(self, i: int, decision: Decision | None) -> dict[str, Any]:
+        """Start seat i's activity for its decision, or idle it one tick if unusable."""
+        seat = self.agents[i]
         action = (decision.action or "").strip() if decision else ""
         offered = self._offered.pop(i, None) or self.offered(i)
         timed = parse_timed(action)
