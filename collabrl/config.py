@@ -33,6 +33,8 @@ from pydantic import (
 )
 
 from collabrl.engines.options import OPTIONS, option_names
+from collabrl.envs.household.game import TIME_LIMIT, TRAINING_DECISIONS
+from collabrl.envs.kitchen.game import EVAL_HORIZON, TRAIN_HORIZON
 from collabrl.envs.kitchen.layouts import LAYOUT_NAMES as KITCHEN_LAYOUTS
 from collabrl.errors import CollabrlError, RecipeError
 from collabrl.numbers import NonNegativeInt, PositiveInt
@@ -95,8 +97,8 @@ class HouseholdSpec(Strict):
     name: Literal["household"] = "household"
     task: str = "0_read_book"
     seats: SeatNames = Field(default_factory=lambda: ["Alice", "Bob"])
-    max_ticks: PositiveInt = Field(250, le=MAX_TICKS)
-    max_decisions: PositiveInt = Field(50, le=MAX_TICKS)
+    max_ticks: PositiveInt = Field(TIME_LIMIT, le=MAX_TICKS)
+    max_decisions: PositiveInt = Field(TRAINING_DECISIONS, le=MAX_TICKS)
 
     @field_validator("task")
     @classmethod
@@ -128,7 +130,7 @@ class KitchenSpec(Strict):
     name: Literal["kitchen"] = "kitchen"
     layout: Literal[KITCHEN_LAYOUTS] = "cramped_room"  # type: ignore[valid-type]
     seats: SeatNames = Field(default_factory=lambda: ["Player 0", "Player 1"])
-    horizon: PositiveInt = Field(400, le=MAX_TICKS)  # 400 ticks for evaluation, 150 in training
+    horizon: PositiveInt = Field(EVAL_HORIZON, le=MAX_TICKS)  # training uses rollout.horizon
     cooking: Literal["auto", "interact"] = "auto"  # auto: a full pot starts cooking by itself
     # reference: the paper's skill controller (ProAgent's; chefs may block each other for good);
     # cooperative: collabrl's (reserved paths, stepping aside, giving up, pickup(soup))
@@ -285,8 +287,8 @@ class RolloutSpec(Strict):
     episodes_per_group: PositiveInt = Field(8, le=MAX_GROUPS)
     tasks: list[str] | Literal["train", "test"] = "train"  # household tasks / kitchen layouts
     target_seat: NonNegativeInt = 0
-    max_decisions: PositiveInt = Field(50, le=MAX_TICKS)  # per seat and episode
-    horizon: PositiveInt = Field(150, le=MAX_TICKS)  # kitchen ticks per training episode
+    max_decisions: PositiveInt = Field(TRAINING_DECISIONS, le=MAX_TICKS)  # per seat and episode
+    horizon: PositiveInt = Field(TRAIN_HORIZON, le=MAX_TICKS)  # kitchen ticks per training episode
 
 
 class JudgeSpec(Strict):

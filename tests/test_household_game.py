@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 import pytest
 
 from collabrl.envs.base import MAX_MESSAGE_CHARS, MESSAGE_ACTION, Decision, Game, lettered
 from collabrl.envs.household.game import HouseholdGame
 from collabrl.envs.household.tasks import TEST_TASK_NAMES, Predicate, Task
-from collabrl.envs.household.world import load_apartments
+from collabrl.envs.household.world import HOLD_LIMIT, load_apartments
 
 APT = load_apartments()[0]
 LIVING = APT.room_named("livingroom").id
@@ -87,6 +88,22 @@ def test_hold_at_most_two_objects() -> None:
     assert not [a for a in alice.actions if a.startswith("[gograb]")]
     assert f"[goput] <fridge> ({FRIDGE})" not in alice.actions  # fridge not seen yet
     assert "holding: <apple> (301), <apple> (302)" in alice.text
+
+
+def test_the_hold_limit_hides_a_third_object_in_view() -> None:
+    """Three apples lie on the sofa in view: the third stays on offer until the hands are full."""
+    three = replace(
+        TASK,
+        objects=((301, "apple", SOFA), (302, "apple", SOFA), (305, "apple", SOFA)),
+        goal=(Predicate("INSIDE", "apple", 3, FRIDGE),),
+    )
+    game = HouseholdGame(three, seats=("Alice",))
+    alice = game.reset(None)["Alice"]
+    for obj in (301, 302):
+        assert len(alice.state["holding"]) < HOLD_LIMIT and grab(305) in alice.actions
+        alice = act(game, Alice=grab(obj)).observations["Alice"]
+    assert alice.state["holding"] == [301, 302] and HOLD_LIMIT == 2
+    assert grab(305) not in alice.actions and "<apple> (305)" in alice.text
 
 
 def test_message_costs_one_tick_is_truncated_and_broadcast() -> None:

@@ -23,6 +23,8 @@ from collabrl.config import (
     Strict,
     require_engine,
 )
+from collabrl.envs.household.game import TIME_LIMIT
+from collabrl.envs.kitchen.game import EVAL_HORIZON
 from collabrl.errors import CollabrlError
 from collabrl.numbers import NonNegativeInt, PositiveInt
 from collabrl.profiles.tasks import HOUSEHOLD_TEST_TASKS, KITCHEN_LAYOUTS
@@ -105,11 +107,12 @@ class EvalSpec(Strict):
     window: PositiveInt = Field(3, le=MAX_TICKS)
     a: float = Field(0.8, ge=0)
     b: float = Field(0.8, ge=0)
-    household_max_ticks: PositiveInt = Field(250, le=MAX_TICKS)
+    household_max_ticks: PositiveInt = Field(TIME_LIMIT, le=MAX_TICKS)
     # A safety cap per seat, not a rule of the benchmark (CWAH evaluation has only the tick
-    # limit): an episode it ends is reported as "stalled" and left out of the step means.
-    household_max_decisions: PositiveInt = Field(250, le=MAX_TICKS)
-    kitchen_horizon: PositiveInt = Field(400, le=MAX_TICKS)
+    # limit; a decision costs at least a tick, so at the tick limit it never ends an ordinary
+    # episode): an episode it ends is reported as "stalled" and left out of the step means.
+    household_max_decisions: PositiveInt = Field(TIME_LIMIT, le=MAX_TICKS)
+    kitchen_horizon: PositiveInt = Field(EVAL_HORIZON, le=MAX_TICKS)
     # reference: the paper's skill layer (chefs may block each other); cooperative: collabrl's
     kitchen_motion: Literal["reference", "cooperative"] = "reference"
     # episodes played concurrently (threads; for remote LLM engines); at most MAX_WORKERS

@@ -16,7 +16,7 @@ from typing import Any
 
 from collabrl.envs.base import MESSAGE_ACTION, Observation, format_response
 from collabrl.envs.household.hearsay import MENTION, Hearsay
-from collabrl.envs.household.world import token
+from collabrl.envs.household.world import HOLD_LIMIT, token
 
 ACTION = re.compile(r"^\[go(\w+)\] <([^>]+)> \((\d+)\)$")
 CLAIM_TTL = 30  # ticks a teammate's announced plan is honoured
@@ -106,7 +106,7 @@ class HouseholdExpert:
         for o in handled:
             if names.get(o) in need:
                 need[names[o]] -= 1
-        if len(s["holding"]) < 2:
+        if len(s["holding"]) < HOLD_LIMIT:
             options = self._seen_options(s, ticks, fixtures, handled, need)
             options += self._leads(s, ticks, fixtures, handled, need, target_of)
             if options:

@@ -23,8 +23,16 @@ from collabrl.envs.base import (
 from collabrl.envs.household import render
 from collabrl.envs.household.knowledge import PartnerView, SeatMind
 from collabrl.envs.household.tasks import Task, get_task
-from collabrl.envs.household.world import APPROACH_TICKS, Apartment, load_apartments, token
+from collabrl.envs.household.world import (
+    APPROACH_TICKS,
+    HOLD_LIMIT,
+    Apartment,
+    load_apartments,
+    token,
+)
 
+TIME_LIMIT = 250  # ticks per episode (CWAH); a failure is scored as this many steps
+TRAINING_DECISIONS = 50  # decisions per seat in a training episode (the released CWAH code)
 DEFAULT_SEATS = ("Alice", "Bob", "Charlie", "David", "Eve", "Frank", "Grace", "Heidi")
 LOOK_TICKS = 2  # looking around a room after walking in
 OPEN_TICKS = 1  # opening a closed container once standing at it
@@ -76,8 +84,9 @@ class HouseholdGame:
     Args:
         task: a task name (e.g. ``"0_read_book"``) or a :class:`Task`.
         seats: seat names, or how many seats to name Alice, Bob, ...
-        max_ticks: the time limit (CWAH: 250; failures are scored as this many steps).
-        max_decisions: per-seat decision safety cap (training rollouts use 50).
+        max_ticks: the time limit (``TIME_LIMIT``; failures are scored as this many steps).
+        max_decisions: per-seat decision cap (``TRAINING_DECISIONS`` in training rollouts; a
+            safety net in evaluation).
     """
 
     name = "household"
@@ -87,8 +96,8 @@ class HouseholdGame:
         self,
         task: str | Task,
         seats: Sequence[str] | int = ("Alice", "Bob"),
-        max_ticks: int = 250,
-        max_decisions: int = 50,
+        max_ticks: int = TIME_LIMIT,
+        max_decisions: int = TRAINING_DECISIONS,
     ) -> None:
         self.task = get_task(task) if isinstance(task, str) else task
         names = default_seats(seats) if isinstance(seats, int) else tuple(seats)
@@ -361,7 +370,7 @@ class HouseholdGame:
         for fid in sorted(mind.fixtures):
             if apt.fixtures[fid].container and fid not in mind.checked:
                 offers[f"[gocheck] {apt.fixture_token(fid)}"] = ("check", fid)
-        if len(self.holding[i]) < 2:
+        if len(self.holding[i]) < HOLD_LIMIT:
             for obj in sorted(mind.where):
                 at = mind.where[obj]
                 goal = self.goal_of.get(self.names[obj])

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from collabrl.envs.base import Observation, lettered
-from collabrl.envs.household.world import token
+from collabrl.envs.household.world import HOLD_LIMIT, token
 
 if TYPE_CHECKING:
     from collabrl.envs.household.game import HouseholdGame
@@ -131,7 +131,7 @@ def render_text(game: HouseholdGame, state: dict[str, Any], actions: list[str]) 
     """The observation text (goal, progress, dialogue, own history, lettered actions)."""
     apt, names, you = game.apartment, game.names, state["seat"]
     held = [token(names[o], o) for o in state["holding"]]
-    free = 2 - len(held)
+    free = HOLD_LIMIT - len(held)
     hands = f"{', '.join(held) or 'nothing'} ({free} free hand{'s' if free != 1 else ''})"
     explored = [apt.room_token(r["id"]) for r in state["rooms"] if r["explored"]]
     unexplored = [apt.room_token(r["id"]) for r in state["rooms"] if not r["explored"]]

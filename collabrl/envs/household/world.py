@@ -17,6 +17,7 @@ from typing import Any
 
 TICKS_PER_ROOM_STEP = 5  # walking one grid cell between rooms (opening or grabbing takes 1)
 APPROACH_TICKS = 1  # walking to a fixture inside the current room
+HOLD_LIMIT = 2  # objects one seat can carry at once (CWAH; the rules text says "two")
 
 
 def token(name: str, ident: int) -> str:

@@ -17,6 +17,8 @@ from omegaconf import OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 from pydantic import BaseModel, ConfigDict, Field, PositiveInt, ValidationError, field_validator
 
+from collabrl.envs.household.game import TIME_LIMIT, TRAINING_DECISIONS
+from collabrl.envs.kitchen.game import TRAIN_HORIZON
 from collabrl.errors import CollabrlError
 from collabrl.profiles.tasks import GAME_TASKS
 
@@ -38,9 +40,9 @@ class GamesSpec(Section):
 
     household_tasks: list[str] = Field(default_factory=lambda: ["1_read_book"])
     kitchen_layouts: list[str] = Field(default_factory=lambda: ["cramped_room"])
-    household_max_decisions: PositiveInt = 50
-    household_max_ticks: PositiveInt = 250
-    kitchen_horizon: PositiveInt = 150
+    household_max_decisions: PositiveInt = TRAINING_DECISIONS
+    household_max_ticks: PositiveInt = TIME_LIMIT
+    kitchen_horizon: PositiveInt = TRAIN_HORIZON
 
     @field_validator("household_tasks", "kitchen_layouts")
     @classmethod
