@@ -1,4 +1,4 @@
-"""The evaluation settings as one validated object (the lead folds it into recipes).
+"""The evaluation settings as one validated object (`collabrl eval` reads it from key=value overrides or a settings file).
 
 Defaults are the CollabBench protocol: both games, every test task x every test profile, the
 policy in the Agent 1 seat and again in the Agent 2 seat, windows of K = 3, a = b = 0.8.

@@ -16,7 +16,7 @@ import torch
 
 from collabrl.agents.prompts import role_prompt_stamps
 from collabrl.config import PolicySpec
-from collabrl.errors import CollabrlError, NonFiniteError, missing_extra
+from collabrl.errors import CollabrlError, NonFiniteError
 from collabrl.records import RunClaim, check_claim, check_writable, take_folder, write_text
 
 TINY_MODELS = {"tiny": "tiny", "tiny-small": "small"}
@@ -65,10 +65,8 @@ def load_policy(spec: PolicySpec, path: str, need_reference: bool) -> Policy:
     tokenizer = AutoTokenizer.from_pretrained(path)
     model = AutoModelForCausalLM.from_pretrained(path, dtype=torch.float32)
     if spec.lora is not None:
-        try:
-            from peft import LoraConfig, get_peft_model
-        except ImportError:
-            raise missing_extra("peft", "train") from None
+        from peft import LoraConfig, get_peft_model  # a core dependency, imported when used
+
         config = LoraConfig(
             r=spec.lora.rank,
             lora_alpha=spec.lora.alpha,
