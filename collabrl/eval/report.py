@@ -15,7 +15,7 @@ from __future__ import annotations
 import csv
 import statistics
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -178,34 +178,29 @@ def markdown(tables: dict, method: str, proxy_note: str | None) -> str:
                 rows, _header(game, ["Task", "Method"]), tablefmt="github", disable_numparse=True
             )
         )
-        parts.append(_stalled_note(table[OVERALL].values()))
-        parts.append(_failure_note(table[OVERALL].values()))
+        parts.append(_caveats(list(table[OVERALL].values())))
     return "\n".join(parts) + "\n"
 
 
-def _stalled_note(overall: Iterable[dict[str, Any]]) -> str:
-    """A line under a game's tables when the decision safety cap ended episodes (else empty)."""
-    episodes = sum(m["episodes"] for m in overall)
-    stalled = sum(m["stalled"] for m in overall)
-    if not stalled:
-        return ""
-    return (
-        f"\n_{stalled} of {episodes} episodes stalled (the decision safety cap ended them before "
-        "success or the tick limit); they are left out of the step means and std._\n"
-    )
-
-
-def _failure_note(overall: Iterable[dict[str, Any]]) -> str:
-    """A line under a game's tables when judge calls failed (else empty): the means above exclude
-    them, which a reader must know before comparing rows."""
-    made = sum(m["judgements"] for m in overall)
+def _caveats(overall: Sequence[dict[str, Any]]) -> str:
+    """Lines under a game's tables that a reader must know before comparing rows (else empty):
+    episodes the decision safety cap ended and failed judge calls, both left out of the means."""
+    total = {k: sum(m[k] for m in overall) for k in ("episodes", "stalled", "judgements")}
     failed = sum(m["judge_failed"] for m in overall)
-    if not failed:
-        return ""
-    return (
-        f"\n_Judge failed on {failed} of {made} window judgements ({failed / made:.0%}); failed "
-        "windows are left out of the affective scores (details in results.json)._\n"
-    )
+    lines = []
+    if total["stalled"]:
+        lines.append(
+            f"_{total['stalled']} of {total['episodes']} episodes stalled (the decision safety cap "
+            "ended them before success or the tick limit); they are left out of the step means "
+            "and std._"
+        )
+    if failed:
+        lines.append(
+            f"_Judge failed on {failed} of {total['judgements']} window judgements "
+            f"({failed / total['judgements']:.0%}); failed windows are left out of the affective "
+            "scores (details in results.json)._"
+        )
+    return "".join(f"\n{line}\n" for line in lines)
 
 
 def table_rows(tables: dict, method: str) -> list[dict[str, Any]]:
