@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -34,6 +35,7 @@ def lint(args: tuple[str, ...]) -> None:
 @OVERWRITE
 def play(args: tuple[str, ...], quiet: bool, no_save: bool, overwrite: bool) -> None:
     """Play episodes of a recipe's game with its players and print transcripts and results."""
+    from collabrl.agents.prompts import role_prompt_stamps
     from collabrl.factory import make_game, make_player
     from collabrl.rollout.episode import format_transcript, play_episode
 
@@ -57,6 +59,7 @@ def play(args: tuple[str, ...], quiet: bool, no_save: bool, overwrite: bool) -> 
     click.echo(tabulate(rows, headers="keys", tablefmt="github"))
     if not no_save:
         write_text(out / "recipe.yaml", recipe.to_yaml())
+        write_text(out / "prompts.json", json.dumps(role_prompt_stamps(), indent=2))
         path = write_jsonl(out / "episodes.jsonl", (r.to_dict() for r in records))
         mark_completed(out, {"episodes": len(records)})
         click.echo(f"wrote {path}")

@@ -32,6 +32,8 @@ def test_play_household_from_another_directory(tmp_path) -> None:
     assert record["summary"]["success"] is True
     assert record["summary"]["steps"] == record["summary"]["ticks"] < 250
     assert "game:" in (tmp_path / "runs/household_experts/recipe.yaml").read_text()
+    stamps = json.loads((tmp_path / "runs/household_experts/prompts.json").read_text())
+    assert stamps["agent"].startswith("agent-v") and stamps["player"].startswith("player-v")
 
 
 def test_play_kitchen_quietly(tmp_path) -> None:
