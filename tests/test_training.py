@@ -101,6 +101,12 @@ def test_seeded_run_matches_golden_numbers(seeded_run: Path) -> None:
         assert [r[key] for r in rows] == pytest.approx(expected, rel=1e-4, abs=1e-6), key
 
 
+def test_a_run_records_the_role_prompts_it_used(seeded_run: Path) -> None:
+    from collabrl.agents.prompts import role_prompt_stamps
+
+    assert json.loads((seeded_run / "prompts.json").read_text()) == role_prompt_stamps()
+
+
 def test_short_run_learns_nothing_silly_and_resumes_exactly_after_sigkill(
     seeded_run: Path, tmp_path
 ) -> None:
