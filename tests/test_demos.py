@@ -184,3 +184,14 @@ def test_sft_command_on_a_bad_demos_file_exits_2_with_one_line(tmp_path, capsys)
     err = capsys.readouterr().err
     assert err == f"error: {bad}:1: prompt: Input should be a valid list (and 1 more problem)\n"
     assert not (tmp_path / "recipe.yaml").exists()  # failed before the run started
+
+
+def test_demos_beside_a_self_play_partner_are_refused_before_any_file(tmp_path, capsys) -> None:
+    from collabrl.cli import main
+
+    out = tmp_path / "demos"
+    with pytest.raises(SystemExit) as exit_info:
+        main(["demos", "cwah_sft_cpu", f"output_dir={out}", "partner.kind=self"])
+    assert exit_info.value.code == 2
+    assert capsys.readouterr().err.startswith("error: partner.kind=self: a self-play partner")
+    assert not out.exists()

@@ -24,9 +24,16 @@ def demos_command(args: tuple[str, ...], quiet: bool, overwrite: bool) -> None:
     llm teacher) plays beside training partners; each decision is saved with its exact prompt."""
     from collabrl.cli_options import recipe_from_args
     from collabrl.records import RunClaim, claim_folder, mark_completed
-    from collabrl.sft.demos import DemoStats, demos_path, record_demos, write_demos
+    from collabrl.sft.demos import (
+        DemoStats,
+        check_demo_recipe,
+        demos_path,
+        record_demos,
+        write_demos,
+    )
 
     recipe = recipe_from_args(args)
+    check_demo_recipe(recipe)
     spec = recipe.sft.demos
     path = demos_path(recipe, spec)
     claim = RunClaim("demos", recipe.model_dump(mode="json"), overwrite=overwrite)

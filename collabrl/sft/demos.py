@@ -93,14 +93,8 @@ def episode_plans(recipe: Recipe, episodes: int) -> list[tuple[str, Any, int]]:
     return plans
 
 
-def record_demos(
-    recipe: Recipe, spec: DemoSpec, stats: DemoStats | None = None, progress: bool = True
-) -> Iterator[dict]:
-    """Play ``spec.episodes`` episodes and yield one example per kept demonstrator decision
-    (counted in ``stats``). Deterministic with the expert (and with a seeded teacher)."""
-    from collabrl.rollout.episode import play_episode
-    from collabrl.training.groups import GroupPlan, make_slots
-
+def check_demo_recipe(recipe: Recipe) -> None:
+    """Refuse, before anything is written, a recipe that cannot record demonstrations."""
     target = recipe.players[recipe.rollout.target_seat]
     if target.kind not in ("expert", "llm"):
         raise CollabrlError(
@@ -112,6 +106,18 @@ def record_demos(
             "partner.kind=self: a self-play partner needs a policy being trained; demonstrations "
             "are played beside persona, llm or expert partners"
         )
+
+
+def record_demos(
+    recipe: Recipe, spec: DemoSpec, stats: DemoStats | None = None, progress: bool = True
+) -> Iterator[dict]:
+    """Play ``spec.episodes`` episodes and yield one example per kept demonstrator decision
+    (counted in ``stats``). Deterministic with the expert (and with a seeded teacher)."""
+    from collabrl.rollout.episode import play_episode
+    from collabrl.training.groups import GroupPlan, make_slots
+
+    check_demo_recipe(recipe)
+    target = recipe.players[recipe.rollout.target_seat]
     teacher_engine = _engine(target.engine) if target.kind == "llm" else None
     partner_engine = _engine(recipe.partner.engine) if recipe.partner.kind == "llm" else None
     one_each = recipe.model_copy(
