@@ -74,6 +74,8 @@ class StepResult:
     rewards: dict[str, float]
     terminations: dict[str, bool]
     truncations: dict[str, bool]
+    # per seat that decided: "invalid" (bool), "action" (what runs, or None) and, for an unusable
+    # decision, "reason" (why it idles)
     infos: dict[str, dict[str, Any]]
 
 

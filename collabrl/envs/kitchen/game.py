@@ -212,11 +212,11 @@ class KitchenGame:
             return {"invalid": False, "action": action}
         return self._idle_invalid(i, f"not available: {action!r}")
 
-    def _idle_invalid(self, i: int, error: str) -> dict[str, Any]:
+    def _idle_invalid(self, i: int, reason: str) -> dict[str, Any]:
         """An unusable decision: the seat idles one tick and the decision counts as invalid."""
         self.counts["invalid"][self.agents[i]] += 1
         self.activities[i] = Activity("idle", ticks_left=1)
-        return {"invalid": True, "action": None, "error": error}
+        return {"invalid": True, "action": None, "reason": reason}
 
     # ----------------------------------------------------------------- ticks
     def _tick(self, infos: dict[str, dict[str, Any]]) -> int:
