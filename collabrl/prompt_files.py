@@ -12,7 +12,7 @@ import hashlib
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 from importlib.resources import files
 
 _SLOT = re.compile(r"\{\{(\w+)\}\}")
@@ -27,13 +27,15 @@ class PromptFile:
     version: str
     text: str
 
-    @property
+    @cached_property
     def stamp(self) -> str:
         digest = hashlib.sha256(self.text.encode("utf-8")).hexdigest()[:8]
         return f"{self.version}@{digest}"
 
+    @cached_property
     def sections(self) -> dict[str, str]:
-        """Section name -> its stripped text (the file's ``=== name ===`` blocks)."""
+        """Section name -> its stripped text (the file's ``=== name ===`` blocks); split once,
+        since prompts are built for every decision."""
         parts = _SECTION.split(self.text)
         return dict(zip(parts[1::2], (p.strip() for p in parts[2::2]), strict=True))
 
@@ -62,7 +64,7 @@ def fill(template: str, values: Mapping[str, str]) -> str:
 
 def chat(prompt: PromptFile, values: Mapping[str, str]) -> list[dict[str, str]]:
     """System + user messages from a template's ``system`` and ``user`` sections."""
-    sections = prompt.sections()
+    sections = prompt.sections
     return [
         {"role": "system", "content": fill(sections["system"], values)},
         {"role": "user", "content": fill(sections["user"], values)},

@@ -46,8 +46,6 @@ class LLMPlayer:
         retries: int = 1,
         name: str = "llm",
     ) -> None:
-        if persona and role != "player":
-            raise ValueError("only a simulated player (role='player') carries a persona")
         self.engine, self.game, self.persona, self.role = engine, game, persona, role
         self.params = params or SamplingParams(temperature=0.7, max_new_tokens=512)
         self.retries, self.name = retries, name

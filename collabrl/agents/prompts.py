@@ -41,7 +41,7 @@ def build_messages(
     """Chat messages (system + user) asking ``obs.seat`` for its next decision in ``role``."""
     if persona and role != "player":
         raise ValueError("only a simulated player (role='player') carries a persona")
-    sections = role_prompt(role).sections()
+    sections = role_prompt(role).sections
     personality = fill(sections["personality"], {"persona": persona}) + "\n\n" if persona else ""
     values = {
         "seat": obs.seat,

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 # partner_profiles and task_names live with the recipe, which checks them at load; re-exported
+from collabrl.agents.llm_player import LLMPlayer
 from collabrl.config import Recipe
 from collabrl.config import partner_profiles as partner_profiles
 from collabrl.config import task_names as task_names
@@ -87,8 +88,6 @@ def make_slots(recipe: Recipe, plans: list[GroupPlan], partner_engine=None) -> l
 
                     players[seat] = make_persona_player(plan.profile)
                 elif kind == "llm":
-                    from collabrl.agents.llm_player import LLMPlayer
-
                     persona = plan.profile.persona() if plan.profile is not None else None
                     players[seat] = LLMPlayer(
                         partner_engine,
@@ -98,8 +97,6 @@ def make_slots(recipe: Recipe, plans: list[GroupPlan], partner_engine=None) -> l
                         persona=persona,
                     )
                 elif kind == "self":
-                    from collabrl.agents.llm_player import LLMPlayer
-
                     players[seat] = LLMPlayer(
                         partner_engine,  # the policy's own rollout engine
                         game,
