@@ -187,9 +187,10 @@ class SamplingSpec(Strict):
 
 
 class PlayerSpec(Strict):
-    """Who fills a seat: a rule-based expert, a persona-scripted player, or an LLM."""
+    """Who fills a seat: a rule-based expert, a persona-scripted player, an LLM, or a person
+    (``human``: played in the browser through ``collabrl serve``)."""
 
-    kind: Literal["expert", "persona", "llm"] = "expert"
+    kind: Literal["expert", "persona", "llm", "human"] = "expert"
     profile: str | None = None  # profile id: required for persona, optional persona for llm
     engine: EngineSpec | None = None  # llm only
     sampling: SamplingSpec = Field(default_factory=SamplingSpec)
@@ -371,6 +372,13 @@ class AlgoSpec(Strict):
         return self
 
 
+class DumpSpec(Strict):
+    """Sampled rollouts written for ``collabrl view`` while a run trains (rollouts.jsonl)."""
+
+    every: NonNegativeInt = Field(0, le=MAX_ITERATIONS)  # every N iterations; 0: never
+    episodes: PositiveInt = Field(4, le=MAX_GROUPS * MAX_GROUPS)  # episodes written each time
+
+
 class TrainSpec(Strict):
     """The outer loop: iterations, checkpoints, resume, logging."""
 
@@ -385,6 +393,7 @@ class TrainSpec(Strict):
     # (a dead partner or judge server would otherwise train the policy on noise). 1.0 never
     # stops; the counts are logged either way (failures/<role>, requests/<role>).
     max_failure_rate: float = Field(0.5, ge=0, le=1)
+    dump_rollouts: DumpSpec = Field(default_factory=lambda: DumpSpec())
 
 
 class Recipe(Strict):

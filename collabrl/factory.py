@@ -72,6 +72,10 @@ def make_player(spec: PlayerSpec, game_spec: GameSpec, game: Game, seed: int = 0
         return make_persona_player(get_profile(spec.profile))
     if spec.kind == "expert":
         return make_expert(game_spec)
+    if spec.kind == "human":
+        from collabrl.errors import CollabrlError
+
+        raise CollabrlError("a human seat is played in the browser: use `collabrl serve RECIPE`")
     raise TypeError(f"unknown player kind {spec.kind!r}")
 
 
