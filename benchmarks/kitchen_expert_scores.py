@@ -17,7 +17,7 @@ from collabrl.envs.kitchen.expert import REFERENCE_SCORES, KitchenExpert
 from collabrl.envs.kitchen.game import KitchenGame
 from collabrl.envs.kitchen.layouts import LAYOUT_NAMES
 from collabrl.envs.kitchen.motion import MOTIONS
-from collabrl.eval.config import EvalSpec
+from collabrl.envs.kitchen.section import KitchenSection
 from collabrl.rollout.episode import play_experts
 
 RECIPE = "kitchen_experts"
@@ -46,7 +46,7 @@ def main() -> None:
     parser.add_argument("--cooking", choices=("auto", "interact"), default=None)
     args = parser.parse_args()
     cooking = args.cooking or load_recipe(RECIPE).game.cooking
-    horizon = EvalSpec.model_fields["kitchen_horizon"].default
+    horizon = KitchenSection.eval_options["horizon"]
     print(
         f"expert pairs, {horizon} ticks, cooking={cooking}, seeds 0-{args.seeds - 1}: mean (range)"
     )

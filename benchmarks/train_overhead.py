@@ -194,7 +194,7 @@ def bench_rollout(model_dir: str, repeats: int, groups: int, decisions: int) -> 
             "reward.judge.kind=none",
             f"rollout.groups={groups}",
             "rollout.episodes_per_group=2",
-            f"rollout.max_decisions={decisions}",
+            f"game.max_decisions={decisions}",
             "policy.sampling.max_new_tokens=24",
         ],
     )

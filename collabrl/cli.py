@@ -23,9 +23,16 @@ def cli() -> None:
 
 @cli.command()
 @RECIPE_ARGS
-def lint(args: tuple[str, ...]) -> None:
+@click.option("--explain", is_flag=True, help="Print each key with its one-line documentation.")
+def lint(args: tuple[str, ...], explain: bool) -> None:
     """Validate a recipe (name or path) with overrides and print it fully resolved."""
-    click.echo(recipe_from_args(args).to_yaml(), nl=False)
+    recipe = recipe_from_args(args)
+    if explain:
+        from collabrl.config.explain import explain_recipe
+
+        click.echo(explain_recipe(recipe), nl=False)
+    else:
+        click.echo(recipe.to_yaml(), nl=False)
 
 
 @cli.command()
@@ -40,13 +47,14 @@ def play(args: tuple[str, ...], quiet: bool, no_save: bool, overwrite: bool) -> 
     from collabrl.rollout.episode import format_transcript, play_episode
 
     recipe = recipe_from_args(args)
+    specs = recipe.seat_players("play")
     out = Path(recipe.output_dir)
     if not no_save:
         claim_folder(out, RunClaim("play", recipe.model_dump(mode="json"), overwrite=overwrite))
     game = make_game(recipe.game)
     players = {
         seat: make_player(spec, recipe.game, game, recipe.seed)
-        for seat, spec in zip(recipe.game.seats, recipe.players, strict=True)
+        for seat, spec in zip(recipe.game.seats, specs, strict=True)
     }
     records = []
     for i in tqdm(range(recipe.episodes), desc="episodes", disable=quiet or recipe.episodes == 1):
@@ -113,12 +121,15 @@ def _register_groups() -> None:
     from collabrl.models.cli import models
     from collabrl.profiles.cli import profiles
     from collabrl.sft.cli import demos_command, sft_command
+    from collabrl.web.cli import serve_command, view_command
 
     cli.add_command(models)
     cli.add_command(profiles)
     cli.add_command(demos_command)
     cli.add_command(sft_command)
     cli.add_command(eval_command)
+    cli.add_command(serve_command)
+    cli.add_command(view_command)
 
 
 _register_groups()

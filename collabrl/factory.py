@@ -1,38 +1,24 @@
-"""Build games and players from a validated recipe (the one place that maps names to classes)."""
+"""Build games, engines, players and judges from validated recipe sections: the one place that
+maps a section to the object it describes. ``collabrl play``, ``serve``, demonstrations,
+training rollouts and evaluation all build their seats here."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from collabrl.agents.player import Player
-from collabrl.config import (
-    EngineSpec,
-    GameSpec,
-    HouseholdSpec,
-    KitchenSpec,
-    PlayerSpec,
-    SamplingSpec,
-)
+from collabrl.config import EngineSpec, JudgeSpec, PartnerSpec, PlayerSpec, SamplingSpec
 from collabrl.envs.base import Game
+from collabrl.envs.registry import GameSection, get_game, load_addon
+from collabrl.errors import CollabrlError
+
+if TYPE_CHECKING:
+    from collabrl.profiles import Profile
 
 
-def make_game(spec: GameSpec) -> Game:
+def make_game(spec: GameSection) -> Game:
     """The game a recipe's ``game`` section describes."""
-    if isinstance(spec, HouseholdSpec):
-        from collabrl.envs.household.game import HouseholdGame
-
-        return HouseholdGame(
-            spec.task, seats=spec.seats, max_ticks=spec.max_ticks, max_decisions=spec.max_decisions
-        )
-    if isinstance(spec, KitchenSpec):
-        from collabrl.envs.kitchen.game import KitchenGame
-
-        return KitchenGame(
-            spec.layout,
-            seats=spec.seats,
-            horizon=spec.horizon,
-            cook_mode=spec.cooking,
-            motion=spec.motion,
-        )
-    raise TypeError(f"unknown game spec {type(spec).__name__}")
+    return spec.make_game()
 
 
 def make_engine_from_spec(spec: EngineSpec):
@@ -54,37 +40,95 @@ def sampling_params(spec: SamplingSpec, seed: int | None = None):
     )
 
 
-def make_player(spec: PlayerSpec, game_spec: GameSpec, game: Game, seed: int = 0) -> Player:
-    """The player a recipe's ``players`` entry describes, for the given game."""
+def make_expert(game_spec: GameSection) -> Player:
+    """The rule-based expert of the section's game."""
+    return load_addon(game_spec.expert, "rule-based expert", game_spec.name)()
+
+
+def make_persona(profile: Profile) -> Player:
+    """The persona-scripted player of ``profile`` (its game's persona class)."""
+    persona = load_addon(get_game(profile.game).persona, "persona player", profile.game)
+    return persona(profile)
+
+
+def make_llm_player(
+    engine: Any,
+    game: Game,
+    sampling: SamplingSpec,
+    seed: int,
+    *,
+    role: str,
+    persona: str | None = None,
+    **options: Any,
+) -> Player:
+    """An LLM seat: ``role`` "agent" (the collaborative agent, no persona) or "player" (a
+    simulated player, optionally role-playing ``persona``); ``options``: retries, name."""
+    from collabrl.agents.llm_player import LLMPlayer
+
+    params = sampling_params(sampling, seed)
+    return LLMPlayer(engine, game, params, role=role, persona=persona, **options)
+
+
+def make_player(
+    spec: PlayerSpec, game_spec: GameSection, game: Game, seed: int = 0, engine: Any = None
+) -> Player:
+    """The player a recipe's ``players`` entry describes, for the given game (``engine``: a
+    shared engine for an llm seat; built from ``spec.engine`` when None)."""
+    from collabrl.profiles import get_profile
+
     if spec.kind == "llm":
-        from collabrl.agents.llm_player import LLMPlayer
-        from collabrl.profiles import get_profile
-
         persona = get_profile(spec.profile).persona() if spec.profile else None
-        engine = make_engine_from_spec(spec.engine)
         role = "player" if persona else "agent"  # a profiled seat is a simulated player
-        params = sampling_params(spec.sampling, seed)
-        return LLMPlayer(engine, game, params, role=role, persona=persona)
+        engine = engine or make_engine_from_spec(spec.engine)
+        return make_llm_player(engine, game, spec.sampling, seed, role=role, persona=persona)
     if spec.kind == "persona":
-        from collabrl.agents.persona import make_persona_player
-        from collabrl.profiles import get_profile
-
-        return make_persona_player(get_profile(spec.profile))
+        return make_persona(get_profile(spec.profile))
     if spec.kind == "expert":
         return make_expert(game_spec)
-    if spec.kind == "human":
-        from collabrl.errors import CollabrlError
-
-        raise CollabrlError("a human seat is played in the browser: use `collabrl serve RECIPE`")
-    raise TypeError(f"unknown player kind {spec.kind!r}")
+    raise CollabrlError("a human seat is played in the browser: use `collabrl serve RECIPE`")
 
 
-def make_expert(game_spec: GameSpec) -> Player:
-    """The rule-based expert of the recipe's game."""
-    if isinstance(game_spec, HouseholdSpec):
-        from collabrl.envs.household.expert import HouseholdExpert
+def make_partner(
+    spec: PartnerSpec,
+    game_spec: GameSection,
+    game: Game,
+    profile: Profile | None,
+    seed: int,
+    engine: Any = None,
+) -> Player:
+    """A partner seat beside the policy, for ``profile`` (None: a profile-free partner).
 
-        return HouseholdExpert()
-    from collabrl.envs.kitchen.expert import KitchenExpert
+    Training and evaluation share it; self-play partners are the training rollout's own."""
+    if spec.kind == "persona":
+        if profile is None:
+            raise CollabrlError(f"a persona partner needs a profile ({game_spec.name} game)")
+        return make_persona(profile)
+    if spec.kind == "llm":
+        persona = profile.persona() if profile is not None and spec.use_profile else None
+        return make_llm_player(engine, game, spec.sampling, seed, role="player", persona=persona)
+    if spec.kind == "expert":
+        return make_expert(game_spec)
+    raise CollabrlError(f"partner.kind={spec.kind} has no partner player to build")
 
-    return KitchenExpert()
+
+def make_judge(spec: JudgeSpec, engine: Any = None):
+    """The judge a ``judge`` section describes (None for kind none): the heuristic proxy, or an
+    LLM judge through ``engine`` (built from ``spec.engine`` when None)."""
+    if spec.kind == "none":
+        return None
+    if spec.kind == "heuristic":
+        from collabrl.rewards.judges.heuristic import HeuristicJudge
+
+        return HeuristicJudge()
+    import dataclasses
+
+    from collabrl.rewards.judges.llm import LLMJudge, default_judge_params
+
+    params = dataclasses.replace(
+        default_judge_params(),
+        temperature=spec.sampling.temperature,
+        top_p=spec.sampling.top_p,
+        max_new_tokens=spec.sampling.max_new_tokens,
+    )
+    engine = engine or make_engine_from_spec(spec.engine)
+    return LLMJudge(engine, name=spec.engine.model, params=params)

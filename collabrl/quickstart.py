@@ -16,9 +16,10 @@ from typing import Any
 
 import numpy as np
 
-from collabrl.config import EngineSpec, PlayerSpec, SamplingSpec, load_recipe
-from collabrl.rewards.terms import household_efficiency
+from collabrl.config import eval_section, load_recipe
 
+SFT_RECIPE = "cwah_sft_cpu"
+GIGPO_RECIPE = "cwah_gigpo_cpu"
 HELD_OUT_TASKS = ("0_read_book", "20_prepare_food", "40_setup_table")
 
 
@@ -44,7 +45,12 @@ def policy_summary(outcomes: Sequence[Any]) -> dict[str, float]:
     ]
     return {
         "efficiency_reward": float(
-            np.mean([household_efficiency(bool(s["success"]), int(s["steps"])) for s in summaries])
+            np.mean(
+                [
+                    eval_section(o.job.game, o.job.task).efficiency(o.record.summary)
+                    for o in outcomes
+                ]
+            )
         ),
         "success": float(np.mean([bool(s["success"]) for s in summaries])),
         "steps": float(np.mean([s["steps"] for s in summaries])),
@@ -56,24 +62,25 @@ def policy_summary(outcomes: Sequence[Any]) -> dict[str, float]:
 
 
 def evaluate_policy(folder: str, plan: QuickstartPlan, name: str) -> dict[str, float]:
-    """Held-out tasks x test profiles, policy in seat 1, persona partners, proxy judge."""
-    from collabrl.eval.config import EvalSpec
+    """Held-out tasks x test profiles, policy in seat 1, persona partners, proxy judge: the
+    GiGPO recipe's ``eval`` section, narrowed to the plan."""
     from collabrl.eval.protocol import run_evaluation
 
-    spec = EvalSpec(
-        games=["household"],
-        tasks=list(plan.eval_tasks),
-        max_profiles=plan.eval_profiles,
-        seats=[1],
-        seeds=[plan.seed],
-        policy=PlayerSpec(
-            kind="llm",
-            engine=EngineSpec(backend="transformers", model=folder),
-            sampling=SamplingSpec(temperature=0.7, max_new_tokens=160),
-        ),
-        output_dir=str(plan.out / f"eval_{name}"),
+    recipe = load_recipe(
+        GIGPO_RECIPE,
+        [
+            f"eval.tasks=[{', '.join(plan.eval_tasks)}]",
+            f"eval.max_profiles={plan.eval_profiles}",
+            "eval.seats=[1]",
+            f"eval.seeds=[{plan.seed}]",
+            "eval.policy.kind=llm",
+            "eval.policy.engine.backend=transformers",
+            f"eval.policy.engine.model={folder}",
+            "eval.policy.sampling={temperature: 0.7, max_new_tokens: 160}",
+            f"eval.output_dir={plan.out / f'eval_{name}'}",
+        ],
     )
-    return policy_summary(run_evaluation(spec).outcomes)
+    return policy_summary(run_evaluation(recipe.evaluation()).outcomes)
 
 
 def latest_policy(run_dir: Path) -> str:
@@ -91,7 +98,7 @@ def run_sft(plan: QuickstartPlan) -> str:
     from collabrl.sft.demos import demos_path, record_demos, write_demos
     from collabrl.sft.trainer import train_sft
 
-    recipe = load_recipe("cwah_sft_cpu", [f"seed={plan.seed}", f"output_dir={plan.out / 'sft'}"])
+    recipe = load_recipe(SFT_RECIPE, [f"seed={plan.seed}", f"output_dir={plan.out / 'sft'}"])
     rows = list(record_demos(recipe, recipe.sft.demos))
     write_demos(rows, demos_path(recipe, recipe.sft.demos))
     return str(train_sft(recipe, recipe.sft))
@@ -102,7 +109,7 @@ def run_gigpo(plan: QuickstartPlan, sft_policy: str) -> Path:
     from collabrl.training.loop import train
 
     recipe = load_recipe(
-        "cwah_gigpo_cpu",
+        GIGPO_RECIPE,
         [
             f"seed={plan.seed}",
             f"policy.model={sft_policy}",

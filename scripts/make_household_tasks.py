@@ -17,6 +17,7 @@ from pathlib import Path
 
 from collabrl.envs.household.expert import HouseholdExpert
 from collabrl.envs.household.game import HouseholdGame
+from collabrl.envs.household.section import HouseholdSection
 from collabrl.envs.household.tasks import (
     FAMILIES,
     TASKS_PER_FAMILY,
@@ -28,7 +29,6 @@ from collabrl.envs.household.tasks import (
     task_name,
 )
 from collabrl.envs.household.world import load_apartments
-from collabrl.rewards.terms import household_efficiency
 from collabrl.rollout.episode import play_experts
 
 DEFAULT_SEED = 0
@@ -282,7 +282,9 @@ def steps_table(seed: int = 0) -> str:
     steps, efficiency = [], []
     for task in load_tasks("test"):
         pair = expert_pair_steps(task, seed)
-        eff = statistics.mean(household_efficiency(True, t) for t in pair)
+        eff = statistics.mean(
+            HouseholdSection().efficiency({"success": True, "steps": t}) for t in pair
+        )
         steps += pair
         efficiency.append(eff)
         mhp = MHP_STEPS[task.name]

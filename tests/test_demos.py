@@ -20,7 +20,13 @@ from collabrl.training.groups import make_game
 
 def _recipe(*overrides: str):
     return load_recipe(
-        "cwah_gigpo_cpu", ["rollout.max_decisions=50", "train.wandb=disabled", *overrides]
+        "cwah_gigpo_cpu",
+        [
+            "players=[{kind: expert}, {kind: expert}]",
+            "game.max_decisions=50",
+            "train.wandb=disabled",
+            *overrides,
+        ],
     )
 
 
@@ -59,7 +65,7 @@ def test_demos_are_deterministic_and_round_trip(tmp_path) -> None:
 
 
 def test_successful_only_drops_failed_episodes() -> None:
-    recipe = _recipe("rollout.max_decisions=3")  # too few decisions to finish any task
+    recipe = _recipe("game.max_decisions=3")  # too few decisions to finish any task
     stats = DemoStats()
     kept = list(record_demos(recipe, DemoSpec(episodes=2), stats, progress=False))
     assert kept == [] and stats.successful == 0 and stats.decisions > 0
@@ -69,7 +75,7 @@ def test_successful_only_drops_failed_episodes() -> None:
 
 def test_kitchen_demos_cover_layouts_with_expert_responses() -> None:
     recipe = load_recipe(
-        "kitchen_experts", ["rollout.horizon=40", "partner.kind=persona", "rollout.tasks=train"]
+        "kitchen_experts", ["game.horizon=40", "partner.kind=persona", "rollout.tasks=train"]
     )
     rows = list(record_demos(recipe, DemoSpec(episodes=2, successful_only=False), progress=False))
     assert rows and {r["game"] for r in rows} == {"kitchen"}
@@ -106,7 +112,7 @@ def test_llm_teacher_over_http_is_recorded_and_bad_replies_are_dropped(monkeypat
             "players.0.kind=llm",
             "players.0.engine.backend=openai",
             "players.0.engine.model=teacher-model",
-            "rollout.max_decisions=40",
+            "game.max_decisions=40",
         )
         stats = DemoStats()
         spec = DemoSpec(episodes=1, successful_only=False)

@@ -7,10 +7,10 @@ import statistics
 import pytest
 from click.testing import CliRunner
 
+from collabrl.config import EvalSpec
 from collabrl.errors import CollabrlError
 from collabrl.eval.affective import aggregate_dimension
 from collabrl.eval.cli import build_spec, eval_command
-from collabrl.eval.config import EvalSpec
 from collabrl.eval.protocol import run_evaluation
 from collabrl.eval.runner import select_jobs
 from collabrl.profiles import PLAYER_TYPES, load_profiles
@@ -181,7 +181,7 @@ def test_oracle_llm_policy_sees_partner_profile(tmp_path) -> None:
             "seats": [2],
             "oracle": True,
             "output_dir": str(tmp_path),
-            "household_max_decisions": 12,
+            "game_options": {"household": {"max_decisions": 12}},
             "policy": {"kind": "llm", "engine": {"backend": "openai", "model": "scripted"}},
         }
     )
@@ -202,7 +202,9 @@ def test_bad_settings_are_one_line_errors(tmp_path) -> None:
 
 def test_settings_file_then_overrides_use_the_recipe_syntax(tmp_path) -> None:
     settings = tmp_path / "eval.yaml"
-    settings.write_text("games: [household]\nseats: [1]\njudge: {kind: heuristic}\n")
+    settings.write_text(
+        "base: collabbench\neval: {games: [household], seats: [1], judge: {kind: heuristic}}\n"
+    )
     spec = build_spec((str(settings), "seats=[2]", "policy.engine.model=m"), None, oracle=True)
     assert spec.games == ["household"] and spec.seats == [2] and spec.judge.kind == "heuristic"
     assert spec.policy.engine.model == "m" and spec.oracle
@@ -213,7 +215,7 @@ def test_settings_file_then_overrides_use_the_recipe_syntax(tmp_path) -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["seats"], "settings file not found"),
+        (["seats"], "recipe 'seats' is neither a file nor a shipped recipe"),
         (["max_profile=3"], "unknown key; allowed: games, tasks"),
         (["=3"], "must look like key=value"),
         (["seats=[1]", "seats.5=2"], "cannot apply override"),
@@ -257,17 +259,17 @@ def test_bad_eval_settings_name_the_problem(args, message) -> None:
         (["seeds=[-1]"], "seeds.0: Input should be greater than or equal to 0"),
         (["seeds=[4294967296]"], "seeds.0: Input should be less than or equal to 4294967295"),
         (
-            ["kitchen_horizon=99999999999"],
-            "kitchen_horizon: Input should be less than or equal to 100000",
+            ["game_options={kitchen: {horizon: 99999999999}}"],
+            "game_options.kitchen.horizon: Input should be less than or equal to 100000",
         ),
         (
-            ["household_max_ticks=100001"],
-            "household_max_ticks: Input should be less than or equal to 100000",
+            ["game_options.household.max_ticks=100001"],
+            "game_options.household.max_ticks: Input should be less than or equal to 100000",
         ),
         (["max_profiles=10001"], "max_profiles: Input should be less than or equal to 10000"),
         (
-            ["judge.max_new_tokens=131073"],
-            "judge.max_new_tokens: Input should be less than or equal to 131072",
+            ["judge.sampling.max_new_tokens=131073"],
+            "judge.sampling.max_new_tokens: Input should be less than or equal to 131072",
         ),
         (["judge.kind=llm"], "judge: an llm judge needs engine.model"),
         (["partner.kind=llm"], "partner: an llm partner needs engine.model"),

@@ -8,8 +8,8 @@ import csv
 
 import pytest
 
+from collabrl.config import EvalSpec
 from collabrl.envs.base import MESSAGE_ACTION
-from collabrl.eval.config import EvalSpec
 from collabrl.eval.players import EngineCache
 from collabrl.eval.protocol import run_evaluation
 from collabrl.profiles import get_profile
@@ -60,7 +60,7 @@ def test_a_seat_past_50_decisions_that_succeeds_in_time_is_a_success_with_its_st
 
 def test_the_decision_safety_cap_reports_stalled_apart_from_failures(tmp_path) -> None:
     result = run_evaluation(
-        spec(tmp_path, household_max_decisions=20),
+        spec(tmp_path, game_options={"household": {"max_decisions": 20}}),
         engines=Engines(ScriptedEngine(lambda c: CHATTY)),
     )
     (outcome,) = result.outcomes
@@ -83,7 +83,7 @@ def test_policy_is_single_pass_by_default_and_tables_say_which(
 ) -> None:
     engine = ScriptedEngine(lambda c: "no tags at all")
     result = run_evaluation(
-        spec(tmp_path, policy_retries=retries, household_max_ticks=20),
+        spec(tmp_path, policy_retries=retries, game_options={"household": {"max_ticks": 20}}),
         engines=Engines(engine),
     )
     (outcome,) = result.outcomes
@@ -107,7 +107,7 @@ def test_window_judges_see_the_interaction_but_not_the_partner_profile(tmp_path)
             tmp_path,
             partner={"kind": "persona"},
             judge={"kind": "llm", "engine": {"backend": "openai", "model": "scripted"}},
-            household_max_ticks=12,
+            game_options={"household": {"max_ticks": 12}},
         ),
         engines=Engines(ScriptedEngine(reply)),
     )
@@ -127,7 +127,7 @@ def test_homogeneous_partner_is_the_same_llm_without_a_profile(tmp_path) -> None
             max_profiles=2,
             partner={**llm, "use_profile": False, "sampling": {"temperature": 0.7}},
             policy={"kind": "expert"},
-            household_max_ticks=6,
+            game_options={"household": {"max_ticks": 6}},
         ),
         engines=Engines(engine),
     )

@@ -105,10 +105,10 @@ def test_chmod_000_recipe_is_a_one_line_error(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("content", "expected"),
     [
-        (b"", "is empty; an eval settings file needs at least one key"),
-        (b"\x00\x01", "is a binary file, not an eval settings YAML file"),
+        (b"", "is empty; a recipe needs at least one key"),
+        (b"\x00\x01", "is a binary file, not a recipe YAML file"),
         (b"\xff\xfe", "is not UTF-8 text"),
-        (b"[1, 2]\n", "an eval settings file must be a mapping"),
+        (b"[1, 2]\n", "a recipe must be a mapping"),
     ],
 )
 def test_unusable_eval_settings_files(tmp_path: Path, content: bytes, expected: str) -> None:
@@ -119,7 +119,7 @@ def test_unusable_eval_settings_files(tmp_path: Path, content: bytes, expected: 
     assert one_line_error(err.value, expected).startswith(f"{path}: ")
     with pytest.raises(CollabrlError) as err:
         build_spec((str(tmp_path),), None, oracle=False)
-    one_line_error(err.value, f"{tmp_path}: is a directory, not an eval settings file")
+    one_line_error(err.value, f"{tmp_path}: is a directory, not a recipe file")
 
 
 @pytest.mark.parametrize(
@@ -228,5 +228,5 @@ def test_a_wrong_file_does_not_flood_the_error_line(tmp_path: Path) -> None:
     path.write_text("".join(f"user{i}: x:{i}:{i}::/home/u{i}:/bin/sh\n" for i in range(300)))
     with pytest.raises(RecipeError) as err:
         load_recipe(str(path))
-    message = one_line_error(err.value, f"{path}: user0: unknown key", "and 296 more problem(s)")
+    message = one_line_error(err.value, f"{path}: user0: unknown key", "and 297 more problem(s)")
     assert len(message) < 1000

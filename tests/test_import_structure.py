@@ -14,7 +14,14 @@ import collabrl
 
 ROOT = Path(collabrl.__file__).resolve().parent
 GAMES = "collabrl.envs"
-GAMES_MAY_IMPORT = ("collabrl.envs", "collabrl.errors")
+GAMES_MAY_IMPORT = (
+    "collabrl.envs",
+    "collabrl.errors",
+    # the settings base every game section builds on (below the games, importing nothing above)
+    "collabrl.sections",
+    "collabrl.numbers",
+    "collabrl.settings_files",
+)
 
 
 def module_name(path: Path) -> str:

@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 from collabrl import records
+from collabrl.config import EvalSpec
 from collabrl.errors import CollabrlError
-from collabrl.eval.config import EvalSpec
 from collabrl.eval.protocol import OUTPUT_SET, EvalResult, run_evaluation, write_outputs
 from collabrl.profiles.pipeline import HashingEmbedder
 from collabrl.profiles.pipeline.config import PipelineError, load_config

@@ -4,6 +4,7 @@ import subprocess
 import sys
 
 import pytest
+import yaml
 
 from collabrl.config import load_recipe, shipped_recipes
 from collabrl.errors import RecipeError
@@ -143,12 +144,12 @@ KITCHEN_3 = ["game={name: kitchen, seats: [a, b, c]}", "players=[{}, {}, {}]"]
             "rollout.episodes_per_group: Input should be less than or equal to 4096",
         ),
         (
-            ["rollout.max_decisions=100001"],
-            "rollout.max_decisions: Input should be less than or equal to 100000",
+            ["game.max_decisions=100001"],
+            "game.max_decisions: Input should be less than or equal to 100000",
         ),
         (
-            ["rollout.horizon=100001"],
-            "rollout.horizon: Input should be less than or equal to 100000",
+            ["game={name: kitchen}", "game.horizon=100001"],
+            "game.horizon: Input should be less than or equal to 100000",
         ),
         (["game.max_ticks=100001"], "game.max_ticks: Input should be less than or equal to 100000"),
         (
@@ -285,3 +286,29 @@ def test_partner_profiles_fit_the_training_tasks() -> None:
     profiles = partner_profiles(recipe)
     assert profiles and {p.task for p in profiles} <= task_names(recipe)
     assert {(p.game, p.split) for p in profiles} == {("household", "train")}
+
+
+def test_every_recipe_key_has_a_doc_line() -> None:
+    from collabrl.config import Recipe
+    from collabrl.config.explain import undocumented
+    from collabrl.envs.registry import registered_games
+
+    assert undocumented(Recipe) == []
+    assert {name: undocumented(s) for name, s in registered_games().items()} == {
+        name: [] for name in registered_games()
+    }
+
+
+@pytest.mark.parametrize("name", ["cwah_sft_cpu", "cook_gigpo"])
+def test_lint_explain_prints_the_resolved_recipe_with_each_key_doc(name: str) -> None:
+    from click.testing import CliRunner
+
+    from collabrl.cli import cli
+
+    result = CliRunner().invoke(cli, ["lint", name, "--explain", "algo.lr=3e-5"])
+    assert result.exit_code == 0, result.output
+    assert yaml.safe_load(result.output) == load_recipe(name, ["algo.lr=3e-5"]).model_dump(
+        mode="json"
+    )
+    assert "  lr: 3.0e-05  # Learning rate" in result.output
+    assert "\n  - kind: expert" in result.output or name == "cook_gigpo"

@@ -5,15 +5,23 @@ import math
 import pytest
 
 from collabrl.config import JudgeSpec, RewardSpec
-from collabrl.rewards.terms import (
-    communication_reward,
-    format_reward,
-    household_efficiency,
-    interactivity_reward,
-    kitchen_efficiency,
-)
+from collabrl.envs.household.section import HouseholdSection
+from collabrl.envs.kitchen.section import KitchenSection
+from collabrl.rewards.terms import communication_reward, format_reward, interactivity_reward
 from collabrl.training.rewards import score_rollout
 from collabrl.training.rollout import EpisodeSlot, Sample
+
+
+def household_efficiency(success: bool, steps: int, **shape) -> float:
+    """The household game's efficiency reward (free_steps, efficiency_rate: its section's)."""
+    section = HouseholdSection(
+        **{k.replace("rate", "efficiency_rate"): v for k, v in shape.items()}
+    )
+    return section.efficiency({"success": success, "steps": steps})
+
+
+def kitchen_efficiency(score: float, scale: float = 100.0) -> float:
+    return KitchenSection(efficiency_scale=scale).efficiency({"score": score})
 
 
 def test_household_efficiency() -> None:
@@ -59,7 +67,7 @@ def test_rollout_scoring_keeps_efficiency_out_of_step_rewards(episode_level) -> 
     won = _slot(0, [True, False, True], [True, False, False], {"success": True, "steps": 60})
     lost = _slot(1, [True, True], [False, False], {"success": False, "steps": 250})
     levels = {(0, 0, 0): 1.0, (0, 0, 2): 0.4, (1, 1, 0): None, (1, 1, 1): 0.2}
-    scored = score_rollout([won, lost], levels, spec)
+    scored = score_rollout([won, lost], levels, spec, HouseholdSection())
     efficiency = household_efficiency(True, 60)
     won_steps = [0.01 + 0.25, -0.1, 0.25 * 0.4]
     lost_steps = [0.0, 0.25 * 0.2]  # a failed judge call is left out (and counted)

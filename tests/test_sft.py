@@ -30,7 +30,9 @@ def tiny(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def rows():
-    recipe = load_recipe("cwah_gigpo_cpu", ["rollout.max_decisions=50"])
+    recipe = load_recipe(
+        "cwah_gigpo_cpu", ["players=[{kind: expert}, {kind: expert}]", "game.max_decisions=50"]
+    )
     return list(record_demos(recipe, DemoSpec(episodes=1), progress=False))[:8]
 
 
@@ -151,7 +153,7 @@ def test_demos_then_sft_commands_produce_a_policy(tmp_path, tiny) -> None:
         f"policy.model={tiny}",
         "train.wandb=disabled",
         "sft.demos.episodes=1",
-        "rollout.max_decisions=50",
+        "game.max_decisions=50",
     ]
     demos = CliRunner().invoke(cli, ["demos", *common, "--quiet"])
     assert demos.exit_code == 0, demos.output

@@ -53,7 +53,7 @@ def test_quick_success_outranks_long_chatty_failure(recipe_name: str, episode_le
     recipe = load_recipe(recipe_name, [f"reward.episode_level={episode_level}"])
     slots = _quick_success_and_chatty_failure(recipe.game.name)
     judged_alike = {(0, s.episode, s.decision): 0.5 for slot in slots for s in slot.samples}
-    scored = score_rollout(slots, judged_alike, recipe.reward)
+    scored = score_rollout(slots, judged_alike, recipe.reward, recipe.game)
     advantages = compute_advantages(scored, recipe.algo)
     success = np.array([s.episode == 0 for s in scored.samples])
     assert advantages[success].mean() > 0 > advantages[~success].mean()
@@ -63,7 +63,7 @@ def test_quick_success_outranks_long_chatty_failure(recipe_name: str, episode_le
 def test_efficiency_never_enters_step_rewards() -> None:
     recipe = load_recipe("cwah_gigpo", ["reward.judge.kind=none"])
     slots = _quick_success_and_chatty_failure("household")
-    scored = score_rollout(slots, {}, recipe.reward)
+    scored = score_rollout(slots, {}, recipe.reward, recipe.game)
     # the success's steps earn nothing at step level; its efficiency (0.78) is episode-level only
     assert scored.step_rewards[:15] == [0.0] * 15
     assert scored.step_rewards[15:] == pytest.approx([0.01, 0.0] * 25)
@@ -99,8 +99,9 @@ def test_empty_message_is_an_invalid_step_in_game_reward_and_metrics(game_name: 
     assert summary["messages"][seat] == 0
     assert summary["invalid"][seat] == summary["decisions"][seat] == len(slot.samples) > 1
     assert not any(s.valid or s.sent_message for s in slot.samples)
-    recipe = load_recipe("cwah_gigpo_cpu", ["reward.judge.kind=heuristic"])
-    score_rollout([slot], {}, recipe.reward)
+    recipe_name = "cwah_gigpo_cpu" if game_name == "household" else "cook_gigpo_cpu"
+    recipe = load_recipe(recipe_name, ["reward.judge.kind=heuristic"])
+    score_rollout([slot], {}, recipe.reward, recipe.game)
     for s in slot.samples:
         assert s.rewards == {"format": -0.1, "communication": 0.0, "judge": 0.0, "progress": 0.0}
 
@@ -111,11 +112,10 @@ def test_progress_reward_pays_goal_units_completed_until_the_next_decision() -> 
     for s, at in zip(slot.samples, [0, 0, 1], strict=True):
         s.progress_at = at
     slot.final_progress = 3
-    scored = score_rollout([slot], {}, recipe.reward)
+    scored = score_rollout([slot], {}, recipe.reward, recipe.game)
     assert scored.step_rewards == pytest.approx([0.0, 0.2, 0.4])
-    off = score_rollout(
-        [slot], {}, load_recipe("cwah_gigpo_cpu", ["reward.judge.kind=none"]).reward
-    )
+    off_recipe = load_recipe("cwah_gigpo_cpu", ["reward.judge.kind=none"])
+    off = score_rollout([slot], {}, off_recipe.reward, off_recipe.game)
     assert off.step_rewards == [0.0, 0.0, 0.0]  # off by default, as in the paper
 
 
@@ -129,7 +129,7 @@ def test_dynamic_sampling_keeps_only_groups_with_signal() -> None:
         slot.group = 1
         for s in slot.samples:
             s.group, s.anchor = 1, ("same",)
-    scored = score_rollout(informative_group + flat, {}, recipe.reward)
+    scored = score_rollout(informative_group + flat, {}, recipe.reward, recipe.game)
     advantages = compute_advantages(scored, recipe.algo)
     kept = informative(scored, advantages, recipe.algo.drop_uniform_groups)
     assert {scored.samples[i].group for i in kept} == {0}

@@ -17,8 +17,8 @@ def trajectory(outcome: EpisodeOutcome, stamp: dict[str, Any]) -> dict[str, Any]
     return {
         "game": job.game,
         "task": job.task,
-        "profile": job.profile.id,
-        "player_type": job.profile.player_type,
+        "profile": job.profile_id,
+        "player_type": job.player_type,
         "seat": f"Agent {job.seat}",
         "seat_name": outcome.seat_name,
         "seed": job.seed,

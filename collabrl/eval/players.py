@@ -13,14 +13,14 @@ from typing import Any
 
 from collabrl.agents.player import Player
 from collabrl.agents.protocol import Parsed, parse_observed
-from collabrl.config import GameSpec, PlayerSpec
+from collabrl.config import PartnerSpec, PlayerSpec
 from collabrl.envs.base import Game, Observation
+from collabrl.envs.registry import GameSection
 from collabrl.errors import CollabrlError
-from collabrl.eval.config import PartnerSpec
 from collabrl.profiles import Profile
 
-PolicyFactory = Callable[[Game, GameSpec, int], Player]
-PartnerFactory = Callable[[Profile, Game, GameSpec, int], Player]
+PolicyFactory = Callable[[Game, GameSection, int], Player]
+PartnerFactory = Callable[[Profile | None, Game, GameSection, int], Player]
 
 
 class RecordingPlayer:
@@ -103,6 +103,9 @@ class EngineCache:
         self._engines: dict[str, Any] = {}
 
     def get(self, spec: Any) -> Any:
+        """The engine of ``spec`` (None for a role without one)."""
+        if spec is None:
+            return None
         from collabrl.factory import make_engine_from_spec
 
         key = spec.model_dump_json()
@@ -121,22 +124,18 @@ def policy_factory(spec: PlayerSpec, engines: EngineCache, retries: int = 0) -> 
 
     An LLM policy plays the collaborative-agent role with ``retries`` extra attempts after an
     unusable reply (0: the paper's single pass)."""
+    from collabrl.factory import make_llm_player, make_player
 
-    def build(game: Game, game_spec: GameSpec, seed: int) -> Player:
+    if spec.kind == "llm" and spec.profile:
+        raise CollabrlError(
+            "policy.profile: the evaluated policy plays the collaborative-agent role, "
+            "which has no persona; a profiled LLM belongs in the partner seat"
+        )
+
+    def build(game: Game, game_spec: GameSection, seed: int) -> Player:
         if spec.kind == "llm":
-            from collabrl.agents.llm_player import LLMPlayer
-            from collabrl.factory import sampling_params
-
-            if spec.profile:
-                raise CollabrlError(
-                    "policy.profile: the evaluated policy plays the collaborative-agent role, "
-                    "which has no persona; a profiled LLM belongs in the partner seat"
-                )
-            params = sampling_params(spec.sampling, seed)
             engine = engines.get(spec.engine)
-            return LLMPlayer(engine, game, params, role="agent", retries=retries)
-        from collabrl.factory import make_player
-
+            return make_llm_player(engine, game, spec.sampling, seed, role="agent", retries=retries)
         return make_player(spec, game_spec, game, seed)
 
     return build
@@ -147,32 +146,14 @@ def partner_factory(spec: PartnerSpec, engines: EngineCache) -> PartnerFactory:
 
     A profile-free LLM partner (``use_profile=false``) still gets a sampling seed of its own per
     profile job, so its episodes are independent draws rather than copies."""
+    from collabrl.factory import make_partner
 
-    def build(profile: Profile, game: Game, game_spec: GameSpec, seed: int) -> Player:
-        if spec.kind == "llm":
-            from collabrl.agents.llm_player import LLMPlayer
-            from collabrl.factory import sampling_params
+    def build(profile: Profile | None, game: Game, game_spec: GameSection, seed: int) -> Player:
+        if spec.kind == "llm" and not spec.use_profile and profile is not None:
+            from collabrl.agents.persona.temperament import stable_seed
 
-            persona = profile.persona() if spec.use_profile else None
-            if not spec.use_profile:
-                from collabrl.agents.persona.temperament import stable_seed
-
-                seed = stable_seed(profile.id, seed)
-            params = sampling_params(spec.sampling, seed)
-            engine = engines.get(spec.engine)
-            return LLMPlayer(engine, game, params, role="player", persona=persona)
-        if spec.kind == "expert":
-            from collabrl.factory import make_expert
-
-            return make_expert(game_spec)
-        try:
-            from collabrl.agents.persona import make_persona_player
-        except ImportError as exc:
-            raise CollabrlError(
-                f"persona partners are not available in this install ({exc}); "
-                "use partner.kind=expert or partner.kind=llm"
-            ) from None
-        return make_persona_player(profile)
+            seed = stable_seed(profile.id, seed)
+        return make_partner(spec, game_spec, game, profile, seed, engines.get(spec.engine))
 
     return build
 

@@ -6,7 +6,6 @@ stamped with the policy, the partner set, the judge and its prompt versions, and
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import time
 from dataclasses import dataclass
@@ -17,16 +16,16 @@ from typing import Any
 from tqdm import tqdm
 
 from collabrl.agents.prompts import role_prompt_stamps
+from collabrl.config import EvalSpec
 from collabrl.errors import CollabrlError
 from collabrl.eval import export, report
-from collabrl.eval.config import EvalSpec
 from collabrl.eval.players import EngineCache, partner_factory, policy_factory, policy_label
 from collabrl.eval.runner import EpisodeOutcome, play_all, select_jobs
 from collabrl.eval.scoring import judge_outcomes, score_outcome
+from collabrl.factory import make_judge
 from collabrl.records import output_set, write_hf_dataset, write_jsonl
-from collabrl.rewards.judges import DIMENSIONS, HeuristicJudge, Judge, LLMJudge
+from collabrl.rewards.judges import DIMENSIONS, Judge
 from collabrl.rewards.judges.heuristic import VERSION as HEURISTIC_VERSION
-from collabrl.rewards.judges.llm import default_judge_params
 from collabrl.rewards.judges.prompts import window_prompt_stamp
 
 PROXY_NOTE = (
@@ -59,14 +58,6 @@ class EvalResult:
     stamp: dict[str, Any]
     output_dir: Path
     warnings: list[str]
-
-
-def make_judge(spec: EvalSpec, engines: EngineCache) -> Judge:
-    if spec.judge.kind == "heuristic":
-        return HeuristicJudge()
-    params = dataclasses.replace(default_judge_params(), max_new_tokens=spec.judge.max_new_tokens)
-    engine = engines.get(spec.judge.engine)
-    return LLMJudge(engine, name=spec.judge.engine.model, params=params)
 
 
 def attempts_label(retries: int) -> str:
@@ -131,7 +122,7 @@ def run_evaluation(
         )
     engines = engines or EngineCache()
     try:
-        judge = judge or make_judge(spec, engines)
+        judge = judge or make_judge(spec.judge, engines.get(spec.judge.engine))
         with tqdm(total=len(jobs), desc="episodes", disable=not progress) as bar:
             outcomes = play_all(
                 spec,
@@ -146,14 +137,14 @@ def run_evaluation(
                 outcomes,
                 judge,
                 k=spec.window,
-                batch_size=spec.judge.batch_size,
+                batch_size=spec.judge_batch_size,
                 progress=bar.update,
             )
     finally:
         engines.close()
     for outcome in outcomes:
         score_outcome(outcome, a=spec.a, b=spec.b)
-    profiles = sorted({j.profile.id for j in jobs})
+    profiles = sorted({j.profile_id for j in jobs})
     stamp = _stamp(spec, judge, profiles, time.perf_counter() - start)
     result = EvalResult(outcomes, report.build_tables(outcomes), stamp, Path(spec.output_dir), [])
     write_outputs(result, proxy=judge.proxy)

@@ -21,13 +21,11 @@ from typing import Any
 
 from tabulate import tabulate
 
-from collabrl.eval.config import EVAL_TASKS
+from collabrl.envs.registry import game_names, get_game
 from collabrl.eval.runner import EpisodeOutcome
 from collabrl.rewards.judges import DIMENSIONS, WindowJudgement
 
 METRICS = ("efficiency", "std", "tokens_k", *DIMENSIONS, "affective")
-GAME_TITLES = {"household": "CWAH-MultiPlayer (household)", "kitchen": "Cook-MultiPlayer (kitchen)"}
-EFFICIENCY_TITLES = {"household": "Step ↓", "kitchen": "Score ↑"}
 TITLES = {
     "std": "Std. ↓",
     "tokens_k": "#Tokens(k) ↓",
@@ -55,7 +53,7 @@ def metrics(outcomes: Sequence[EpisodeOutcome]) -> dict[str, Any]:
     finished = [o for o in outcomes if not o.stalled]
     per_profile: dict[tuple[str, str], list[float]] = defaultdict(list)
     for o in finished:
-        per_profile[o.job.task, o.job.profile.id].append(o.efficiency)
+        per_profile[o.job.task, o.job.profile_id].append(o.efficiency)
     profile_means = [sum(v) / len(v) for v in per_profile.values()]
     row: dict[str, Any] = {
         "efficiency": _mean([o.efficiency for o in finished]),
@@ -100,12 +98,12 @@ def judge_failures(outcomes: Sequence[EpisodeOutcome]) -> dict[str, Any]:
 def build_tables(outcomes: Sequence[EpisodeOutcome]) -> dict[str, dict[str, dict[int, dict]]]:
     """game -> task (then "Overall") -> seat -> metrics, tasks in the benchmark's order."""
     tables: dict[str, dict[str, dict[int, dict]]] = {}
-    for game in EVAL_TASKS:
+    for game in game_names():
         mine = [o for o in outcomes if o.job.game == game]
         if not mine:
             continue
         seats = sorted({o.job.seat for o in mine})
-        tasks = [t for t in EVAL_TASKS[game] if any(o.job.task == t for o in mine)]
+        tasks = [t for t in get_game(game).tasks("test") if any(o.job.task == t for o in mine)]
         table = {
             task: {
                 s: metrics([o for o in mine if o.job.task == task and o.job.seat == s])
@@ -138,7 +136,7 @@ COUNTS = {"Stalled": _stalled, "Judge failed": _failed}  # count columns after t
 def _header(game: str, first: list[str]) -> list[str]:
     cols = list(first)
     for m in METRICS:
-        title = EFFICIENCY_TITLES[game] if m == "efficiency" else TITLES[m]
+        title = get_game(game).efficiency_heading() if m == "efficiency" else TITLES[m]
         cols += [f"{title} Agent 1", f"{title} Agent 2"]
     for title in COUNTS:
         cols += [f"{title} Agent 1", f"{title} Agent 2"]
@@ -160,7 +158,8 @@ def markdown(tables: dict, method: str, proxy_note: str | None) -> str:
     if proxy_note:
         parts.append(f"> **{proxy_note}**\n")
     for game, table in tables.items():
-        parts.append(f"### {GAME_TITLES[game]}: overall (Table 1 shape)\n")
+        section = get_game(game)
+        parts.append(f"### {section.title}: overall (Table 1 shape)\n")
         parts.append(
             tabulate(
                 [[method, *_cells(table[OVERALL])]],
@@ -169,9 +168,8 @@ def markdown(tables: dict, method: str, proxy_note: str | None) -> str:
                 disable_numparse=True,
             )
         )
-        parts.append(
-            f"\n### {GAME_TITLES[game]}: per task (Table {6 if game == 'household' else 7} shape)\n"
-        )
+        shape = f" (Table {section.paper_table} shape)" if section.paper_table else ""
+        parts.append(f"\n### {section.title}: per task{shape}\n")
         rows = [[task, method, *_cells(by_seat)] for task, by_seat in table.items()]
         parts.append(
             tabulate(
@@ -229,8 +227,8 @@ def episode_rows(outcomes: Sequence[EpisodeOutcome]) -> list[dict[str, Any]]:
         {
             "game": o.job.game,
             "task": o.job.task,
-            "profile": o.job.profile.id,
-            "player_type": o.job.profile.player_type,
+            "profile": o.job.profile_id,
+            "player_type": o.job.player_type,
             "seat": f"Agent {o.job.seat}",
             "seed": o.job.seed,
             "efficiency": o.efficiency,

@@ -12,8 +12,9 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from collabrl.config import GameSpec, HouseholdSpec, KitchenSpec
-from collabrl.eval.config import EVAL_TASKS, EvalSpec
+from collabrl.config import EvalSpec, eval_section
+from collabrl.envs.registry import GameSection, get_game
+from collabrl.errors import CollabrlError
 from collabrl.eval.players import (
     OraclePlayer,
     PartnerFactory,
@@ -30,9 +31,17 @@ from collabrl.rollout.episode import EpisodeRecord, play_episode
 class Job:
     game: str
     task: str
-    profile: Profile
+    profile: Profile | None  # None: a game without test profiles, played by a profile-free partner
     seat: int  # 1 = Agent 1 (first seat), 2 = Agent 2
     seed: int
+
+    @property
+    def profile_id(self) -> str | None:
+        return self.profile.id if self.profile is not None else None
+
+    @property
+    def player_type(self) -> str | None:
+        return self.profile.player_type if self.profile is not None else None
 
 
 @dataclass
@@ -43,7 +52,7 @@ class EpisodeOutcome:
     seat_name: str
     record: EpisodeRecord
     views: list[StepView]
-    efficiency: float  # household: steps (failure = max ticks); kitchen: score
+    efficiency: float  # the game's efficiency column (household: steps, failure = max ticks)
     tokens_per_step_k: float
     stalled: bool = False  # ended by the decision safety cap: reported apart, not as a failure
     windows: list[list[int]] = field(default_factory=list)  # decision indices per window
@@ -61,19 +70,21 @@ class EpisodeOutcome:
 
 
 def select_jobs(spec: EvalSpec) -> list[Job]:
-    """Every requested task x test profile x seat x seed, in a stable order."""
-    unknown = set(spec.tasks or ()) - {t for ts in EVAL_TASKS.values() for t in ts}
-    if unknown:
-        raise ValueError(f"unknown test task(s) {sorted(unknown)}; choose from {EVAL_TASKS}")
+    """Every requested task x test profile x seat x seed, in a stable order.
+
+    A game without test profiles is played once per task and seed with ``profile=None``, by a
+    partner that needs none (the expert, or the profile-free LLM)."""
     jobs = []
-    for game in spec.games:
-        tasks = [t for t in EVAL_TASKS[game] if spec.tasks is None or t in spec.tasks]
+    for game in spec.games or ():
+        tasks = [t for t in get_game(game).tasks("test") if spec.tasks is None or t in spec.tasks]
         for task in tasks:
             profiles = load_profiles(game=game, split="test", task=task)
             if spec.profiles is not None:
                 profiles = [p for p in profiles if p.id in spec.profiles]
             if spec.max_profiles:  # a small sample still spans the player types
                 profiles = interleaved_by_type(profiles)[: spec.max_profiles]
+            if not profiles and spec.profiles is None:
+                profiles = [_no_profile(spec, game)]
             jobs += [
                 Job(game, task, p, seat, seed)
                 for p in profiles
@@ -83,19 +94,24 @@ def select_jobs(spec: EvalSpec) -> list[Job]:
     return jobs
 
 
-def game_spec(spec: EvalSpec, job: Job) -> GameSpec:
-    if job.game == "household":
-        return HouseholdSpec(
-            task=job.task,
-            max_ticks=spec.household_max_ticks,
-            max_decisions=spec.household_max_decisions,
+def _no_profile(spec: EvalSpec, game: str) -> None:
+    """The stand-in profile of a game that has no test profiles (its partner must need none)."""
+    if spec.partner.kind == "persona" or (spec.partner.kind == "llm" and spec.partner.use_profile):
+        raise CollabrlError(
+            f"the {game} game has no test profiles: evaluate it with partner.kind=expert or an "
+            "llm partner with partner.use_profile=false"
         )
-    return KitchenSpec(layout=job.task, horizon=spec.kitchen_horizon, motion=spec.kitchen_motion)
+
+
+def game_spec(spec: EvalSpec, job: Job) -> GameSection:
+    """The game section of one job: the game's evaluation options for the job's task."""
+    return eval_section(job.game, job.task, spec.game_options.get(job.game))
 
 
 def efficiency(game: str, summary: dict[str, Any]) -> float:
-    """The CB-Efficiency number: household steps (failures count as the tick limit), kitchen score."""
-    return float(summary["steps"] if game == "household" else summary["score"])
+    """The CB-Efficiency number: the game's efficiency column (household steps, failures
+    counting as the tick limit; kitchen score)."""
+    return float(summary[get_game(game).efficiency_metric])
 
 
 def play_job(
@@ -109,7 +125,8 @@ def play_job(
     me, other = game.agents[job.seat - 1], game.agents[2 - job.seat]
     policy = make_policy(game, gspec, job.seed)
     partner = RecordingPlayer(make_partner(job.profile, game, gspec, job.seed))
-    seated = OraclePlayer(policy, job.profile, partner) if spec.oracle else policy
+    oracle = spec.oracle and job.profile is not None
+    seated = OraclePlayer(policy, job.profile, partner) if oracle else policy
     recorder = RecordingPlayer(seated)
     record = play_episode(game, {me: recorder, other: partner}, seed=job.seed)
     views = step_views(

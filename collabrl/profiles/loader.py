@@ -13,9 +13,9 @@ from pathlib import Path
 import yaml
 from pydantic import ValidationError
 
+from collabrl.envs.registry import registered_games
 from collabrl.errors import CollabrlError, first_problem
 from collabrl.profiles.schema import Profile
-from collabrl.profiles.tasks import GAME_TASKS
 from collabrl.records import decode_json, json_type, parse_jsonl, read_text
 
 LIBRARY_PACKAGE = "collabrl.data.profiles"
@@ -194,13 +194,14 @@ def _check_no_test_reuse(located: list[tuple[str, Profile]]) -> None:
 
 
 def _check_filters(game: str | None, split: str | None, task: str | None) -> None:
-    if game is not None and game not in GAME_TASKS:
-        raise ProfileError(f"unknown game {game!r}; choose from {', '.join(GAME_TASKS)}")
+    games = registered_games()
+    if game is not None and game not in games:
+        raise ProfileError(f"unknown game {game!r}; choose from {', '.join(sorted(games))}")
     if split is not None and split not in ("train", "test"):
         raise ProfileError(f"unknown split {split!r}; choose train or test")
-    games = [game] if game else list(GAME_TASKS)
-    if task is not None and not any(task in GAME_TASKS[g] for g in games):
-        raise ProfileError(f"unknown task {task!r} for game {game or 'household/kitchen'}")
+    chosen = [game] if game else sorted(games)
+    if task is not None and not any(task in games[g].all_tasks() for g in chosen):
+        raise ProfileError(f"unknown task {task!r} for game {game or ' / '.join(chosen)}")
 
 
 def _source(path: str | os.PathLike[str] | None) -> str:

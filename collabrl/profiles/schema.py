@@ -10,7 +10,6 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from collabrl.profiles.tasks import check_task
 
 Level = Literal["low", "medium", "high", "unknown"]
-Game = Literal["household", "kitchen"]
 Split = Literal["train", "test"]
 PlayerType = Literal[
     "efficient_collaborator",
@@ -80,7 +79,7 @@ class Profile(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     id: str = Field(min_length=1, max_length=120, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.:-]*$")
-    game: Game
+    game: str  # a registered game (checked with the task and split)
     task: str
     big_five: BigFive
     behavior: str = Field(min_length=20, max_length=420)

@@ -1,4 +1,5 @@
-"""Which tasks each game has and which split they belong to, so profiles cannot leak across splits."""
+"""Which tasks each game has and which split they belong to, so profiles cannot leak across
+splits; and the task lists of the shipped profile library (the two CollabBench games)."""
 
 from __future__ import annotations
 
@@ -6,21 +7,34 @@ from collabrl.envs.household.tasks import FAMILIES, TASKS_PER_FAMILY
 from collabrl.envs.household.tasks import TEST_TASK_NAMES as HOUSEHOLD_TEST_TASKS
 from collabrl.envs.kitchen.layouts import LAYOUT_NAMES as KITCHEN_LAYOUTS
 
+__all__ = [
+    "HOUSEHOLD_TASKS",
+    "HOUSEHOLD_TEST_TASKS",
+    "HOUSEHOLD_TRAIN_TASKS",
+    "KITCHEN_LAYOUTS",
+    "check_task",
+]
+
 HOUSEHOLD_TASKS = tuple(f"{i}_{FAMILIES[i // TASKS_PER_FAMILY]}" for i in range(50))
 HOUSEHOLD_TRAIN_TASKS = tuple(t for t in HOUSEHOLD_TASKS if t not in HOUSEHOLD_TEST_TASKS)
-GAME_TASKS = {"household": HOUSEHOLD_TASKS, "kitchen": KITCHEN_LAYOUTS}
 
 
 def check_task(game: str, task: str, split: str) -> None:
     """Raise ValueError unless ``task`` exists in ``game`` and may hold ``split`` profiles.
 
-    Household test tasks are unseen in training, so they hold only test profiles and the
-    training tasks only train profiles; kitchen layouts hold both (as in CollabBench).
+    A game's split lists say which tasks hold which profiles: household test tasks are unseen in
+    training, so they hold only test profiles and the training tasks only train profiles;
+    kitchen layouts hold both (as in CollabBench).
     """
-    tasks = GAME_TASKS.get(game, ())
-    if task not in tasks:
+    from collabrl.envs.registry import get_game
+    from collabrl.errors import CollabrlError
+
+    try:
+        section = get_game(game)
+    except CollabrlError as exc:
+        raise ValueError(str(exc)) from None
+    if task not in section.all_tasks():
         raise ValueError(f"unknown {game} task {task!r}")
-    if game == "household":
-        expected = "test" if task in HOUSEHOLD_TEST_TASKS else "train"
-        if split != expected:
-            raise ValueError(f"task {task} is a {expected} task but split is {split!r}")
+    if task not in section.tasks(split):
+        other = "test" if split == "train" else "train"
+        raise ValueError(f"task {task} is a {other} task but split is {split!r}")

@@ -1,25 +1,10 @@
-"""The hybrid training reward, one small function per term (weights come from the recipe).
-
-Episode level: efficiency. Step level: format, communication, interactivity (judge).
-"""
+"""The step-level terms of the hybrid training reward, one small function each (weights come
+from the recipe): format, communication, interactivity (judge). The episode-level efficiency
+reward is the game's (``GameSection.efficiency``)."""
 
 from __future__ import annotations
 
-import math
-
 JUDGE_LEVELS = tuple(round(0.1 * i, 1) for i in range(1, 11))
-
-
-def household_efficiency(
-    success: bool, steps: int, *, free_steps: int = 40, rate: float = 0.025
-) -> float:
-    """exp(-rate * max(0, T - free_steps)) for an episode finished at tick T, else 0."""
-    return math.exp(-rate * max(0, steps - free_steps)) if success else 0.0
-
-
-def kitchen_efficiency(score: float, *, scale: float = 100.0) -> float:
-    """Game score / scale (a 3-onion soup pays 20, so five soups give 1.0)."""
-    return score / scale
 
 
 def format_reward(valid: bool, *, penalty: float = -0.1) -> float:

@@ -95,7 +95,7 @@ def episode_plans(recipe: Recipe, episodes: int) -> list[tuple[str, Any, int]]:
 
 def check_demo_recipe(recipe: Recipe) -> None:
     """Refuse, before anything is written, a recipe that cannot record demonstrations."""
-    target = recipe.players[recipe.rollout.target_seat]
+    target = recipe.seat_players("demos")[recipe.rollout.target_seat]
     if target.kind not in ("expert", "llm"):
         raise CollabrlError(
             f"players.{recipe.rollout.target_seat}.kind={target.kind}: the demonstrator in the "
@@ -172,15 +172,14 @@ def _engine(spec):
 
 def _demonstrator(recipe: Recipe, game: Game, teacher_engine, seed: int) -> Player:
     """The expert of the game, or an LLM teacher (no persona) sharing one engine."""
-    from collabrl.factory import make_expert, sampling_params
+    from collabrl.factory import make_expert, make_llm_player
 
     target = recipe.players[recipe.rollout.target_seat]
     if target.kind == "expert":
         return make_expert(recipe.game)
-    from collabrl.agents.llm_player import LLMPlayer
-
-    params = sampling_params(target.sampling, seed)
-    return LLMPlayer(teacher_engine, game, params, role="agent", name="teacher")
+    return make_llm_player(
+        teacher_engine, game, target.sampling, seed, role="agent", name="teacher"
+    )
 
 
 def _styled(response: str, parsed, obs: Observation, spec: DemoSpec) -> str:

@@ -11,12 +11,10 @@ from dataclasses import dataclass
 import numpy as np
 
 # partner_profiles and task_names live with the recipe, which checks them at load; re-exported
-from collabrl.agents.llm_player import LLMPlayer
 from collabrl.config import Recipe
 from collabrl.config import partner_profiles as partner_profiles
 from collabrl.config import task_names as task_names
 from collabrl.envs.base import Game
-from collabrl.errors import CollabrlError
 from collabrl.training.rollout import EpisodeSlot
 
 
@@ -47,68 +45,38 @@ def plan_groups(recipe: Recipe, profiles: list, iteration: int, rank: int = 0) -
 
 
 def make_game(recipe: Recipe, task: str) -> Game:
-    """A training game for ``task`` with the recipe's seats and training limits."""
-    spec = recipe.game
-    if spec.name == "kitchen":
-        from collabrl.envs.kitchen.game import KitchenGame
-
-        return KitchenGame(
-            task,
-            seats=spec.seats,
-            horizon=recipe.rollout.horizon,
-            cook_mode=spec.cooking,
-            motion=spec.motion,
-        )
-    from collabrl.envs.household.game import HouseholdGame
-
-    return HouseholdGame(
-        task,
-        seats=spec.seats,
-        max_ticks=spec.max_ticks,
-        max_decisions=recipe.rollout.max_decisions,
-    )
+    """A training game for ``task`` with the recipe's seats and episode limits."""
+    return recipe.game.for_task(task).make_game()
 
 
 def make_slots(recipe: Recipe, plans: list[GroupPlan], partner_engine=None) -> list[EpisodeSlot]:
     """One slot per episode: its game, its partner players and the policy's seat."""
-    from collabrl.factory import make_expert, sampling_params
+    from collabrl.factory import make_llm_player, make_partner
 
     slots = []
     policy_seat = recipe.game.seats[recipe.rollout.target_seat]
     for g, plan in enumerate(plans):
         for e in range(recipe.rollout.episodes_per_group):
-            game = make_game(recipe, plan.task)
+            section = recipe.game.for_task(plan.task)
+            game = section.make_game()
             players = {}
             for seat in game.agents:
                 if seat == policy_seat:
                     continue
-                kind = recipe.partner.kind
-                if kind == "persona":
-                    from collabrl.agents.persona import make_persona_player
-
-                    players[seat] = make_persona_player(plan.profile)
-                elif kind == "llm":
-                    persona = plan.profile.persona() if plan.profile is not None else None
-                    players[seat] = LLMPlayer(
-                        partner_engine,
-                        game,
-                        sampling_params(recipe.partner.sampling, plan.seed + e),
-                        role="player",
-                        persona=persona,
-                    )
-                elif kind == "self":
-                    players[seat] = LLMPlayer(
+                if recipe.partner.kind == "self":
+                    players[seat] = make_llm_player(
                         partner_engine,  # the policy's own rollout engine
                         game,
-                        sampling_params(recipe.policy.sampling, plan.seed + e),
+                        recipe.policy.sampling,
+                        plan.seed + e,
                         role="agent",
                         retries=0,
                         name="self-play",
                     )
-                elif kind == "expert":
-                    players[seat] = make_expert(recipe.game)
                 else:
-                    raise CollabrlError("partner.kind=none needs a game with a single seat")
+                    players[seat] = make_partner(
+                        recipe.partner, section, game, plan.profile, plan.seed + e, partner_engine
+                    )
             slots.append(
                 EpisodeSlot(
                     group=g,

@@ -11,31 +11,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 
-from collabrl.config import JudgeSpec
 from collabrl.envs.base import Observation
 from collabrl.rewards.judges.views import step_views
 from collabrl.training.rewards import SampleKey, sample_key
 from collabrl.training.rollout import EpisodeSlot, Sample
-
-
-def make_step_judge(spec: JudgeSpec):
-    """The recipe's step judge: heuristic proxy, an LLM judge, or None (no judge reward)."""
-    if spec.kind == "none":
-        return None
-    if spec.kind == "heuristic":
-        from collabrl.rewards.judges.heuristic import HeuristicJudge
-
-        return HeuristicJudge()
-    from collabrl.factory import make_engine_from_spec, sampling_params
-    from collabrl.rewards.judges.llm import LLMJudge
-
-    if spec.engine is None or not spec.engine.model:
-        raise ValueError("reward.judge.kind=llm needs reward.judge.engine.model")
-    return LLMJudge(
-        make_engine_from_spec(spec.engine),
-        name=spec.engine.model,
-        params=sampling_params(spec.sampling),
-    )
 
 
 class StepJudging:

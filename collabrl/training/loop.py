@@ -16,11 +16,12 @@ from tqdm import trange
 
 from collabrl.config import Recipe
 from collabrl.errors import CollabrlError
-from collabrl.factory import make_engine_from_spec, sampling_params
+from collabrl.factory import make_engine_from_spec, make_judge, sampling_params
 from collabrl.records import RunClaim
 from collabrl.training.checkpoint import resume_checkpoint, resume_settings, save_checkpoint
+from collabrl.training.dump import dump_rollouts, keep_rationales
 from collabrl.training.groups import make_slots, partner_profiles, plan_groups
-from collabrl.training.judging import StepJudging, make_step_judge
+from collabrl.training.judging import StepJudging
 from collabrl.training.logging import RunLogger
 from collabrl.training.metrics import (
     combine_ranks,
@@ -55,6 +56,7 @@ def train(recipe: Recipe, overwrite: bool = False) -> Path:
     run already in ``recipe.output_dir`` aside instead of refusing the folder."""
     from transformers import get_scheduler
 
+    recipe.check_trainable()
     algo = recipe.algo
     claim = RunClaim(
         "train",
@@ -81,7 +83,7 @@ def train(recipe: Recipe, overwrite: bool = False) -> Path:
         partner_engine = make_engine_from_spec(recipe.partner.engine)
     elif recipe.partner.kind == "self":
         partner_engine = engine  # self-play: each iteration's policy weights play the partner
-    judge = make_step_judge(recipe.reward.judge)
+    judge = keep_rationales(make_judge(recipe.reward.judge), recipe.train.dump_rollouts)
     profiles = partner_profiles(recipe)
     temperature = recipe.policy.sampling.temperature or 1.0
 
@@ -116,11 +118,16 @@ def train(recipe: Recipe, overwrite: bool = False) -> Path:
         times = run_rollout(slots, engine, params, on_steps=judging.submit)
         t1 = time.perf_counter()
         levels = judging.collect()
-        scored = score_rollout(slots, levels, recipe.reward)
+        scored = score_rollout(slots, levels, recipe.reward, recipe.game)
         failures = failure_counts(slots, levels)
         _check_failures(slots, failures, recipe.train.max_failure_rate, iteration)
         t2 = time.perf_counter()
         advantages = compute_advantages(scored, algo)
+        if main:
+            dump = recipe.train.dump_rollouts
+            dump_rollouts(
+                run_dir, dump, iteration, recipe.seed, slots, scored, advantages, algo, judge
+            )
         keep = informative(scored, advantages, algo.drop_uniform_groups)
         samples = [scored.samples[i] for i in keep]
         model.train()

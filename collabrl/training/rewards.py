@@ -18,13 +18,8 @@ import numpy as np
 
 from collabrl.algos.gigpo import gigpo_advantages
 from collabrl.config import AlgoSpec, RewardSpec
-from collabrl.rewards.terms import (
-    communication_reward,
-    format_reward,
-    household_efficiency,
-    interactivity_reward,
-    kitchen_efficiency,
-)
+from collabrl.envs.registry import GameSection
+from collabrl.rewards.terms import communication_reward, format_reward, interactivity_reward
 from collabrl.training.rollout import EpisodeSlot, Sample
 
 SampleKey = tuple[int, int, int]  # (group, episode, decision)
@@ -32,18 +27,6 @@ SampleKey = tuple[int, int, int]  # (group, episode, decision)
 
 def sample_key(sample: Sample) -> SampleKey:
     return sample.group, sample.episode, sample.decision
-
-
-def efficiency(summary: Mapping, spec: RewardSpec) -> float:
-    """The episode-level efficiency reward of either game."""
-    if "score" in summary:
-        return kitchen_efficiency(summary["score"], scale=spec.kitchen_scale)
-    return household_efficiency(
-        bool(summary["success"]),
-        int(summary["steps"]),
-        free_steps=spec.household_free_steps,
-        rate=spec.household_rate,
-    )
 
 
 @dataclass
@@ -76,14 +59,17 @@ def step_terms(
 
 
 def score_rollout(
-    slots: Sequence[EpisodeSlot], judge_levels: Mapping[SampleKey, float | None], spec: RewardSpec
+    slots: Sequence[EpisodeSlot],
+    judge_levels: Mapping[SampleKey, float | None],
+    spec: RewardSpec,
+    game: GameSection,
 ) -> Scored:
     """Fill each sample's ``rewards`` and each slot's ``efficiency``; gather GiGPO's inputs
     (untrainable samples dropped)."""
     per_sample = spec.episode_level == "efficiency_plus_step"
     samples, steps, scores = [], [], []
     for slot in slots:
-        slot.efficiency = spec.efficiency * efficiency(slot.summary, spec)
+        slot.efficiency = spec.efficiency * game.efficiency(slot.summary)
         # progress of a decision: goal units completed until the seat's next decision (or the end)
         marks = [s.progress_at for s in slot.samples[1:]] + [slot.final_progress]
         for s, mark in zip(slot.samples, marks, strict=True):

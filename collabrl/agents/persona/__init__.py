@@ -8,16 +8,15 @@ from collabrl.agents.persona.kitchen import KitchenPersona
 from collabrl.agents.persona.temperament import Temperament
 from collabrl.profiles.schema import Profile
 
-PERSONAS: dict[str, type[PersonaBase]] = {"household": HouseholdPersona, "kitchen": KitchenPersona}
-
 
 def make_persona_player(profile: Profile) -> PersonaBase:
-    """The persona player for ``profile``'s game (household or kitchen)."""
-    return PERSONAS[profile.game](profile)
+    """The persona player for ``profile``'s game (the class its registry entry names)."""
+    from collabrl.factory import make_persona
+
+    return make_persona(profile)
 
 
 __all__ = [
-    "PERSONAS",
     "HouseholdPersona",
     "KitchenPersona",
     "PersonaBase",

@@ -36,15 +36,22 @@ class PersonaBase(ABC):
     ``hesitations`` and ``slips`` (deliberately unavailable actions).
     """
 
-    game = ""
-
     def __init__(self, profile: Profile) -> None:
-        if profile.game != self.game:
-            raise ValueError(f"profile {profile.id!r} is for {profile.game}, not {self.game}")
+        game = self.game()
+        if profile.game != game:
+            raise ValueError(f"profile {profile.id!r} is for {profile.game}, not {game}")
         self.profile = profile
         self.temperament = Temperament.from_profile(profile)
         self.name = f"persona:{profile.id}"
         self.reset("", 0)
+
+    @classmethod
+    def game(cls) -> str:
+        """The game whose registry entry names this class as its persona player."""
+        from collabrl.envs.registry import registered_games
+
+        path = f"{cls.__module__}:{cls.__qualname__}"
+        return next((name for name, s in registered_games().items() if s.persona == path), "")
 
     def reset(self, seat: str, seed: int) -> None:
         self.seat = seat

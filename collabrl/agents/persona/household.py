@@ -57,8 +57,6 @@ def nearest_rooms(s: dict[str, Any], offered: Offers, only: set[int] | None = No
 class HouseholdPersona(PersonaBase):
     """A household teammate whose play follows a profile's Big Five traits."""
 
-    game = "household"
-
     def _reset_game(self) -> None:
         self.expert = HouseholdExpert()
         self.expert.reset(self.seat, 0)

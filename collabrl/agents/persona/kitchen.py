@@ -52,8 +52,6 @@ NARRATION = {
 class KitchenPersona(PersonaBase):
     """A kitchen teammate whose play follows a profile's Big Five traits."""
 
-    game = "kitchen"
-
     def _reset_game(self) -> None:
         self.expert = KitchenExpert(greet=False)
         self.expert.reset(self.seat, 0)

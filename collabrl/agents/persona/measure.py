@@ -12,10 +12,7 @@ from dataclasses import dataclass, field
 
 from collabrl.agents.persona import make_persona_player
 from collabrl.agents.player import Player
-from collabrl.envs.household.expert import HouseholdExpert
-from collabrl.envs.household.game import HouseholdGame
-from collabrl.envs.kitchen.expert import KitchenExpert
-from collabrl.envs.kitchen.game import KitchenGame
+from collabrl.envs.registry import get_game
 from collabrl.profiles.schema import Profile
 from collabrl.rollout.episode import play_episode
 
@@ -36,14 +33,16 @@ class Outcome:
 
 def expert_for(game: str) -> Player:
     """The rule-based expert of ``game``, the default partner."""
-    return HouseholdExpert() if game == "household" else KitchenExpert()
+    from collabrl.factory import make_expert
+
+    return make_expert(get_game(game)())
 
 
 def play_with(
     profile: Profile, partner: Player | None = None, seed: int = 0, seat: int = 0
 ) -> Outcome:
     """Play ``profile``'s persona in seat ``seat`` (0 or 1) on its own task next to ``partner``."""
-    game = HouseholdGame(profile.task) if profile.game == "household" else KitchenGame(profile.task)
+    game = get_game(profile.game)().for_task(profile.task).make_game()
     persona = make_persona_player(profile)
     other = partner if partner is not None else expert_for(profile.game)
     me, them = game.agents[seat], game.agents[1 - seat]

@@ -19,8 +19,8 @@ from pydantic import BaseModel, ConfigDict, Field, PositiveInt, ValidationError,
 
 from collabrl.envs.household.game import TIME_LIMIT, TRAINING_DECISIONS
 from collabrl.envs.kitchen.game import TRAIN_HORIZON
+from collabrl.envs.registry import get_game
 from collabrl.errors import CollabrlError
-from collabrl.profiles.tasks import GAME_TASKS
 
 RUN_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,40}$")
 
@@ -48,7 +48,7 @@ class GamesSpec(Section):
     @classmethod
     def _known(cls, names: list[str], info: Any) -> list[str]:
         game = "household" if info.field_name == "household_tasks" else "kitchen"
-        unknown = [n for n in names if n not in GAME_TASKS[game]]
+        unknown = [n for n in names if n not in get_game(game).all_tasks()]
         if unknown:
             raise ValueError(f"unknown {game} task(s) {unknown}")
         return names

@@ -60,13 +60,10 @@ def make_game(game: str, task: str, spec: GamesSpec) -> Game:
 
 def partner(game: str) -> Player:
     """The rule-based teammate for the other seats."""
-    if game == "household":
-        from collabrl.envs.household.expert import HouseholdExpert
+    from collabrl.envs.registry import get_game
+    from collabrl.factory import make_expert
 
-        return HouseholdExpert()
-    from collabrl.envs.kitchen.expert import KitchenExpert
-
-    return KitchenExpert()
+    return make_expert(get_game(game)())
 
 
 def llm_player_factory(engine: Engine, params: SamplingParams) -> PlayerFactory:

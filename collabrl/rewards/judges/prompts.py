@@ -10,25 +10,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from collabrl.engines.types import Message
+from collabrl.envs.registry import get_game
 from collabrl.prompt_files import PromptFile, chat
 from collabrl.prompt_files import load_prompt as load_prompt_file
 from collabrl.rewards.judges.records import StepView
 
 PROMPT_PACKAGE = "collabrl.rewards.prompts"
 OBSERVATION_CHARS = 4000  # per step; long observations keep their head and tail
-
-GAME_DESCRIPTIONS = {
-    "household": (
-        "a household game: two players search the rooms and containers of an apartment for goal "
-        "objects and carry them to target places; each holds at most two objects, every action "
-        "takes game time, and sending a message costs one time step."
-    ),
-    "kitchen": (
-        "an Overcooked-style kitchen: two chefs put three onions in a pot, the soup cooks, then "
-        "someone fills a dish and delivers it for points; each chef carries one item, and sending "
-        "a message costs one time step."
-    ),
-}
 
 
 def load_prompt(name: str) -> PromptFile:
@@ -48,7 +36,7 @@ def _heard(step: StepView) -> str:
 
 
 def _game(step: StepView) -> dict[str, str]:
-    return {"game_description": GAME_DESCRIPTIONS.get(step.game, step.game)}
+    return {"game_description": get_game(step.game).description}
 
 
 def step_messages(step: StepView) -> list[Message]:

@@ -1,7 +1,7 @@
 """Observable cues in a trace: questions, doubt, reassurance, harshness, and a seat's own news.
 
-Why separate: the heuristic judge scores from these cues, and the step-view builder uses the
-event detectors to tell judges what the seat found or finished since its previous decision. The
+Why separate: the heuristic judge scores from these cues, and the step-view builder uses each
+game's event detector to tell judges what the seat found or finished since its previous decision. The
 rules are deliberately simple and readable so a proxy score can be explained line by line.
 """
 
@@ -67,45 +67,12 @@ def dialogue(state: Mapping[str, Any]) -> list[tuple[int, str, str]]:
     return [(ln["tick"], ln.get("speaker") or ln.get("seat") or "?", ln["text"]) for ln in lines]
 
 
-def _household_events(
-    prev: Mapping[str, Any] | None, cur: Mapping[str, Any], prev_action: str | None
-) -> list[str]:
-    mentioned = {int(x) for _, _, text in dialogue(cur) for x in _ID.findall(text)}
-    before = {g["id"] for g in (prev or {}).get("goal_objects", []) if isinstance(g["at"], int)}
-    found = [
-        f"found <{g['name']}> ({g['id']})"
-        for g in cur.get("goal_objects", [])
-        if isinstance(g["at"], int) and g["id"] not in before and g["id"] not in mentioned
-    ]
-    placed_before = sum(p["placed"] for p in (prev or {}).get("progress", []))
-    placed_now = sum(p["placed"] for p in cur.get("progress", []))
-    if (
-        prev is not None
-        and (prev_action or "").startswith("[goput]")
-        and placed_now > placed_before
-    ):
-        found.append(f"placed {placed_now - placed_before} goal object(s)")
-    return found
-
-
-def _kitchen_events(
-    prev: Mapping[str, Any] | None, cur: Mapping[str, Any], prev_action: str | None
-) -> list[str]:
-    if prev is None:
-        return []
-    events = []
-    if prev_action == "deliver_soup()" and cur["soups_delivered"] > prev["soups_delivered"]:
-        events.append("delivered a soup")
-    if prev_action == "put_onion_in_pot()":
-        for n, (a, b) in enumerate(zip(prev["pots"], cur["pots"], strict=False), 1):
-            if a["status"] in ("empty", "filling") and b["status"] in ("full", "cooking"):
-                events.append(f"filled pot {n}")
-    return events
-
-
 def own_events(
     game: str, prev: Mapping[str, Any] | None, cur: Mapping[str, Any], prev_action: str | None
 ) -> list[str]:
-    """What this seat found or finished since its previous decision (nobody announced it yet)."""
-    detect = _household_events if game == "household" else _kitchen_events
-    return detect(prev, cur, prev_action)
+    """What this seat found or finished since its previous decision (nobody announced it yet):
+    the game's own detector (its registry entry's ``events``), or nothing for a game without."""
+    from collabrl.envs.registry import get_game, load_addon
+
+    path = get_game(game).events
+    return load_addon(path, "event detector", game)(prev, cur, prev_action) if path else []

@@ -1,0 +1,150 @@
+"""The ``eval`` recipe section: what ``collabrl eval`` plays, against whom, and how it scores.
+
+Defaults are the CollabBench protocol: every test task x every test profile, the policy in the
+Agent 1 seat and again in the Agent 2 seat, windows of K = 3, a = b = 0.8, each game with the
+options its registry entry sets for evaluation (``eval_options``: the household's 250-tick limit,
+the kitchen's 400-tick horizon). Task and profile names are checked here, so that a typo is a
+one-line error before any episode is played, never an empty table.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field, ValidationError, model_validator
+
+from collabrl.config.roles import JudgeSpec, PartnerSpec, PlayerSpec
+from collabrl.envs.registry import GameSection, game_names, get_game
+from collabrl.errors import CollabrlError
+from collabrl.numbers import NonNegativeInt, PositiveInt
+from collabrl.sections import (
+    MAX_BATCH,
+    MAX_EVAL_PROFILES,
+    MAX_EVAL_SEEDS,
+    MAX_POLICY_RETRIES,
+    MAX_TICKS,
+    Seed,
+    Strict,
+)
+
+
+def eval_section(game: str, task: str, options: dict[str, Any] | None = None) -> GameSection:
+    """The ``game`` section evaluation plays ``task`` with: the game's defaults, then its
+    registry ``eval_options``, then the recipe's ``eval.game_options`` for that game."""
+    section = get_game(game)
+    data = {"name": game, **section.eval_options, **(options or {}), section.task_key: task}
+    return section.model_validate(data)
+
+
+class EvalSpec(Strict):
+    """What to evaluate, against whom, how often, and where to write the results."""
+
+    games: list[str] | None = Field(None, min_length=1)
+    """Games to evaluate; None: the recipe's game."""
+    tasks: list[str] | None = Field(None, min_length=1)
+    """Subset of the games' test tasks (None: all)."""
+    profiles: list[str] | None = Field(None, min_length=1)
+    """Subset of test profile ids (None: all)."""
+    max_profiles: PositiveInt | None = Field(None, le=MAX_EVAL_PROFILES)
+    """N test profiles per task, spread over player types (None: all)."""
+    seats: list[Literal[1, 2]] = Field(default_factory=lambda: [1, 2], min_length=1)
+    """Seats the policy plays: 1 (Agent 1), 2 (Agent 2) or both."""
+    seeds: list[Seed] = Field(default_factory=lambda: [0], min_length=1, max_length=MAX_EVAL_SEEDS)
+    """Episode seeds (CollabBench: one)."""
+    policy: PlayerSpec = Field(default_factory=PlayerSpec)
+    """The evaluated policy (llm: the collaborative-agent role)."""
+    partner: PartnerSpec = Field(default_factory=PartnerSpec)
+    """The partner seat: persona, expert or llm; the profile comes from each test profile."""
+    judge: JudgeSpec = Field(default_factory=JudgeSpec)
+    """The window judges of CB-Affective: heuristic (the offline proxy) or llm."""
+    judge_batch_size: PositiveInt = Field(256, le=MAX_BATCH)
+    """Judge conversations per generate call (progress granularity)."""
+    oracle: bool = False
+    """The policy also sees the partner's profile and previous decision."""
+    policy_retries: NonNegativeInt = Field(0, le=MAX_POLICY_RETRIES)
+    """Extra attempts of an LLM policy after an unusable reply: 0 is the paper's single pass."""
+    window: PositiveInt = Field(3, le=MAX_TICKS)
+    """K: decisions per judged window."""
+    a: float = Field(0.8, ge=0)
+    """CB-Affective penalty curvature a."""
+    b: float = Field(0.8, ge=0)
+    """CB-Affective message-ratio weight b."""
+    game_options: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    """Per game, game-section options over its evaluation defaults (e.g. kitchen: {motion:
+    cooperative}; household: {max_decisions: 250}, a safety cap whose episodes are "stalled")."""
+    workers: PositiveInt = Field(1, le=1_024)
+    """Episodes played concurrently (threads; for remote LLM engines)."""
+    output_dir: str = "runs/eval"
+    """Where tables, episodes and trajectories go."""
+
+    @model_validator(mode="after")
+    def _roles_fit_evaluation(self) -> EvalSpec:
+        if self.partner.kind in ("self", "none"):
+            raise ValueError(f"partner.kind={self.partner.kind} is for training only")
+        if self.partner.profiles or self.partner.split != "train":
+            raise ValueError(
+                "partner.split and partner.profiles are for training; evaluation plays the test "
+                "profiles (choose them with eval.profiles / eval.max_profiles)"
+            )
+        if self.judge.kind == "none":
+            raise ValueError("judge.kind=none: CB-Affective needs a judge (heuristic or llm)")
+        if self.policy.kind == "human":
+            raise ValueError("policy.kind=human: a person plays through collabrl serve")
+        if self.games:  # otherwise the recipe checks, once it knows its game
+            self.check(self.games[0])
+        return self
+
+    def game_list(self, recipe_game: str) -> list[str]:
+        """The games this evaluation plays (the recipe's game when ``games`` is unset)."""
+        return list(self.games) if self.games else [recipe_game]
+
+    def check(self, recipe_game: str) -> None:
+        """Raise ValueError (one line) unless the games, options, tasks and profiles all fit."""
+        games = self.game_list(recipe_game)
+        for game in games:
+            try:
+                get_game(game)
+            except CollabrlError as exc:
+                raise ValueError(f"games: {exc}") from None
+        for game, options in self.game_options.items():
+            if game not in games:
+                raise ValueError(f"game_options: {game!r} is not an evaluated game ({games})")
+            try:
+                eval_section(game, get_game(game).tasks("test")[0], options)
+            except ValidationError as exc:
+                problem = exc.errors()[0]
+                where = ".".join(str(p) for p in problem["loc"])
+                raise ValueError(f"game_options.{game}.{where}: {problem['msg']}") from None
+        test_tasks = {game: get_game(game).tasks("test") for game in game_names()}
+        for task in self.tasks or ():
+            game = next((g for g, tasks in test_tasks.items() if task in tasks), None)
+            if game is None:
+                known = "; ".join(f"{g}: {', '.join(ts)}" for g, ts in test_tasks.items())
+                raise ValueError(f"tasks: unknown evaluation task {task!r}; test tasks are {known}")
+            if game not in games:
+                raise ValueError(f"tasks: {task!r} is a {game} task but games={games}")
+        self._check_profiles(games)
+
+    def _check_profiles(self, games: list[str]) -> None:
+        """A profile outside the test split, the games or the tasks would be dropped silently."""
+        from collabrl.profiles import get_profile
+
+        for profile_id in self.profiles or ():
+            try:
+                profile = get_profile(profile_id)
+            except CollabrlError as exc:
+                raise ValueError(f"profiles: {exc}") from None
+            if profile.split != "test":
+                raise ValueError(
+                    f"profiles: {profile_id!r} is a {profile.split} profile; "
+                    "evaluation plays test profiles only"
+                )
+            if profile.game not in games:
+                raise ValueError(
+                    f"profiles: {profile_id!r} is a {profile.game} profile but games={games}"
+                )
+            if self.tasks is not None and profile.task not in self.tasks:
+                raise ValueError(
+                    f"profiles: {profile_id!r} plays task {profile.task!r}, "
+                    f"which is not in tasks={self.tasks}"
+                )

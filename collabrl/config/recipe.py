@@ -1,0 +1,196 @@
+"""The recipe: every section of one run in one typed, printable object.
+
+The ``game`` section is the section class the game registered (see
+:mod:`collabrl.envs.registry`), chosen by its ``name``; the other sections are collabrl's own.
+Cross-section checks live here: a policy seat that exists, training tasks the game can play,
+a partner set that is not empty, evaluation settings that fit the games.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Annotated, Any, Union
+
+import yaml
+from pydantic import Field, SerializeAsAny, model_validator
+
+from collabrl.config.evaluation import EvalSpec
+from collabrl.config.roles import PartnerSpec, PlayerSpec, listing
+from collabrl.config.training import AlgoSpec, PolicySpec, RewardSpec, RolloutSpec, TrainSpec
+from collabrl.envs.registry import registered_games
+from collabrl.errors import CollabrlError
+from collabrl.numbers import PositiveInt
+from collabrl.sections import MAX_EPISODES, Seed, Strict
+from collabrl.sft.config import SFTSpec
+
+if TYPE_CHECKING:
+    from collabrl.profiles import Profile
+
+
+def _game_union() -> Any:
+    """The registered games' sections as one union told apart by ``name``."""
+    sections = tuple(registered_games().values())
+    if len(sections) == 1:
+        return SerializeAsAny[sections[0]]
+    return Annotated[Union[sections], Field(discriminator="name")]  # noqa: UP007
+
+
+GameSpec = _game_union()
+"""A recipe's ``game`` section: the registered section class its ``name`` selects."""
+
+
+class Recipe(Strict):
+    """Everything one run needs; the resolved form is printed and recorded by every run."""
+
+    name: str = "run"
+    """Name of the run (logs, W&B)."""
+    seed: Seed = 0
+    """Seed of everything random: 0 <= seed < 2**32."""
+    game: GameSpec
+    """The game: name (a registered game) and that game's options."""
+    players: list[PlayerSpec] = Field(default_factory=list)
+    """collabrl play / demos / serve: one player per seat (training fills seats from policy and
+    partner, and refuses this list)."""
+    episodes: PositiveInt = Field(1, le=MAX_EPISODES)
+    """collabrl play: episodes to play."""
+    output_dir: str = "runs"
+    """Run folder of train, sft, demos and play."""
+    policy: PolicySpec = Field(default_factory=PolicySpec)
+    """The trained model."""
+    partner: PartnerSpec = Field(default_factory=PartnerSpec)
+    """Who plays beside the policy in training."""
+    rollout: RolloutSpec = Field(default_factory=RolloutSpec)
+    """Rollout groups of one training iteration."""
+    reward: RewardSpec = Field(default_factory=RewardSpec)
+    """The hybrid reward."""
+    algo: AlgoSpec = Field(default_factory=AlgoSpec)
+    """GiGPO / GRPO and the PPO update."""
+    train: TrainSpec = Field(default_factory=TrainSpec)
+    """The outer training loop."""
+    sft: SFTSpec = Field(default_factory=SFTSpec)
+    """collabrl demos / sft: demonstrations and supervised fine-tuning."""
+    eval: EvalSpec = Field(default_factory=EvalSpec)
+    """collabrl eval: the CollabBench evaluation."""
+
+    @model_validator(mode="after")
+    def _seats_fit(self) -> Recipe:
+        seats = len(self.game.seats)
+        if self.players and len(self.players) != seats:
+            raise ValueError(
+                f"players has {len(self.players)} entries but game.seats has {seats}: "
+                "give one player per seat"
+            )
+        if self.rollout.target_seat >= seats:
+            raise ValueError(
+                f"rollout.target_seat {self.rollout.target_seat} is not a seat index "
+                f"(game.seats has {seats})"
+            )
+        return self
+
+    @model_validator(mode="after")
+    def _training_tasks_exist(self) -> Recipe:
+        """A wrong task name would fail only when a group draws it, minutes into a run."""
+        tasks = self.rollout.tasks
+        if isinstance(tasks, str):
+            return self
+        if not tasks:
+            raise ValueError("rollout.tasks: empty list; name at least one task, or use train/test")
+        known = type(self.game).all_tasks()
+        for task in tasks:
+            if task not in known:
+                noun = type(self.game).task_key
+                raise ValueError(f"rollout.tasks: unknown {self.game.name} {noun} {task!r}")
+            try:
+                self.game.for_task(task)
+            except ValueError as exc:  # pydantic's ValidationError: keep its first message
+                errors = getattr(exc, "errors", None)
+                message = errors()[0]["msg"] if errors else str(exc)
+                raise ValueError(
+                    f"rollout.tasks: {message.removeprefix('Value error, ')}"
+                ) from None
+        return self
+
+    @model_validator(mode="after")
+    def _partners_available(self) -> Recipe:
+        """The partner set is first drawn when training starts: an empty one must fail at lint."""
+        if self.partner.kind == "none" and len(self.game.seats) > 1:
+            raise ValueError(
+                f"partner.kind=none needs a game with a single seat "
+                f"(game.seats has {len(self.game.seats)})"
+            )
+        try:
+            partner_profiles(self)
+        except CollabrlError as exc:
+            raise ValueError(str(exc)) from None
+        return self
+
+    @model_validator(mode="after")
+    def _evaluation_fits(self) -> Recipe:
+        try:
+            self.eval.check(self.game.name)
+        except ValueError as exc:
+            raise ValueError(f"eval.{exc}") from None
+        return self
+
+    def seat_players(self, command: str) -> list[PlayerSpec]:
+        """The ``players`` list, which ``command`` (play, demos, serve) needs: one per seat."""
+        if not self.players:
+            raise CollabrlError(
+                f"collabrl {command} seats a player per seat: give players: [...] with "
+                f"{len(self.game.seats)} entries (e.g. players: [{{kind: expert}}, ...])"
+            )
+        return self.players
+
+    def check_trainable(self) -> None:
+        """Refuse keys training would ignore: its seats come from policy and partner."""
+        if self.players:
+            raise CollabrlError(
+                "players: training fills the seats from policy (rollout.target_seat) and partner; "
+                "remove the players list (it is for play, demos and serve)"
+            )
+
+    def evaluation(self) -> EvalSpec:
+        """The ``eval`` section with its games resolved (the recipe's game when unset)."""
+        return self.eval.model_copy(update={"games": self.eval.game_list(self.game.name)})
+
+    def to_yaml(self) -> str:
+        """The fully resolved recipe as YAML (what runs print and record)."""
+        return yaml.safe_dump(self.model_dump(mode="json"), sort_keys=False)
+
+
+def task_names(recipe: Recipe) -> set[str]:
+    """The tasks (household tasks, kitchen layouts, ...) the recipe trains on."""
+    tasks = recipe.rollout.tasks
+    if isinstance(tasks, list):
+        return set(tasks)
+    return set(type(recipe.game).tasks(tasks))
+
+
+def partner_profiles(recipe: Recipe) -> list[Profile]:
+    """The profiles partners are drawn from (empty when partners play without one).
+
+    An explicit id that does not fit the game and the training tasks is an error, not dropped:
+    the run would otherwise train against another partner set than the recipe states.
+    """
+    partner = recipe.partner
+    if partner.kind in ("expert", "self", "none") or not partner.use_profile:
+        return []
+    from collabrl.profiles import get_profile, load_profiles
+
+    game, tasks = recipe.game.name, task_names(recipe)
+    if partner.profiles:
+        chosen = [get_profile(p) for p in partner.profiles]
+        misfit = next((p for p in chosen if p.game != game or p.task not in tasks), None)
+        if misfit is not None:
+            raise CollabrlError(
+                f"partner.profiles: {misfit.id!r} is a {misfit.game} profile for task "
+                f"{misfit.task!r}, not for a training task of this {game} recipe "
+                f"(rollout.tasks: {listing(tasks)})"
+            )
+        return chosen
+    chosen = [p for p in load_profiles(game=game, split=partner.split) if p.task in tasks]
+    if not chosen:
+        raise CollabrlError(
+            f"partner.split={partner.split}: no {game} profiles for the training tasks "
+            f"({listing(tasks)})"
+        )
+    return chosen

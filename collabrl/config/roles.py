@@ -1,0 +1,166 @@
+"""Recipe sections for the roles an LLM or a scripted player can fill: engines, sampling, seat
+players, training and evaluation partners, judges. Each is defined once; training and evaluation
+read the same classes."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Annotated, Any, Literal
+
+from pydantic import AfterValidator, Field, ValidationInfo, field_validator, model_validator
+
+from collabrl.engines.options import OPTIONS, option_names
+from collabrl.errors import CollabrlError
+from collabrl.numbers import PositiveInt
+from collabrl.sections import MAX_NEW_TOKENS, Strict
+from collabrl.settings_files import clip
+
+
+def listing(names: Iterable[str], limit: int = 6) -> str:
+    """The first few of ``names`` for a one-line message (``a, b, c, ... (40 in all)``)."""
+    ordered = sorted(names)
+    shown = ", ".join(ordered[:limit])
+    return shown if len(ordered) <= limit else f"{shown}, ... ({len(ordered)} in all)"
+
+
+def _check_engine_options(options: dict[str, Any], info: ValidationInfo) -> dict[str, Any]:
+    """Unknown option keys would reach the engine's dataclass and die there with a TypeError."""
+    backend = info.data.get("backend")
+    valid = option_names(backend) if backend in OPTIONS else frozenset()
+    unknown = sorted(str(k) for k in options if k not in valid)
+    if valid and unknown:
+        raise ValueError(
+            f"unknown option(s) {clip(', '.join(unknown))} for engine backend {backend!r}; "
+            f"valid: {', '.join(sorted(valid))}"
+        )
+    return options
+
+
+EngineOptions = Annotated[dict[str, Any], AfterValidator(_check_engine_options)]
+"""Option keys of an engine, checked against the options dataclass of the sibling ``backend``."""
+
+
+class EngineSpec(Strict):
+    """Which inference backend and model: a local HF folder, or a server-side model name."""
+
+    backend: Literal["transformers", "openai", "vllm"] = "transformers"
+    """Inference backend: local transformers, an OpenAI-compatible server, or vLLM."""
+    model: str = ""
+    """HF folder (transformers, vllm) or the server's model name (openai)."""
+    options: EngineOptions = Field(default_factory=dict)
+    """Backend options (device, base_url, ...); unknown keys are refused at lint."""
+
+
+def require_engine(kind: str, engine: EngineSpec | None, role: str) -> None:
+    """An LLM role without a model fails only when its first prompt is sent: refuse it at lint."""
+    if kind == "llm" and (engine is None or not engine.model):
+        raise ValueError(f"an llm {role} needs engine.model (and engine.backend)")
+
+
+def check_profile(profile_id: str) -> None:
+    """Fail at recipe load, in one line, on a profile id that does not exist."""
+    from collabrl.profiles import get_profile
+
+    try:
+        get_profile(profile_id)
+    except CollabrlError as exc:  # ProfileError: keep only its message
+        raise ValueError(str(exc)) from None
+
+
+class SamplingSpec(Strict):
+    """Sampling settings of one LLM role."""
+
+    temperature: float = Field(0.7, ge=0)
+    """Sampling temperature; 0 is greedy decoding."""
+    top_p: float = Field(1.0, gt=0, le=1)
+    """Nucleus sampling mass."""
+    max_new_tokens: PositiveInt = Field(512, le=MAX_NEW_TOKENS)
+    """Longest completion, in tokens."""
+
+
+class PlayerSpec(Strict):
+    """Who fills a seat: a rule-based expert, a persona-scripted player, an LLM, or a person
+    (``human``: played in the browser through ``collabrl serve``)."""
+
+    kind: Literal["expert", "persona", "llm", "human"] = "expert"
+    """expert, persona (needs profile), llm (needs engine) or human (collabrl serve)."""
+    profile: str | None = None
+    """Profile id: required for persona, optional persona of an llm player."""
+    engine: EngineSpec | None = None
+    """The llm player's engine."""
+    sampling: SamplingSpec = Field(default_factory=SamplingSpec)
+    """The llm player's sampling."""
+
+    @model_validator(mode="after")
+    def _complete(self) -> PlayerSpec:
+        if self.kind == "persona" and not self.profile:
+            raise ValueError("a persona player needs a profile id (players.N.profile=...)")
+        require_engine(self.kind, self.engine, "player")
+        if self.profile:
+            check_profile(self.profile)
+        return self
+
+
+class PartnerSpec(Strict):
+    """Who plays beside the policy (training: profiles drawn per group; evaluation: one episode
+    per test profile).
+
+    ``persona``: scripted profile-driven players; ``llm``: an LLM role-playing the profile with
+    the simulated-player prompt (``use_profile=false``: the same LLM and prompt without a profile,
+    the paper's profile-free "homogeneous" partner); ``expert``: the rule-based expert, blind to
+    profiles; ``self`` (training only): the policy plays the partner seats itself through its
+    rollout engine (a frozen copy of the current weights, refreshed every iteration; the paper's
+    "w/o personality" ablation); ``none`` (training only): single-seat games.
+    """
+
+    kind: Literal["persona", "llm", "expert", "self", "none"] = "persona"
+    """persona, llm, expert, self (training) or none (training, single seat)."""
+    split: Literal["train", "test"] = "train"
+    """Training: the profile split partners are drawn from."""
+    profiles: list[str] = Field(default_factory=list)
+    """Training: explicit partner profile ids (instead of the whole split)."""
+    use_profile: bool = True
+    """False: an llm partner plays without any profile (the homogeneous partner)."""
+    engine: EngineSpec | None = None
+    """The llm partner's engine."""
+    sampling: SamplingSpec = Field(default_factory=SamplingSpec)
+    """The llm partner's sampling."""
+
+    @field_validator("profiles")
+    @classmethod
+    def _known_profiles(cls, profiles: list[str]) -> list[str]:
+        for profile_id in profiles:
+            check_profile(profile_id)
+        return profiles
+
+    @model_validator(mode="after")
+    def _complete(self) -> PartnerSpec:
+        require_engine(self.kind, self.engine, "partner")
+        if not self.use_profile and self.kind != "llm":
+            raise ValueError(
+                f"partner.use_profile=false is the profile-free LLM partner; "
+                f"it needs partner.kind=llm, not {self.kind}"
+            )
+        return self
+
+    @property
+    def label(self) -> str:
+        """How tables and stamps name this partner set."""
+        return "llm (homogeneous, no profile)" if not self.use_profile else self.kind
+
+
+class JudgeSpec(Strict):
+    """A judge: ``heuristic`` (the offline proxy, labelled in every report), ``llm`` (through
+    ``engine``), or ``none`` (training only: no interactivity reward)."""
+
+    kind: Literal["heuristic", "llm", "none"] = "heuristic"
+    """heuristic, llm (needs engine) or none (training only)."""
+    engine: EngineSpec | None = None
+    """The llm judge's engine."""
+    sampling: SamplingSpec = Field(default_factory=lambda: SamplingSpec(temperature=0.0))
+    """The llm judge's sampling (greedy by default)."""
+
+    @model_validator(mode="after")
+    def _engine_for_llm(self) -> JudgeSpec:
+        require_engine(self.kind, self.engine, "judge")
+        return self

@@ -1,0 +1,183 @@
+"""Recipe sections of ``collabrl train``: the policy, rollouts, the hybrid reward, the algorithm
+and the outer loop (paper settings by default)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field, NonNegativeFloat, PositiveFloat, field_validator, model_validator
+
+from collabrl.config.roles import EngineOptions, JudgeSpec, SamplingSpec
+from collabrl.numbers import NonNegativeInt, PositiveInt
+from collabrl.sections import (
+    MAX_BATCH,
+    MAX_EPOCHS,
+    MAX_GROUPS,
+    MAX_ITERATIONS,
+    MAX_LORA_RANK,
+    MAX_PROMPT_TOKENS,
+    Strict,
+)
+
+
+class LoraSpec(Strict):
+    """LoRA adapters (PEFT); the reference policy is the base model with adapters disabled."""
+
+    rank: PositiveInt = Field(32, le=MAX_LORA_RANK)
+    """Adapter rank r."""
+    alpha: PositiveInt = 16
+    """Adapter scaling alpha (the update is scaled by alpha / r)."""
+    dropout: float = Field(0.0, ge=0, lt=1)
+    """Dropout on the adapter input."""
+    target_modules: list[str] | str = "all-linear"
+    """Modules that get adapters: all-linear or a list of module names."""
+
+    @field_validator("target_modules")
+    @classmethod
+    def _some_modules(cls, modules: list[str] | str) -> list[str] | str:
+        """PEFT with no target modules either fails deep in model loading or trains nothing."""
+        names = [modules] if isinstance(modules, str) else modules
+        if not names or not all(name.strip() for name in names):
+            raise ValueError("name at least one module, e.g. all-linear or [q_proj, v_proj]")
+        return modules
+
+
+class PolicySpec(Strict):
+    """The trained model and how it generates rollouts."""
+
+    model: str = "tiny"
+    """HF folder, or tiny/tiny-small: a seeded random model made under the run folder (offline)."""
+    backend: Literal["transformers", "vllm"] = "transformers"
+    """Rollout engine: transformers (CPU or GPU) or vllm (GPU)."""
+    engine_options: EngineOptions = Field(default_factory=dict)
+    """Options of the rollout engine (TransformersOptions / VLLMOptions); checked at lint."""
+    lora: LoraSpec | None = None
+    """LoRA adapters; None trains every weight."""
+    sampling: SamplingSpec = Field(default_factory=SamplingSpec)
+    """Rollout sampling."""
+    max_prompt_tokens: PositiveInt = Field(4096, le=MAX_PROMPT_TOKENS)
+    """A longer prompt is not generated from: the decision is invalid and counted as a failure."""
+
+
+class RolloutSpec(Strict):
+    """G groups x N episodes; a group shares task, seed and partner profile. Episode limits
+    (ticks, decisions, horizon) are the ``game`` section's."""
+
+    groups: PositiveInt = Field(4, le=MAX_GROUPS)
+    """G: groups per iteration (the paper: 4)."""
+    episodes_per_group: PositiveInt = Field(8, le=MAX_GROUPS)
+    """N: episodes per group (the paper: 8)."""
+    tasks: list[str] | Literal["train", "test"] = "train"
+    """Tasks (household tasks, kitchen layouts, ...) groups draw from: a split or a list."""
+    target_seat: NonNegativeInt = 0
+    """Index into game.seats of the seat the policy plays."""
+
+
+class RewardSpec(Strict):
+    """Hybrid reward weights (facts: efficiency, -0.1 format, +0.01 message, 0.25 x judge).
+
+    Step rewards (the step-level signal, compared within anchor groups) are format +
+    communication + judge (+ progress when set); the efficiency reward (its shape is the game
+    section's) never enters them.
+    """
+
+    efficiency: float = 1.0
+    """Weight of the trajectory efficiency reward."""
+    format_penalty: float = -0.1
+    """Step reward of a reply with a missing tag or an unavailable action."""
+    communication: float = 0.01
+    """Step reward of a valid step that sends a message."""
+    judge_weight: float = 0.25
+    """Step reward per judge level (levels 0.1 .. 1.0)."""
+    judge: JudgeSpec = Field(default_factory=JudgeSpec)
+    """The step-level interactivity judge (the paper's E.3 prompt)."""
+    progress: NonNegativeFloat = 0.0
+    """Step reward per goal unit the team completed before the seat's next decision (the paper:
+    0; the released CWAH code: 0.2)."""
+    episode_level: Literal["efficiency", "efficiency_plus_step"] = "efficiency"
+    """What GiGPO's episode-level advantage compares: efficiency (the paper, 4.2.2: one value per
+    episode) or efficiency_plus_step (the released code: efficiency + each sample's step terms)."""
+
+
+class AlgoSpec(Strict):
+    """GiGPO advantages + PPO-clip loss with a KL penalty (paper settings by default)."""
+
+    name: Literal["gigpo", "grpo"] = "gigpo"
+    """gigpo (episode + step advantages) or grpo (episode advantage only)."""
+    omega: float = 1.0
+    """Weight of the step-level advantage."""
+    gamma: float = Field(0.0, ge=0, le=1)
+    """Discount of step rewards within an episode."""
+    norm: Literal["mean_std_norm", "mean_norm"] = "mean_std_norm"
+    """Advantage normalisation within a group."""
+    clip: PositiveFloat = 0.2
+    """PPO ratio clip."""
+    dual_clip: NonNegativeFloat = 3.0
+    """Dual-clip bound for negative advantages (0: off)."""
+    kl_coef: NonNegativeFloat = 0.01
+    """Weight of the KL penalty to the reference policy."""
+    entropy_coef: NonNegativeFloat = 0.0
+    """Weight of the entropy bonus."""
+    lr: PositiveFloat = Field(1e-6, le=1.0)
+    """Learning rate (above 1 nothing converges and Adam overflows float32)."""
+    weight_decay: NonNegativeFloat = 0.0
+    """AdamW weight decay."""
+    warmup_steps: NonNegativeInt = Field(0, le=MAX_ITERATIONS)
+    """Optimizer steps of linear learning-rate warm-up."""
+    mini_batch: PositiveInt = Field(32, le=MAX_BATCH)
+    """Samples per optimizer step."""
+    micro_batch: PositiveInt = Field(4, le=MAX_BATCH)
+    """Samples per forward pass."""
+    epochs: PositiveInt = Field(1, le=MAX_EPOCHS)
+    """Passes over one iteration's samples."""
+    grad_clip: PositiveFloat = 1.0
+    """Gradient norm clip."""
+    drop_uniform_groups: bool = False
+    """Dynamic sampling: skip groups with no nonzero advantage."""
+    old_logprobs: Literal["trainer", "rollout"] = "trainer"
+    """pi_old of the PPO ratio: trainer (recomputed before the update, as verl does) or rollout
+    (the sampling engine's, free but biased when sampler and trainer differ)."""
+    rollout_correction: Literal["none", "tis"] = "none"
+    """tis: weight each token's loss by min(pi_old / pi_rollout, tis_cap); needs old_logprobs=trainer."""
+    tis_cap: PositiveFloat = 2.0
+    """Cap of the truncated importance weight."""
+    nonfinite: Literal["stop", "skip"] = "stop"
+    """A mini-batch whose loss or gradient is not finite: stop the run, or skip its step (metric
+    skipped_steps). Non-finite weights stop the run either way and are never checkpointed."""
+
+    @model_validator(mode="after")
+    def _correction_needs_trainer_logprobs(self) -> AlgoSpec:
+        if self.rollout_correction == "tis" and self.old_logprobs != "trainer":
+            raise ValueError("rollout_correction=tis needs old_logprobs=trainer")
+        return self
+
+
+class DumpSpec(Strict):
+    """Sampled rollouts written for ``collabrl view`` while a run trains (rollouts.jsonl)."""
+
+    every: NonNegativeInt = Field(0, le=MAX_ITERATIONS)
+    """Write sampled rollouts every N iterations; 0: never."""
+    episodes: PositiveInt = Field(4, le=MAX_GROUPS * MAX_GROUPS)
+    """Episodes written each time."""
+
+
+class TrainSpec(Strict):
+    """The outer loop: iterations, checkpoints, resume, logging."""
+
+    iterations: PositiveInt = Field(100, le=MAX_ITERATIONS)
+    """Training iterations (one rollout + one update each)."""
+    checkpoint_every: NonNegativeInt = Field(10, le=MAX_ITERATIONS)
+    """Iterations between checkpoints; 0: only at the end."""
+    keep_checkpoints: PositiveInt = 2
+    """Newest checkpoints kept on disk."""
+    resume: bool = False
+    """Continue from the newest checkpoint in output_dir."""
+    wandb: Literal["auto", "online", "offline", "disabled"] = "auto"
+    """W&B mode; auto: online when WANDB_API_KEY is set, else offline."""
+    wandb_project: str = "collabrl"
+    """W&B project."""
+    max_failure_rate: float = Field(0.5, ge=0, le=1)
+    """Stop when, in one iteration, more than this share of one role's requests failed (policy,
+    LLM partner, judge); 1.0 never stops. Counts are logged either way."""
+    dump_rollouts: DumpSpec = Field(default_factory=DumpSpec)
+    """Sampled rollouts for the trajectory viewer."""

@@ -1,0 +1,76 @@
+"""The household game's recipe section and its entry in the game registry."""
+
+from __future__ import annotations
+
+import math
+from typing import Any, ClassVar, Literal
+
+from pydantic import Field, NonNegativeInt, PositiveFloat, field_validator
+
+from collabrl.envs.household.game import TIME_LIMIT, TRAINING_DECISIONS, HouseholdGame
+from collabrl.envs.household.tasks import get_task, load_tasks
+from collabrl.envs.registry import GameSection, Split
+from collabrl.numbers import PositiveInt
+from collabrl.sections import MAX_TICKS, SeatNames
+
+FREE_STEPS = 40  # an episode this short earns the full efficiency reward (the paper's 40 steps)
+EFFICIENCY_RATE = 0.025  # decay per step beyond FREE_STEPS (the paper's 0.025)
+
+
+class HouseholdSection(GameSection):
+    """CWAH-MultiPlayer: one household task, played by ``len(seats)`` seats."""
+
+    name: Literal["household"] = "household"
+    """The game: household."""
+    task: str = "0_read_book"
+    """A household task name (collabrl tasks lists them)."""
+    seats: SeatNames = Field(default_factory=lambda: ["Alice", "Bob"])
+    """Seat names, one per player (any number)."""
+    max_ticks: PositiveInt = Field(TIME_LIMIT, le=MAX_TICKS)
+    """Ticks per episode."""
+    max_decisions: PositiveInt = Field(TRAINING_DECISIONS, le=MAX_TICKS)
+    """Decisions per seat and episode (training's limit; evaluation sets a safety cap instead)."""
+    free_steps: NonNegativeInt = FREE_STEPS
+    """Efficiency reward: exp(-efficiency_rate * max(0, steps - free_steps)) on success, else 0."""
+    efficiency_rate: PositiveFloat = EFFICIENCY_RATE
+    """Decay of the efficiency reward per step beyond free_steps."""
+
+    title: ClassVar[str] = "CWAH-MultiPlayer (household)"
+    description: ClassVar[str] = (
+        "a household game: two players search the rooms and containers of an apartment for goal "
+        "objects and carry them to target places; each holds at most two objects, every action "
+        "takes game time, and sending a message costs one time step."
+    )
+    efficiency_metric: ClassVar[str] = "steps"
+    lower_is_better: ClassVar[bool] = True
+    efficiency_title: ClassVar[str | None] = "Step ↓"  # the paper's heading
+    # CWAH evaluation has only the tick limit; the decision cap is a safety net that a decision
+    # costing at least one tick cannot reach in an ordinary episode (it ends as "stalled")
+    eval_options: ClassVar[dict[str, Any]] = {"max_ticks": TIME_LIMIT, "max_decisions": TIME_LIMIT}
+    paper_table: ClassVar[int | None] = 6
+    expert: ClassVar[str | None] = "collabrl.envs.household.expert:HouseholdExpert"
+    persona: ClassVar[str | None] = "collabrl.agents.persona.household:HouseholdPersona"
+    events: ClassVar[str | None] = "collabrl.envs.household.events:own_events"
+
+    @field_validator("task")
+    @classmethod
+    def _known_task(cls, task: str) -> str:
+        try:
+            get_task(task)
+        except KeyError as exc:
+            raise ValueError(str(exc)) from None
+        return task
+
+    def make_game(self) -> HouseholdGame:
+        return HouseholdGame(
+            self.task, seats=self.seats, max_ticks=self.max_ticks, max_decisions=self.max_decisions
+        )
+
+    def efficiency(self, summary: dict[str, Any]) -> float:
+        if not summary["success"]:
+            return 0.0
+        return math.exp(-self.efficiency_rate * max(0, summary["steps"] - self.free_steps))
+
+    @classmethod
+    def tasks(cls, split: Split) -> tuple[str, ...]:
+        return tuple(t.name for t in load_tasks(split))

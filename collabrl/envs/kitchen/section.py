@@ -1,0 +1,87 @@
+"""The kitchen game's recipe section and its entry in the game registry."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Literal
+
+from pydantic import Field, PositiveFloat, ValidationInfo, field_validator
+
+from collabrl.envs.kitchen.game import EVAL_HORIZON, KitchenGame
+from collabrl.envs.kitchen.layouts import LAYOUT_NAMES, load_layout
+from collabrl.envs.registry import GameSection, Split
+from collabrl.numbers import PositiveInt
+from collabrl.sections import MAX_TICKS, SeatNames
+
+EFFICIENCY_SCALE = 100.0  # score / scale is the efficiency reward (a 3-onion soup pays 20)
+
+
+class KitchenSection(GameSection):
+    """Cook-MultiPlayer: one Overcooked layout."""
+
+    name: Literal["kitchen"] = "kitchen"
+    """The game: kitchen."""
+    layout: Literal[LAYOUT_NAMES] = "cramped_room"
+    """Type: ignore[valid-type]."""
+    """The Overcooked layout (the kitchen's task)."""
+    seats: SeatNames = Field(default_factory=lambda: ["Player 0", "Player 1"])
+    """One seat per chef start of the layout."""
+    horizon: PositiveInt = Field(EVAL_HORIZON, le=MAX_TICKS)
+    """Ticks per episode."""
+    cooking: Literal["auto", "interact"] = "auto"
+    """Auto: a full pot starts cooking by itself."""
+    motion: Literal["reference", "cooperative"] = "reference"
+    """Reference: the paper's skill controller (ProAgent's; chefs may block each other for good); cooperative: collabrl's (reserved paths, stepping aside, giving up, pickup(soup))."""
+    efficiency_scale: PositiveFloat = EFFICIENCY_SCALE
+    """Efficiency reward = score / this."""
+
+    title: ClassVar[str] = "Cook-MultiPlayer (kitchen)"
+    description: ClassVar[str] = (
+        "an Overcooked-style kitchen: two chefs put three onions in a pot, the soup cooks, then "
+        "someone fills a dish and delivers it for points; each chef carries one item, and sending "
+        "a message costs one time step."
+    )
+    task_key: ClassVar[str] = "layout"
+    efficiency_metric: ClassVar[str] = "score"
+    lower_is_better: ClassVar[bool] = False
+    eval_options: ClassVar[dict[str, Any]] = {"horizon": EVAL_HORIZON}
+    paper_table: ClassVar[int | None] = 7
+    expert: ClassVar[str | None] = "collabrl.envs.kitchen.expert:KitchenExpert"
+    persona: ClassVar[str | None] = "collabrl.agents.persona.kitchen:KitchenPersona"
+    events: ClassVar[str | None] = "collabrl.envs.kitchen.events:own_events"
+
+    @property
+    def task(self) -> str:
+        """The layout (the kitchen's task)."""
+        return self.layout
+
+    @field_validator("seats")
+    @classmethod
+    def _one_seat_per_start(cls, seats: list[str], info: ValidationInfo) -> list[str]:
+        """A layout has one chef start per seat; any other count fails when the game starts."""
+        if "layout" not in info.data:  # absent when the layout itself is invalid
+            return seats
+        layout = info.data["layout"]
+        starts = len(load_layout(layout).starts)
+        if len(seats) != starts:
+            raise ValueError(
+                f"layout {layout!r} has {starts} chef starts, so it needs {starts} seats, "
+                f"got {len(seats)}"
+            )
+        return seats
+
+    def make_game(self) -> KitchenGame:
+        return KitchenGame(
+            self.layout,
+            seats=self.seats,
+            horizon=self.horizon,
+            cook_mode=self.cooking,
+            motion=self.motion,
+        )
+
+    def efficiency(self, summary: dict[str, Any]) -> float:
+        return summary["score"] / self.efficiency_scale
+
+    @classmethod
+    def tasks(cls, split: Split) -> tuple[str, ...]:
+        """Every layout holds both train and test profiles (as in CollabBench)."""
+        return tuple(LAYOUT_NAMES)

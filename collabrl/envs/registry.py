@@ -1,0 +1,131 @@
+"""The game registry: every game collabrl can play, found by name.
+
+A game registers one :class:`GameSection` subclass (the pydantic model of a recipe's ``game:``
+section) under the entry-point group ``collabrl.games``::
+
+    [project.entry-points."collabrl.games"]
+    relay = "relay_game.section:RelaySection"
+
+That class is the one place where the rest of collabrl learns about the game: how to build it
+from a recipe, its tasks and splits, how an episode's summary becomes the efficiency reward and
+the benchmark's efficiency column, what the benchmark evaluation sets, and, by dotted path so
+that games import nothing above them, its rule-based expert, persona player and judge-event
+detector. A game installed from another package is found without any edit to collabrl.
+"""
+
+from __future__ import annotations
+
+import importlib
+from functools import cache
+from importlib.metadata import entry_points
+from typing import Any, ClassVar, Literal
+
+from collabrl.envs.base import Game
+from collabrl.errors import CollabrlError
+from collabrl.sections import Strict
+
+ENTRY_POINT_GROUP = "collabrl.games"
+Split = Literal["train", "test"]
+
+
+class GameSection(Strict):
+    """A recipe's ``game:`` section; each game subclasses it and registers the subclass.
+
+    Every section has ``name`` (the registered name, a ``Literal``), the task it plays (a field
+    named ``task``, or another field named by ``task_key`` plus a ``task`` property) and
+    ``seats`` (:data:`collabrl.sections.SeatNames`), declared in that order, then its own options,
+    each with a docstring line, and fills in the class-level facts below.
+    """
+
+    name: str
+
+    title: ClassVar[str]  # heading of the game's tables ("CWAH-MultiPlayer (household)")
+    description: ClassVar[str]  # one sentence on the rules, for judge prompts
+    task_key: ClassVar[str] = "task"  # the field naming the task (the kitchen calls it layout)
+    efficiency_metric: ClassVar[str]  # summary() key of the benchmark's efficiency column
+    lower_is_better: ClassVar[bool]  # direction of that column (steps: lower; score: higher)
+    efficiency_title: ClassVar[str | None] = None  # its heading; None: the metric and an arrow
+    # game-section values the benchmark evaluation plays with (its protocol, not training's)
+    eval_options: ClassVar[dict[str, Any]] = {}
+    paper_table: ClassVar[int | None] = None  # CollabBench's per-task table, when there is one
+    # "module:attribute" of add-ons that live above the games (loaded only when used)
+    expert: ClassVar[str | None] = None  # rule-based expert class, built with no arguments
+    persona: ClassVar[str | None] = None  # persona player class, built with a profile
+    events: ClassVar[str | None] = None  # (prev_state, state, prev_action) -> list of events
+
+    def for_task(self, task: str) -> GameSection:
+        """This section playing ``task`` instead (validated: ValueError when it cannot)."""
+        data = {**self.model_dump(), self.task_key: task}
+        return type(self).model_validate(data)
+
+    def make_game(self) -> Game:
+        """The game this section describes."""
+        raise NotImplementedError
+
+    def efficiency(self, summary: dict[str, Any]) -> float:
+        """The trajectory efficiency reward of an episode with this ``summary``."""
+        raise NotImplementedError
+
+    @classmethod
+    def tasks(cls, split: Split) -> tuple[str, ...]:
+        """The game's tasks of ``split`` (a task may belong to both)."""
+        raise NotImplementedError
+
+    @classmethod
+    def efficiency_heading(cls) -> str:
+        """Heading of the efficiency column in the benchmark tables ("Step ↓")."""
+        arrow = "↓" if cls.lower_is_better else "↑"
+        return cls.efficiency_title or f"{cls.efficiency_metric.capitalize()} {arrow}"
+
+    @classmethod
+    def all_tasks(cls) -> tuple[str, ...]:
+        """Every task of the game, train first."""
+        return tuple(dict.fromkeys((*cls.tasks("train"), *cls.tasks("test"))))
+
+
+@cache
+def registered_games() -> dict[str, type[GameSection]]:
+    """Every installed game by name (the ``collabrl.games`` entry points), loaded once."""
+    games: dict[str, type[GameSection]] = {}
+    for point in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda p: p.name):
+        try:
+            section = point.load()
+        except Exception as exc:  # a broken plug-in must not take the built-in games down
+            raise CollabrlError(
+                f"game {point.name!r} ({point.value}) failed to load: {type(exc).__name__}: {exc}"
+            ) from None
+        if not (isinstance(section, type) and issubclass(section, GameSection)):
+            raise CollabrlError(
+                f"game {point.name!r} ({point.value}) is not a collabrl GameSection subclass"
+            )
+        if "seats" not in section.model_fields:
+            raise CollabrlError(f"game {point.name!r} ({point.value}) declares no seats field")
+        if point.name in games and games[point.name] is not section:
+            raise CollabrlError(f"two installed packages register a game named {point.name!r}")
+        games[point.name] = section
+    if not games:
+        raise CollabrlError(
+            "no games are registered: collabrl is not installed (pip install -e . in the repo)"
+        )
+    return games
+
+
+def game_names() -> list[str]:
+    """Names of the installed games, sorted."""
+    return sorted(registered_games())
+
+
+def get_game(name: str) -> type[GameSection]:
+    """The section class of game ``name``; a one-line error names the installed games."""
+    games = registered_games()
+    if name not in games:
+        raise CollabrlError(f"unknown game {name!r}; installed games: {', '.join(sorted(games))}")
+    return games[name]
+
+
+def load_addon(path: str | None, what: str, game: str) -> Any:
+    """The object a section names by ``"module:attribute"`` (its expert, persona, ...)."""
+    if not path:
+        raise CollabrlError(f"the {game} game has no {what}")
+    module, _, attribute = path.partition(":")
+    return getattr(importlib.import_module(module), attribute)

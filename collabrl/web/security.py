@@ -1,0 +1,76 @@
+"""What keeps a local server local: a per-run token, strict page headers, rate limits.
+
+Why a token although the server binds 127.0.0.1: any page the person opens in the same browser
+could otherwise script requests to the port; the random token in the URL is the capability.
+The Content-Security-Policy forbids inline scripts, so even text that slipped past the pages'
+escaping (they only ever set ``textContent``) could not run.
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+from collections.abc import Callable
+
+from starlette.requests import HTTPConnection
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+HEADERS = {
+    "content-security-policy": (
+        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+        "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+    ),
+    "x-content-type-options": "nosniff",
+    "referrer-policy": "no-referrer",  # the token is in the URL: never send it elsewhere
+    "cache-control": "no-store",
+}
+
+
+def new_token() -> str:
+    """A fresh random token for one server run."""
+    return secrets.token_urlsafe(18)
+
+
+def has_token(conn: HTTPConnection, token: str) -> bool:
+    """Whether a request or WebSocket carries the run's token (``?token=``), compared in
+    constant time."""
+    given = conn.query_params.get("token", "")
+    return secrets.compare_digest(given.encode(), token.encode())
+
+
+class SecurityHeaders:
+    """ASGI middleware adding :data:`HEADERS` to every HTTP response."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                extra = [(k.encode(), v.encode()) for k, v in HEADERS.items()]
+                message["headers"] = [*message.get("headers", []), *extra]
+            await send(message)
+
+        await self.app(scope, receive, with_headers)
+
+
+class RateLimit:
+    """A token bucket: ``rate`` events per second on average, bursts of up to ``burst``."""
+
+    def __init__(self, rate: float, burst: int, clock: Callable[[], float] = time.monotonic):
+        self.rate, self.burst, self.clock = rate, burst, clock
+        self.level, self.last = float(burst), clock()
+
+    def allow(self) -> bool:
+        """Take one event if the bucket has room."""
+        now = self.clock()
+        self.level = min(self.burst, self.level + (now - self.last) * self.rate)
+        self.last = now
+        if self.level < 1:
+            return False
+        self.level -= 1
+        return True

@@ -1,0 +1,216 @@
+"""``collabrl serve``: the ASGI app where people play the human seats of a recipe.
+
+Routes (all but the static files need the run's token):
+- ``GET /``: start a new episode and go to its first human seat's page;
+- ``POST /api/sessions``: start a new episode, answer its seat URLs as JSON (scripted clients);
+- ``GET /play/{sid}/{seat}``: the seat's page (a reload comes back to the same episode);
+- ``WS /ws/{sid}/{seat}``: pushes the seat's state on every change, takes its decisions.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import secrets
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from urllib.parse import quote
+
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from starlette.routing import Mount, Route, WebSocketRoute
+from starlette.staticfiles import StaticFiles
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from collabrl.config import Recipe
+from collabrl.web.recording import Recorder
+from collabrl.web.security import RateLimit, SecurityHeaders, has_token
+from collabrl.web.session import DecisionError, SeatPlayers, Session
+
+STATIC = resources.files("collabrl.web") / "static"
+
+
+@dataclass
+class Limits:
+    """Per-connection decision rate and per-server episode starts (both token buckets)."""
+
+    decisions_per_s: float = 20.0
+    decision_burst: int = 20
+    episodes_per_s: float = 1.0
+    episode_burst: int = 30
+
+
+@dataclass
+class Sessions:
+    """Every episode this server started, by id; finished ones are recorded once."""
+
+    recipe: Recipe
+    seats: SeatPlayers
+    recorder: Recorder
+    limits: Limits
+    by_id: dict[str, Session] = field(default_factory=dict)
+    started: int = 0
+
+    def __post_init__(self) -> None:
+        self.starts = RateLimit(self.limits.episodes_per_s, self.limits.episode_burst)
+        self.partner_profile = _partner_profile(self.recipe)
+
+    async def new(self) -> Session:
+        from collabrl.factory import make_game
+
+        game = make_game(self.recipe.game)
+        seed = self.recipe.seed + self.started
+        self.started += 1
+        session = Session(
+            sid=secrets.token_urlsafe(9),
+            game=game,
+            players=self.seats.build(game, seed),
+            humans=self.seats.humans,
+            seed=seed,
+            kinds=self.seats.kinds,
+            on_finish=lambda s: self.recorder.append(s.record(self.partner_profile)),
+        )
+        self.by_id[session.sid] = session
+        await session.start()
+        return session
+
+
+def _partner_profile(recipe: Recipe):
+    """The profile of the first non-human seat that has one (the record's ``profile``)."""
+    from collabrl.profiles import get_profile
+
+    ids = [p.profile for p in recipe.players if p.kind != "human" and p.profile]
+    return get_profile(ids[0]) if ids else None
+
+
+def _closing(recorder: Recorder):
+    """A lifespan that waits for the recorder's last HF copy when the server stops."""
+
+    @asynccontextmanager
+    async def lifespan(app):
+        yield
+        recorder.close()
+
+    return lifespan
+
+
+def seat_path(session: Session, seat: str, token: str) -> str:
+    return f"/play/{session.sid}/{quote(seat, safe='')}?token={token}"
+
+
+def make_serve_app(recipe: Recipe, out: Path, token: str, limits: Limits | None = None):
+    """The app for ``recipe``; finished episodes are recorded under ``out``."""
+    sessions = Sessions(recipe, SeatPlayers(recipe), Recorder(out), limits or Limits())
+
+    def refuse() -> Response:
+        return Response("missing or wrong token: open the URL the server printed\n", 403)
+
+    async def start_episode(request: Request) -> Session | Response:
+        if not has_token(request, token):
+            return refuse()
+        if not sessions.starts.allow():
+            return Response("too many new episodes; wait a moment\n", 429)
+        return await sessions.new()
+
+    async def index(request: Request) -> Response:
+        session = await start_episode(request)
+        if isinstance(session, Response):
+            return session
+        return RedirectResponse(seat_path(session, session.humans[0], token), 303)
+
+    async def create(request: Request) -> Response:
+        session = await start_episode(request)
+        if isinstance(session, Response):
+            return session
+        paths = {seat: seat_path(session, seat, token) for seat in session.humans}
+        return JSONResponse({"session": session.sid, "seats": paths})
+
+    async def page(request: Request) -> Response:
+        if not has_token(request, token):
+            return refuse()
+        session = sessions.by_id.get(request.path_params["sid"])
+        if session is None or request.path_params["seat"] not in session.humans:
+            return Response("no such episode or seat on this server\n", 404)
+        return HTMLResponse((STATIC / "play.html").read_text(encoding="utf-8"))
+
+    async def socket(ws: WebSocket) -> None:
+        session = sessions.by_id.get(ws.path_params["sid"])
+        seat = ws.path_params["seat"]
+        if not has_token(ws, token) or session is None or seat not in session.humans:
+            await ws.close(code=1008)
+            return
+        await ws.accept()
+        limit = RateLimit(sessions.limits.decisions_per_s, sessions.limits.decision_burst)
+        await _serve_seat(ws, session, seat, limit)
+
+    app = Starlette(
+        routes=[
+            Route("/", index),
+            Route("/api/sessions", create, methods=["POST"]),
+            Route("/play/{sid}/{seat}", page),
+            WebSocketRoute("/ws/{sid}/{seat}", socket),
+            Mount("/static", StaticFiles(directory=str(STATIC)), name="static"),
+        ],
+        middleware=[Middleware(SecurityHeaders)],
+        lifespan=_closing(sessions.recorder),
+    )
+    app.state.sessions = sessions
+    return app
+
+
+async def _serve_seat(ws: WebSocket, session: Session, seat: str, limit: RateLimit) -> None:
+    """Push the seat's state on every change and take its decisions, until the page goes."""
+    send_lock = asyncio.Lock()
+
+    async def send(payload: dict) -> None:
+        async with send_lock:
+            await ws.send_text(json.dumps(payload))
+
+    async def push() -> None:
+        seen, cursor = -1, len(session.frames) - 1  # a (re)connected page gets the last frame
+        while True:
+            async with session.changed:
+                await session.changed.wait_for(lambda seen=seen: session.version != seen)
+                seen = session.version
+            state = session.view(seat, cursor)
+            await send(state)
+            if state["your_turn"]:
+                session.mark_shown(seat)
+            cursor = state.get("frame_count", 0)
+
+    async def take() -> None:
+        while True:
+            try:
+                data = json.loads(await ws.receive_text())
+            except (json.JSONDecodeError, UnicodeDecodeError):
+                await send({"type": "error", "message": "not a JSON message"})
+                continue
+            if not isinstance(data, dict) or data.get("type") != "decide":
+                await send({"type": "error", "message": "unknown request"})
+                continue
+            if not limit.allow():
+                await send({"type": "error", "message": "too many decisions; slow down"})
+                continue
+            action, message = data.get("action"), data.get("message", "")
+            if not isinstance(action, str) or not isinstance(message, str):
+                await send({"type": "error", "message": "action and message must be text"})
+                continue
+            try:
+                await session.decide(seat, action, message)
+            except DecisionError as exc:
+                await send({"type": "error", "message": str(exc)})
+
+    tasks = [asyncio.create_task(push()), asyncio.create_task(take())]
+    try:
+        done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+        for task in done:
+            exc = task.exception()
+            if exc is not None and not isinstance(exc, WebSocketDisconnect | RuntimeError):
+                raise exc
+    finally:
+        for task in tasks:
+            task.cancel()

@@ -1,0 +1,72 @@
+"""Running an app on uvicorn: in the foreground for the CLI, or on a thread for tests and
+benchmarks (both bind loopback unless told otherwise)."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from collabrl.errors import CollabrlError
+
+WS_MAX_BYTES = 64 * 1024  # one decision is a few hundred bytes; refuse frames far larger
+DEFAULT_HOST = "127.0.0.1"
+
+
+def require_web() -> None:
+    """One-line error when the ``web`` extra is missing."""
+    try:
+        import starlette  # noqa: F401
+        import uvicorn  # noqa: F401
+        import websockets  # noqa: F401
+    except ImportError as exc:
+        raise CollabrlError(
+            f"the web app needs the web extra ({exc.name} is missing): pip install 'collabrl[web]'"
+        ) from None
+
+
+def free_port(host: str) -> int:
+    """A port the OS says is free on ``host`` now."""
+    with socket.socket() as s:
+        s.bind((host, 0))
+        return s.getsockname()[1]
+
+
+def _server(app: Any, host: str, port: int):
+    import uvicorn
+
+    config = uvicorn.Config(
+        app, host=host, port=port, ws_max_size=WS_MAX_BYTES, log_level="warning", lifespan="on"
+    )
+    return uvicorn.Server(config)
+
+
+def run_foreground(app: Any, host: str, port: int, path: str, what: str) -> None:
+    """Serve ``app`` until Ctrl-C, after printing the URL to open."""
+    port = port or free_port(host)
+    server = _server(app, host, port)
+    shown = f"[{host}]" if ":" in host else host
+    print(f"{what}: open http://{shown}:{port}{path}", flush=True)
+    server.run()
+
+
+@contextmanager
+def background(app: Any, host: str = DEFAULT_HOST) -> Iterator[str]:
+    """Serve ``app`` on a thread for the block; yields its base URL (``http://host:port``)."""
+    port = free_port(host)
+    server = _server(app, host, port)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started:
+        if not thread.is_alive() or time.monotonic() > deadline:
+            raise RuntimeError("the web server did not start")
+        time.sleep(0.01)
+    try:
+        yield f"http://{host}:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=20)

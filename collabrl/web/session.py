@@ -1,0 +1,298 @@
+"""One episode with human seats, driven through the game API like any other episode.
+
+The game waits for a human seat exactly as ``play_episode`` waits for any player: every pending
+seat decides, then ``game.step``. Non-human seats answer server-side as soon as their observation
+exists (LLM players on a worker thread); when only human seats are owed a decision, the session
+stops and the pages show those seats their observation. A human decision is written in the agent
+response format and parsed by the same parser as any seat's reply, so it is recorded the same
+way, with the seconds it took (from the observation first being sent to the decision arriving).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from collabrl.agents.llm_player import LLMPlayer
+from collabrl.agents.player import Player
+from collabrl.agents.protocol import parse_observed
+from collabrl.config import PlayerSpec, Recipe
+from collabrl.envs.base import (
+    MAX_MESSAGE_CHARS,
+    Decision,
+    Game,
+    Observation,
+    format_response,
+    sends_message,
+)
+from collabrl.errors import CollabrlError
+from collabrl.rollout.episode import Turn
+from collabrl.web.frames import Frame, capture_frames, kitchen_layout, lettered_actions, sections
+
+MAX_ACTION_CHARS = 200  # longer than any offered action; a page never sends more
+
+
+class DecisionError(CollabrlError):
+    """A decision the session refuses (not this seat's turn, too long): told to the page only."""
+
+
+@dataclass
+class SeatSlot:
+    """What one human seat is shown now, and since when (for the decision time)."""
+
+    obs: Observation | None = None
+    shown_at: float | None = None
+
+
+@dataclass
+class Session:
+    """One episode of ``game`` with ``players`` in the non-human seats and people in ``humans``."""
+
+    sid: str
+    game: Game
+    players: dict[str, Player]
+    humans: list[str]
+    seed: int
+    kinds: dict[str, str]  # seat -> player label (human, expert, persona:<id>, llm:<model>)
+    on_finish: Callable[[Session], None]
+    turns: list[dict[str, Any]] = field(default_factory=list)
+    frames: list[Frame] = field(default_factory=list)
+    seats: dict[str, SeatSlot] = field(default_factory=dict)
+    version: int = 0  # bumped on every change; pages are pushed a new state
+    changed: asyncio.Condition = field(default_factory=asyncio.Condition)
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    started: float = field(default_factory=time.time)
+
+    async def start(self) -> None:
+        """Reset the game and players, then play non-human seats until a human is owed."""
+        self._pending = self.game.reset(seed=self.seed)
+        self._decisions: dict[str, Decision] = {}
+        self.seats = {seat: SeatSlot() for seat in self.humans}
+        capture_frames(self.game, self.frames.append)
+        for seat, player in self.players.items():
+            player.reset(seat, self.seed)
+        async with self.lock:
+            await self._advance()
+
+    @property
+    def done(self) -> bool:
+        return self.game.done
+
+    def waiting_for(self) -> list[str]:
+        """Human seats owed a decision now."""
+        return [s for s in self.humans if s in self._pending and s not in self._decisions]
+
+    def mark_shown(self, seat: str) -> None:
+        """The observation of ``seat`` reached a page: its decision time starts now (once)."""
+        slot = self.seats[seat]
+        if slot.obs is not None and slot.shown_at is None:
+            slot.shown_at = time.perf_counter()
+
+    async def decide(self, seat: str, action: str, message: str) -> None:
+        """A human seat's decision; raises :class:`DecisionError` when it cannot be taken."""
+        if len(message) > MAX_MESSAGE_CHARS:
+            raise DecisionError(f"a message holds at most {MAX_MESSAGE_CHARS} characters")
+        if len(action) > MAX_ACTION_CHARS:
+            raise DecisionError("unknown action")
+        async with self.lock:
+            if seat not in self.waiting_for():
+                raise DecisionError("it is not your turn" if not self.done else "episode is over")
+            slot = self.seats[seat]
+            now = time.perf_counter()
+            elapsed = now - (slot.shown_at if slot.shown_at is not None else now)
+            self._take(seat, format_response("", message, action), "human", round(elapsed, 3))
+            slot.obs, slot.shown_at = None, None
+            await self._advance()
+
+    def _take(self, seat: str, response: str, player: str, seconds: float | None) -> None:
+        """Parse one seat's reply as every game does and keep it as a turn."""
+        obs = self._pending[seat]
+        parsed = parse_observed(response, obs)
+        self._decisions[seat] = parsed.decision()
+        turn = Turn(
+            obs.tick,
+            seat,
+            response,
+            parsed.think,
+            parsed.message,
+            parsed.action,
+            parsed.valid,
+            parsed.errors,
+        )
+        self.turns.append(
+            {**asdict(turn), "player": player, "decision_s": seconds, "observation": obs.text}
+        )
+
+    async def _advance(self) -> None:
+        """Let non-human seats decide and step the game until a human seat is owed (or the end)."""
+        while not self.game.done:
+            for seat, obs in list(self._pending.items()):
+                if seat in self.humans or seat in self._decisions:
+                    continue
+                player = self.players[seat]
+                if isinstance(player, LLMPlayer):
+                    response = await asyncio.to_thread(player.act, obs)
+                else:  # scripted players answer in microseconds: no thread hop
+                    response = player.act(obs)
+                self._take(seat, response, self.kinds[seat], None)
+            owed = self.waiting_for()
+            if owed:
+                for seat in owed:
+                    self.seats[seat].obs = self._pending[seat]
+                break
+            self._pending = self.game.step(self._decisions).observations
+            self._decisions = {}
+        if self.game.done:
+            self.on_finish(self)
+        async with self.changed:
+            self.version += 1
+            self.changed.notify_all()
+
+    def view(self, seat: str, frames_from: int) -> dict[str, Any]:
+        """Everything the page of ``seat`` shows (text only: the page escapes all of it)."""
+        slot = self.seats[seat]
+        obs = slot.obs
+        state: dict[str, Any] = {
+            "type": "state",
+            "version": self.version,
+            "game": self.game.name,
+            "seat": seat,
+            "seats": list(self.game.agents),
+            "kinds": self.kinds,
+            "tick": self.game.tick,
+            "limit": _limit(self.game),
+            "done": self.game.done,
+            "your_turn": obs is not None,
+            "waiting_for": self.waiting_for(),
+            "intro": self.game.intro(seat),
+            "observation": None,
+            "summary": self.game.summary() if self.game.done else None,
+        }
+        if obs is not None:
+            state["observation"] = {
+                "tick": obs.tick,
+                "sections": sections(obs.text),
+                "actions": lettered_actions(obs.actions, obs.message_action),
+                "message_action": obs.message_action,
+            }
+        if self.game.name == "kitchen":
+            state["kitchen"] = kitchen_layout(self.game)
+            state["frames"] = self.frames[max(0, min(frames_from, len(self.frames) - 1)) :]
+            state["frame_count"] = len(self.frames)
+            state["score"] = self.game.summary()["score"]
+        state["chat"] = _chat(self.game)
+        return state
+
+    def record(self, profile: Any | None) -> dict[str, Any]:
+        """The episode in the evaluation's trajectory schema, from the (first) human's seat."""
+        from collabrl import __version__
+
+        summary = self.game.summary()
+        me = self.humans[0]
+        mine = [t for t in self.turns if t["seat"] == me]
+        sent = sum(sends_message(t["action"], t["message"], self.game.message_action) for t in mine)
+        return {
+            "game": self.game.name,
+            "task": summary.get("task") or summary.get("layout"),
+            "profile": getattr(profile, "id", None),
+            "player_type": getattr(profile, "player_type", None),
+            "seat": f"Agent {self.game.agents.index(me) + 1}",
+            "seat_name": me,
+            "seed": self.seed,
+            "efficiency": float(summary["steps"] if "steps" in summary else summary["score"]),
+            "message_ratio": sent / len(mine) if mine else 0.0,
+            "tokens_per_step_k": 0.0,
+            "scores": {},
+            "summary": summary,
+            "turns": self.turns,
+            "windows": [],
+            "players": self.kinds,
+            "frames": self.frames,
+            "stamp": {
+                "source": "human",
+                "session": self.sid,
+                "collabrl": __version__,
+                "policy": "human",
+                "partners": ", ".join(k for s, k in self.kinds.items() if s not in self.humans),
+                "started": time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(self.started)),
+            },
+        }
+
+
+def _limit(game: Game) -> int:
+    """The episode's time limit: household ticks, kitchen horizon."""
+    return int(getattr(game, "max_ticks", 0) or getattr(game, "horizon", 0))
+
+
+def _chat(game: Game) -> list[dict[str, Any]]:
+    """Every message sent so far, oldest first (tick, speaker, text)."""
+    if game.name == "kitchen":
+        return [{"tick": t, "speaker": s, "text": m} for t, s, m in game.chat]  # type: ignore[attr-defined]
+    return [{"tick": t, "speaker": s, "text": m} for t, s, m in game.dialogue]  # type: ignore[attr-defined]
+
+
+def player_label(spec: PlayerSpec) -> str:
+    """How a seat's player is named on pages and in records (never engine options or keys)."""
+    if spec.kind == "persona":
+        return f"persona:{spec.profile}"
+    if spec.kind == "llm" and spec.engine is not None:
+        return f"llm:{spec.engine.backend}:{spec.engine.model}"
+    return spec.kind
+
+
+class SeatPlayers:
+    """Builds the non-human players of a recipe for each new episode.
+
+    LLM players are built once (their engine loads a model) and copied per episode with the new
+    game: a copy shares the engine, and a per-engine lock keeps one generation at a time on it.
+    Scripted players are cheap and stateful, so each episode gets fresh ones.
+    """
+
+    def __init__(self, recipe: Recipe) -> None:
+        from collabrl.factory import make_game, make_player
+
+        self.recipe = recipe
+        specs = dict(zip(recipe.game.seats, recipe.players, strict=True))
+        self.humans = [s for s, p in specs.items() if p.kind == "human"]
+        if not self.humans:
+            raise CollabrlError(
+                "the recipe has no human seat: set one of players.N.kind=human "
+                "(e.g. collabrl serve household_human)"
+            )
+        self.specs = {s: p for s, p in specs.items() if p.kind != "human"}
+        self.kinds = {s: player_label(p) for s, p in specs.items()}
+        prototype = make_game(recipe.game)
+        self._llm = {
+            seat: (make_player(spec, recipe.game, prototype, recipe.seed), threading.Lock())
+            for seat, spec in self.specs.items()
+            if spec.kind == "llm"
+        }
+
+    def build(self, game: Game, seed: int) -> dict[str, Player]:
+        """Players for the non-human seats of a new episode of ``game``."""
+        from collabrl.factory import make_player
+
+        players: dict[str, Player] = {}
+        for seat, spec in self.specs.items():
+            if seat in self._llm:
+                players[seat] = _SharedEngine(*self._llm[seat], game)
+            else:
+                players[seat] = make_player(spec, self.recipe.game, game, seed)
+        return players
+
+
+class _SharedEngine(LLMPlayer):
+    """A copy of an LLM player for another game; its engine calls run one at a time, since
+    sessions share the engine."""
+
+    def __init__(self, template: LLMPlayer, guard: threading.Lock, game: Game) -> None:
+        self.__dict__.update(template.__dict__)
+        self.game, self.guard, self.calls = game, guard, []
+
+    def act(self, obs: Observation) -> str:
+        with self.guard:
+            return super().act(obs)

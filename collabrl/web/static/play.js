@@ -1,0 +1,193 @@
+"use strict";
+// The human seat's page: renders the pushed state and sends decisions over one WebSocket.
+// A dropped connection reconnects by itself and the server resends the episode's state.
+
+const [, , sid, seatPart] = location.pathname.split("/");
+const seat = decodeURIComponent(seatPart);
+const token = pageToken();
+const WAIT_ACTION = "wait(x)";
+let socket = null;
+let state = null;
+let backoff = 250;
+let sent = false; // a decision is on its way: ignore further clicks until the next state
+let frameQueue = [];
+let frameTimer = null;
+let keyBuffer = "";
+let keyTimer = null;
+
+function $(id) { return document.getElementById(id); }
+
+function connect() {
+  const scheme = location.protocol === "https:" ? "wss:" : "ws:";
+  const url = `${scheme}//${location.host}/ws/${sid}/${encodeURIComponent(seat)}?token=${encodeURIComponent(token)}`;
+  socket = new WebSocket(url);
+  socket.onopen = () => { backoff = 250; $("status").textContent = "connected"; };
+  socket.onmessage = (event) => {
+    const msg = JSON.parse(event.data);
+    if (msg.type === "state") render(msg);
+    else if (msg.type === "error") showError(msg.message);
+  };
+  socket.onclose = () => {
+    $("status").textContent = "reconnecting…";
+    setTimeout(connect, backoff);
+    backoff = Math.min(backoff * 2, 4000);
+  };
+}
+
+function showError(text) {
+  $("error").textContent = text;
+  sent = false;
+  setEnabled(state && state.your_turn);
+}
+
+function decide(action, message) {
+  if (!state || !state.your_turn || sent || !socket || socket.readyState !== WebSocket.OPEN) return;
+  sent = true;
+  setEnabled(false);
+  $("error").textContent = "";
+  socket.send(JSON.stringify({ type: "decide", action, message: message || "" }));
+}
+
+function setEnabled(on) {
+  for (const button of document.querySelectorAll("#actions button, #send")) button.disabled = !on;
+}
+
+function render(msg) {
+  state = msg;
+  sent = false;
+  document.body.dataset.version = String(msg.version);
+  $("title").textContent = `${msg.game}: you are ${msg.seat}`;
+  const left = msg.limit - msg.tick;
+  $("clock").textContent = msg.game === "kitchen"
+    ? `tick ${msg.tick} of ${msg.limit} (${left} left)`
+    : `step ${msg.tick} of ${msg.limit}`;
+  $("score").textContent = msg.game === "kitchen" ? `score ${msg.score}` : "";
+  $("turn").textContent = msg.done ? "Episode over"
+    : msg.your_turn ? "Your turn"
+    : `Waiting for ${msg.waiting_for.length ? msg.waiting_for.join(", ") : "your teammates"}…`;
+  $("turn").className = msg.your_turn ? "mine" : "";
+  $("intro").textContent = msg.intro;
+  renderObservation(msg.observation);
+  renderActions(msg.observation);
+  renderChat(msg.chat);
+  if (msg.game === "kitchen") queueFrames(msg.kitchen, msg.frames);
+  renderResult(msg);
+  setEnabled(msg.your_turn);
+}
+
+function renderObservation(obs) {
+  const box = $("observation");
+  if (!obs) {
+    box.classList.add("stale");
+    return;
+  }
+  box.classList.remove("stale");
+  clear(box);
+  for (const block of obs.sections) {
+    const section = el("section", undefined, "obs-block");
+    if (block.title) section.appendChild(el("h3", block.title));
+    const list = el("ul");
+    for (const line of block.lines) list.appendChild(el("li", line.replace(/^- /, "")));
+    section.appendChild(list);
+    box.appendChild(section);
+  }
+}
+
+function renderActions(obs) {
+  const box = $("actions");
+  clear(box);
+  if (!obs) return;
+  for (const { letter, action } of obs.actions) {
+    const button = el("button", undefined, "action");
+    button.type = "button";
+    button.dataset.key = letter;
+    button.dataset.action = action;
+    button.appendChild(el("kbd", letter));
+    button.appendChild(el("span", action));
+    if (action === WAIT_ACTION) {
+      const ticks = el("input");
+      ticks.type = "number"; ticks.min = "1"; ticks.max = "20"; ticks.value = "1"; ticks.id = "wait-ticks";
+      ticks.addEventListener("click", (e) => e.stopPropagation());
+      button.addEventListener("click", () => decide(`wait(${Math.max(1, Math.min(20, Number(ticks.value) || 1))})`));
+      box.appendChild(button);
+      box.appendChild(ticks);
+    } else {
+      button.addEventListener("click", () => decide(action));
+      box.appendChild(button);
+    }
+  }
+}
+
+function renderChat(lines) {
+  const box = $("chat");
+  clear(box);
+  for (const line of lines) {
+    const item = el("li");
+    item.appendChild(el("span", `[${line.tick}] `, "tick"));
+    item.appendChild(el("b", `${line.speaker}: `));
+    item.appendChild(el("span", line.text, "said"));
+    box.appendChild(item);
+  }
+  box.scrollTop = box.scrollHeight;
+}
+
+function renderResult(msg) {
+  const box = $("result");
+  if (!msg.done) { box.hidden = true; return; }
+  clear(box);
+  const s = msg.summary;
+  const outcome = msg.game === "kitchen"
+    ? `Final score ${s.score} (${s.soups_delivered} soups in ${s.ticks} ticks).`
+    : s.success ? `Success in ${s.steps} steps!` : `Not finished: ${s.outcome} after ${s.ticks} steps.`;
+  box.appendChild(el("p", outcome));
+  const again = el("a", "Play another episode");
+  again.href = `/?token=${encodeURIComponent(token)}`;
+  box.appendChild(again);
+  box.hidden = false;
+}
+
+function queueFrames(layout, frames) {
+  const svg = $("kitchen");
+  svg.removeAttribute("hidden");
+  frameQueue.push(...frames);
+  if (frameTimer) return;
+  const tick = () => {
+    const frame = frameQueue.shift();
+    if (frame) drawKitchen(svg, layout, frame);
+    frameTimer = frameQueue.length ? setTimeout(tick, 40) : null;
+  };
+  tick();
+}
+
+$("message-form").addEventListener("submit", (event) => {
+  event.preventDefault();
+  const text = $("message").value.trim();
+  if (!text || !state || !state.observation) return;
+  decide(state.observation.message_action, text);
+  $("message").value = "";
+  $("message").blur(); // letters choose actions again
+
+});
+
+$("message").addEventListener("keydown", (event) => {
+  if (event.key === "Enter" && !event.shiftKey) {
+    event.preventDefault();
+    $("message-form").requestSubmit();
+  }
+});
+
+document.addEventListener("keydown", (event) => {
+  const typing = ["TEXTAREA", "INPUT"].includes(event.target.tagName);
+  if (typing || event.ctrlKey || event.metaKey || event.altKey) return;
+  if (!/^[a-zA-Z]$/.test(event.key)) return;
+  keyBuffer += event.key.toUpperCase();
+  clearTimeout(keyTimer);
+  const exact = document.querySelector(`#actions button[data-key="${keyBuffer}"]`);
+  const longer = [...document.querySelectorAll("#actions button")].some(
+    (b) => b.dataset.key.startsWith(keyBuffer) && b.dataset.key !== keyBuffer);
+  if (exact && !longer) { keyBuffer = ""; exact.click(); return; }
+  if (!exact && !longer) { keyBuffer = ""; return; }
+  keyTimer = setTimeout(() => { if (exact) exact.click(); keyBuffer = ""; }, 600);
+});
+
+connect();

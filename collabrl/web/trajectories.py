@@ -1,0 +1,123 @@
+"""The viewer's data: every trajectory file under a path, read into one list of episodes.
+
+Files: ``trajectories.jsonl`` (``collabrl eval`` and ``collabrl serve``), ``rollouts.jsonl``
+(training dumps) and ``episodes.jsonl`` (``collabrl play``). They are re-read when they change,
+so a training run or a serve session can be watched while it writes; a torn last line (a writer
+mid-append) is skipped until it is whole.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from collabrl.errors import CollabrlError
+from collabrl.records import read_jsonl
+
+NAMES = ("trajectories.jsonl", "rollouts.jsonl", "episodes.jsonl")
+MAX_FILES = 500  # a folder with more is probably not a run folder
+LIST_FIELDS = (
+    "game",
+    "task",
+    "profile",
+    "player_type",
+    "seat",
+    "seat_name",
+    "seed",
+    "iteration",
+    "efficiency",
+)
+
+
+def find_files(path: Path) -> list[Path]:
+    """The trajectory files at ``path`` (a file, or a folder searched recursively)."""
+    if path.is_file():
+        return [path]
+    if not path.is_dir():
+        raise CollabrlError(f"{path}: no such file or folder")
+    found = sorted(p for name in NAMES for p in path.rglob(name) if ".old-" not in str(p))
+    if len(found) > MAX_FILES:
+        raise CollabrlError(f"{path}: more than {MAX_FILES} trajectory files; name a run folder")
+    return found
+
+
+def source_of(path: Path, record: dict[str, Any]) -> str:
+    """eval, human, train or play."""
+    if path.name == "rollouts.jsonl":
+        return "train"
+    if path.name == "episodes.jsonl":
+        return "play"
+    stamp = record.get("stamp") or {}
+    return stamp.get("source", "eval") if isinstance(stamp, dict) else "eval"
+
+
+def normalise(path: Path, record: dict[str, Any]) -> dict[str, Any]:
+    """A record in the trajectory schema (``collabrl play`` episodes lack the job fields)."""
+    source = source_of(path, record)
+    if source == "play":
+        summary = record.get("summary", {})
+        record = {
+            "game": "kitchen" if "layout" in summary else "household",
+            "task": summary.get("task") or summary.get("layout"),
+            "seed": record.get("seed"),
+            "summary": summary,
+            "turns": record.get("turns", []),
+            "efficiency": summary.get("steps", summary.get("score")),
+        }
+    return {**record, "source": source}
+
+
+def success(record: dict[str, Any]) -> bool | None:
+    summary = record.get("summary") or {}
+    return summary.get("success") if "success" in summary else None
+
+
+@dataclass
+class Library:
+    """The episodes under one path, cached per file by (mtime, size)."""
+
+    root: Path
+    _cache: dict[Path, tuple[tuple[float, int], list[dict[str, Any]]]] = field(default_factory=dict)
+
+    def episodes(self) -> list[dict[str, Any]]:
+        out = []
+        for path in find_files(self.root):
+            try:
+                st = os.stat(path)
+            except OSError:
+                continue
+            key = (st.st_mtime, st.st_size)
+            cached = self._cache.get(path)
+            if cached is None or cached[0] != key:
+                records = [normalise(path, r) for r in read_jsonl(path, torn_tail=True)]
+                self._cache[path] = (key, records)
+            for i, record in enumerate(self._cache[path][1]):
+                out.append(
+                    {
+                        **record,
+                        "file": str(
+                            path.relative_to(self.root) if path != self.root else path.name
+                        ),
+                        "index": i,
+                    }
+                )
+        return out
+
+    def listing(self) -> list[dict[str, Any]]:
+        """One light row per episode (no turns) for the list and its filters."""
+        rows = []
+        for n, r in enumerate(self.episodes()):
+            row = {k: r.get(k) for k in LIST_FIELDS}
+            row.update(id=n, source=r["source"], file=r["file"], success=success(r))
+            row["score"] = (r.get("summary") or {}).get("score")
+            row["decisions"] = len(r.get("turns", []))
+            rows.append(row)
+        return rows
+
+    def episode(self, n: int) -> dict[str, Any]:
+        episodes = self.episodes()
+        if not 0 <= n < len(episodes):
+            raise KeyError(n)
+        return episodes[n]

@@ -1,0 +1,92 @@
+"""A person's seat in the browser: whole episodes by clicking and typing, reloads, escaping."""
+
+from __future__ import annotations
+
+import json
+
+from playwright.sync_api import expect
+
+from collabrl.envs.household.expert import HouseholdExpert
+from collabrl.web.server import background
+from tests.web.helpers import TOKEN, only_session, play_decision, serve_app
+
+XSS = '<script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2">'
+
+
+def records(folder) -> list[dict]:
+    lines = (folder / "trajectories.jsonl").read_text().splitlines()
+    return [json.loads(line) for line in lines]
+
+
+def test_household_episode_beside_the_expert_to_success(tmp_path, page, shot) -> None:
+    app = serve_app(tmp_path, "household_human", "players.1.kind=expert", "players.1.profile=null")
+    with background(app) as base:
+        page.goto(f"{base}/?token={TOKEN}")
+        expect(page.get_by_test_id("turn")).to_have_text("Your turn")
+        shot(page, "household_start")
+        session = only_session(app)
+        # a message with markup: shown as text, never run
+        version = page.locator("body").get_attribute("data-version")
+        page.get_by_test_id("message").fill(XSS)
+        page.get_by_test_id("send").click()
+        expect(page.locator("body")).not_to_have_attribute("data-version", version)
+        expect(page.get_by_test_id("chat")).to_contain_text(XSS)
+        assert page.evaluate("window.__pwned") is None
+        me = HouseholdExpert()
+        me.reset("Alice", session.seed)
+        while not session.done:
+            play_decision(page, session, "Alice", me)
+        expect(page.get_by_test_id("result")).to_contain_text("Success")
+        shot(page, "household_end")
+        assert page.evaluate("window.__pwned") is None
+    (record,) = records(tmp_path)
+    assert record["summary"]["success"] and record["seat_name"] == "Alice"
+    mine = [t for t in record["turns"] if t["seat"] == "Alice"]
+    assert mine[0]["message"] == XSS and mine[0]["action"] == "[send_message]"
+    assert all(t["player"] == "human" and t["decision_s"] >= 0 for t in mine)
+    assert all(t["decision_s"] is None for t in record["turns"] if t["seat"] == "Bob")
+    assert record["summary"]["decisions"]["Alice"] == len(mine)
+    assert (tmp_path / "trajectories_hf" / "dataset_info.json").exists()
+
+
+def test_kitchen_episode_for_a_set_number_of_ticks(tmp_path, page, shot) -> None:
+    app = serve_app(tmp_path, "kitchen_human", "game.horizon=30")
+    with background(app) as base:
+        page.goto(f"{base}/?token={TOKEN}")
+        expect(page.get_by_test_id("turn")).to_have_text("Your turn")
+        expect(page.get_by_test_id("chef-0")).to_be_visible()
+        expect(page.get_by_test_id("chef-1")).to_be_visible()
+        session = only_session(app)
+        decisions = 0
+        while not session.done:
+            version = page.locator("body").get_attribute("data-version")
+            page.keyboard.type("A")  # the first legal skill each time (or wait)
+            expect(page.locator("body")).not_to_have_attribute("data-version", version)
+            decisions += 1
+            if decisions == 3:
+                shot(page, "kitchen_mid")
+        expect(page.get_by_test_id("result")).to_contain_text("Final score")
+        expect(page.get_by_test_id("clock")).to_contain_text("tick 30 of 30")
+    (record,) = records(tmp_path)
+    assert record["summary"]["ticks"] == 30
+    assert [f["tick"] for f in record["frames"]] == list(range(31))
+    assert sum(t["seat"] == "Player 0" for t in record["turns"]) == decisions
+
+
+def test_a_reload_resumes_the_same_episode(tmp_path, page) -> None:
+    app = serve_app(tmp_path, "household_human")
+    with background(app) as base:
+        page.goto(f"{base}/?token={TOKEN}")
+        expect(page.get_by_test_id("turn")).to_have_text("Your turn")
+        session = only_session(app)
+        me = HouseholdExpert()
+        me.reset("Alice", session.seed)
+        for _ in range(2):
+            play_decision(page, session, "Alice", me)
+        url, clock = page.url, page.get_by_test_id("clock").inner_text()
+        page.reload()
+        expect(page.get_by_test_id("turn")).to_have_text("Your turn")
+        expect(page.get_by_test_id("clock")).to_have_text(clock)
+        assert page.url == url and len(app.state.sessions.by_id) == 1
+        play_decision(page, session, "Alice", me)
+        assert sum(t["seat"] == "Alice" for t in session.turns) == 3
