@@ -79,13 +79,20 @@ def _scalar_items(summary: dict) -> dict:
 
 
 @cli.command()
+@click.option("--game", default=None, help="One registered game (default: all).")
 @click.option("--split", type=click.Choice(["train", "test"]), default=None)
-def tasks(split: str | None) -> None:
-    """List the household task set (name, split, goal)."""
-    from collabrl.envs.household.tasks import load_tasks
+def tasks(game: str | None, split: str | None) -> None:
+    """List the tasks of the installed games (game, task, splits, what it asks for)."""
+    from collabrl.envs.registry import game_names, get_game
 
-    rows = [(t.name, t.split, t.goal_text) for t in load_tasks(split)]
-    click.echo(tabulate(rows, headers=["task", "split", "goal"], tablefmt="github"))
+    rows = []
+    for name in [game] if game else game_names():
+        section = get_game(name)
+        for task in section.all_tasks():
+            splits = [s for s in ("train", "test") if task in section.tasks(s)]
+            if split is None or split in splits:
+                rows.append((name, task, "/".join(splits), section.task_summary(task)))
+    click.echo(tabulate(rows, headers=["game", "task", "split", "goal"], tablefmt="github"))
 
 
 @cli.command()

@@ -83,7 +83,7 @@ class StepResult:
 class Game(Protocol):
     """Protocol shared by the household and kitchen games."""
 
-    name: str  # "household" or "kitchen": selects game-specific rewards and judge rules
+    name: str  # the registered name (collabrl.envs.registry): selects the game's section
     agents: list[str]
     tick: int
     message_action: str  # the available action that delivers the <message> text

@@ -78,6 +78,11 @@ class GameSection(Strict):
         return cls.efficiency_title or f"{cls.efficiency_metric.capitalize()} {arrow}"
 
     @classmethod
+    def task_summary(cls, task: str) -> str:
+        """One line on what ``task`` asks for (``collabrl tasks``); empty when nothing to add."""
+        return ""
+
+    @classmethod
     def all_tasks(cls) -> tuple[str, ...]:
         """Every task of the game, train first."""
         return tuple(dict.fromkeys((*cls.tasks("train"), *cls.tasks("test"))))

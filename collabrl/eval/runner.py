@@ -22,7 +22,7 @@ from collabrl.eval.players import (
     RecordingPlayer,
     generated_tokens,
 )
-from collabrl.profiles import Profile, interleaved_by_type, load_profiles
+from collabrl.profiles import Profile, has_profiles, interleaved_by_type, load_profiles
 from collabrl.rewards.judges import StepView, WindowJudgement, step_views
 from collabrl.rollout.episode import EpisodeRecord, play_episode
 
@@ -76,9 +76,10 @@ def select_jobs(spec: EvalSpec) -> list[Job]:
     partner that needs none (the expert, or the profile-free LLM)."""
     jobs = []
     for game in spec.games or ():
+        library = has_profiles(game)
         tasks = [t for t in get_game(game).tasks("test") if spec.tasks is None or t in spec.tasks]
         for task in tasks:
-            profiles = load_profiles(game=game, split="test", task=task)
+            profiles = load_profiles(game=game, split="test", task=task) if library else []
             if spec.profiles is not None:
                 profiles = [p for p in profiles if p.id in spec.profiles]
             if spec.max_profiles:  # a small sample still spans the player types

@@ -1,6 +1,12 @@
 """Simulated-partner profiles: schema, validated loading, and the shipped CollabBench-style library."""
 
-from collabrl.profiles.loader import ProfileError, get_profile, load_profiles, read_profile_file
+from collabrl.profiles.loader import (
+    ProfileError,
+    get_profile,
+    has_profiles,
+    load_profiles,
+    read_profile_file,
+)
 from collabrl.profiles.schema import (
     PLAYER_TYPES,
     TRAITS,
@@ -28,6 +34,7 @@ __all__ = [
     "Profile",
     "ProfileError",
     "get_profile",
+    "has_profiles",
     "interleaved_by_type",
     "load_profiles",
     "read_profile_file",

@@ -58,6 +58,11 @@ def load_profiles(
     return chosen
 
 
+def has_profiles(game: str) -> bool:
+    """Whether the shipped library holds any profile of ``game`` (a plug-in game may have none)."""
+    return any(p.game == game for p in _library())
+
+
 def get_profile(profile_id: str, path: str | os.PathLike[str] | None = None) -> Profile:
     """The profile with this id; an unknown id is an error with the closest known ids."""
     profiles = _library() if path is None else read_profile_file(path)

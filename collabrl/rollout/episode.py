@@ -1,8 +1,9 @@
 """Play one episode: ask each pending seat's player, parse its response, step the game.
 
-This is the one single-episode loop: ``collabrl play``, demonstrations, evaluation, the expert
-baselines, benchmarks and the world calibration all use it; batched training rollouts drive many
-games in lockstep with the same parse-then-step rule.
+:class:`Episode` is the one episode loop: ``collabrl play``, demonstrations, evaluation, the
+expert baselines, benchmarks and the world calibration run it through :func:`play_episode`;
+training drives many of them in lockstep (one batched policy call per round) and the web app
+feeds it people's decisions as they arrive.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import Any
 
 from collabrl.agents.player import Player
 from collabrl.agents.protocol import parse_observed
-from collabrl.envs.base import Game, sends_message
+from collabrl.envs.base import Decision, Game, sends_message
 
 
 @dataclass
@@ -43,39 +44,79 @@ class EpisodeRecord:
         return asdict(self)
 
 
+class Episode:
+    """One episode played a step at a time: the one loop every caller drives.
+
+    ``pending`` holds the seats the game owes a decision, with their observations. Answer each
+    (:meth:`answer`: the reply is parsed against that seat's observation and kept as a turn) in
+    any order and from any source (a player, a batched policy call, a person in the browser),
+    then :meth:`advance` steps the game once every pending seat has answered.
+    """
+
+    def __init__(self, game: Game, players: Mapping[str, Player], seed: int) -> None:
+        self.game, self.seed = game, seed
+        self.pending = game.reset(seed=seed)
+        for seat, player in players.items():
+            player.reset(seat, seed)
+        self.turns: list[Turn] = []
+        self._decisions: dict[str, Decision] = {}
+
+    @property
+    def done(self) -> bool:
+        return self.game.done
+
+    def waiting(self) -> list[str]:
+        """Pending seats that have not answered yet."""
+        return [seat for seat in self.pending if seat not in self._decisions]
+
+    def answer(self, seat: str, response: str) -> Turn:
+        """Take ``seat``'s reply for the current step (parsed as every seat's is)."""
+        obs = self.pending[seat]
+        parsed = parse_observed(response, obs)
+        self._decisions[seat] = parsed.decision()
+        turn = Turn(
+            obs.tick,
+            seat,
+            response,
+            parsed.think,
+            parsed.message,
+            parsed.action,
+            parsed.valid,
+            parsed.errors,
+        )
+        self.turns.append(turn)
+        return turn
+
+    def advance(self) -> bool:
+        """Step the game if every pending seat has answered; whether it stepped."""
+        if self.done or self.waiting():
+            return False
+        self.pending = self.game.step(self._decisions).observations
+        self._decisions = {}
+        if not self.done and not self.pending:
+            raise RuntimeError(f"game is not over at tick {self.game.tick} but no seat is pending")
+        return True
+
+    def record(self) -> EpisodeRecord:
+        return EpisodeRecord(
+            seed=self.seed,
+            turns=self.turns,
+            summary=self.game.summary(),
+            message_action=self.game.message_action,
+        )
+
+
 def play_episode(game: Game, players: Mapping[str, Player], seed: int) -> EpisodeRecord:
     """Run ``game`` to the end with one player per seat and return the full record."""
     missing = [seat for seat in game.agents if seat not in players]
     if missing:
         raise ValueError(f"no player for seat(s): {', '.join(missing)}")
-    observations = game.reset(seed=seed)
-    for seat in game.agents:
-        players[seat].reset(seat, seed)
-    turns: list[Turn] = []
-    while not game.done:
-        if not observations:
-            raise RuntimeError(f"game is not over at tick {game.tick} but no seat is pending")
-        decisions = {}
-        for seat, obs in observations.items():
-            response = players[seat].act(obs)
-            parsed = parse_observed(response, obs)
-            decisions[seat] = parsed.decision()
-            turns.append(
-                Turn(
-                    obs.tick,
-                    seat,
-                    response,
-                    parsed.think,
-                    parsed.message,
-                    parsed.action,
-                    parsed.valid,
-                    parsed.errors,
-                )
-            )
-        observations = game.step(decisions).observations
-    return EpisodeRecord(
-        seed=seed, turns=turns, summary=game.summary(), message_action=game.message_action
-    )
+    episode = Episode(game, players, seed)
+    while not episode.done:
+        for seat in episode.waiting():
+            episode.answer(seat, players[seat].act(episode.pending[seat]))
+        episode.advance()
+    return episode.record()
 
 
 def play_experts(game: Game, expert: Callable[[], Player], seed: int = 0) -> dict[str, Any]:

@@ -17,9 +17,9 @@ from typing import Any
 from collabrl.agents.llm_player import LLMPlayer, act_all
 from collabrl.agents.player import Player
 from collabrl.agents.prompts import build_messages
-from collabrl.agents.protocol import parse_observed
-from collabrl.engines.types import Engine, SamplingParams
+from collabrl.engines.types import Engine, GenerationResult, SamplingParams
 from collabrl.envs.base import Game, Observation, sends_message
+from collabrl.rollout.episode import Episode, Turn
 
 
 @dataclass
@@ -63,7 +63,7 @@ class EpisodeSlot:
     profile_id: str | None
     player_type: str | None
     seed: int
-    pending: dict[str, Observation] = field(default_factory=dict)
+    play: Episode | None = None  # the episode loop, set when the rollout starts
     samples: list[Sample] = field(default_factory=list)
     summary: dict[str, Any] = field(default_factory=dict)
     final_progress: int = 0  # the game's goal units completed at the end
@@ -80,75 +80,60 @@ class RolloutTimes:
 
 
 def _policy_round(
-    slots: Sequence[EpisodeSlot],
-    engine: Engine,
-    params: SamplingParams,
-    round_index: int,
-    on_steps: Callable[[list[tuple[EpisodeSlot, Sample, Observation]]], None] | None,
-) -> dict[int, Any]:
-    """Ask the policy for every slot waiting on it; return slot index -> Decision."""
-    waiting = [i for i, s in enumerate(slots) if s.policy_seat in s.pending]
+    slots: Sequence[EpisodeSlot], engine: Engine, params: SamplingParams, round_index: int
+) -> dict[int, GenerationResult]:
+    """One batched policy call for every slot waiting on its policy seat: slot index -> result."""
+    waiting = [i for i, s in enumerate(slots) if s.policy_seat in s.play.waiting()]
     if not waiting:
         return {}
-    chats = [build_messages(slots[i].game, slots[i].pending[slots[i].policy_seat]) for i in waiting]
+    chats = [
+        build_messages(slots[i].game, slots[i].play.pending[slots[i].policy_seat]) for i in waiting
+    ]
     seed = None if params.seed is None else params.seed * 100_003 + round_index
     results = engine.generate(chats, SamplingParams(**{**params.__dict__, "seed": seed}))
-    decisions = {}
-    new_steps = []
-    for i, result in zip(waiting, results, strict=True):
-        slot = slots[i]
-        obs = slot.pending[slot.policy_seat]
-        completion = result.completions[0] if result.completions else None
-        text = completion.text if completion else ""
-        parsed = parse_observed(text, obs)
-        decisions[i] = parsed.decision()
-        sample = Sample(
-            group=slot.group,
-            episode=slot.episode,
-            decision=len(slot.samples),
-            tick=obs.tick,
-            prompt_ids=list(result.prompt_token_ids or []) if completion else [],
-            response_ids=list(completion.token_ids or []) if completion else [],
-            rollout_logprobs=list(completion.logprobs or []) if completion else [],
-            anchor=obs.anchor,
-            valid=parsed.valid,
-            sent_message=sends_message(parsed.action, parsed.message, slot.game.message_action),
-            text=text,
-            observation=obs.text,
-            think=parsed.think,
-            message=parsed.message,
-            action=parsed.action,
-            progress_at=slot.game.progress,
-            error=result.error if completion is None else None,
-        )
-        slot.samples.append(sample)
-        new_steps.append((slot, sample, obs))
-    if on_steps is not None:
-        on_steps(new_steps)
-    return decisions
+    return dict(zip(waiting, results, strict=True))
 
 
-def _partner_round(slots: Sequence[EpisodeSlot]) -> dict[tuple[int, str], Any]:
-    """Decisions of every waiting partner seat: LLM partners batched, scripted ones in-process."""
+def _sample(slot: EpisodeSlot, obs: Observation, result: GenerationResult, turn: Turn) -> Sample:
+    """The policy decision ``turn`` (generated as ``result`` from ``obs``) as a training sample."""
+    completion = result.completions[0] if result.completions else None
+    return Sample(
+        group=slot.group,
+        episode=slot.episode,
+        decision=len(slot.samples),
+        tick=obs.tick,
+        prompt_ids=list(result.prompt_token_ids or []) if completion else [],
+        response_ids=list(completion.token_ids or []) if completion else [],
+        rollout_logprobs=list(completion.logprobs or []) if completion else [],
+        anchor=obs.anchor,
+        valid=turn.valid,
+        sent_message=sends_message(turn.action, turn.message, slot.game.message_action),
+        text=turn.response,
+        observation=obs.text,
+        think=turn.think,
+        message=turn.message,
+        action=turn.action,
+        progress_at=slot.game.progress,
+        error=result.error if completion is None else None,
+    )
+
+
+def _partner_round(slots: Sequence[EpisodeSlot]) -> None:
+    """Every waiting partner seat answers: LLM partners batched, scripted ones in-process."""
     llm_requests: list[tuple[LLMPlayer, Observation]] = []
-    llm_keys: list[tuple[int, str]] = []
-    replies: dict[tuple[int, str], str] = {}
-    for i, slot in enumerate(slots):
-        for seat, obs in slot.pending.items():
+    llm_keys: list[tuple[EpisodeSlot, str]] = []
+    for slot in slots:
+        for seat in slot.play.waiting():
             if seat == slot.policy_seat:
                 continue
-            player = slot.players[seat]
+            player, obs = slot.players[seat], slot.play.pending[seat]
             if isinstance(player, LLMPlayer):
                 llm_requests.append((player, obs))
-                llm_keys.append((i, seat))
+                llm_keys.append((slot, seat))
             else:
-                replies[i, seat] = player.act(obs)
-    for key, text in zip(llm_keys, act_all(llm_requests), strict=True):
-        replies[key] = text
-    return {
-        (i, seat): parse_observed(text, slots[i].pending[seat]).decision()
-        for (i, seat), text in replies.items()
-    }
+                slot.play.answer(seat, player.act(obs))
+    for (slot, seat), text in zip(llm_keys, act_all(llm_requests), strict=True):
+        slot.play.answer(seat, text)
 
 
 def run_rollout(
@@ -157,33 +142,35 @@ def run_rollout(
     params: SamplingParams,
     on_steps: Callable[[list[tuple[EpisodeSlot, Sample, Observation]]], None] | None = None,
 ) -> RolloutTimes:
-    """Play every slot to the end in lockstep; fills ``slot.samples`` and ``slot.summary``."""
+    """Play every slot to the end in lockstep; fills ``slot.samples`` and ``slot.summary``.
+
+    Each round: one batched policy call for the slots waiting on their policy seat (its
+    decisions go to ``on_steps`` at once, so judging overlaps the rest of the round), then the
+    partners, then one step of every game (:class:`collabrl.rollout.episode.Episode`)."""
     times = RolloutTimes()
     for slot in slots:
-        slot.pending = slot.game.reset(seed=slot.seed)
-        for seat, player in slot.players.items():
-            player.reset(seat, slot.seed)
+        slot.play = Episode(slot.game, slot.players, slot.seed)
     round_index = 0
-    while any(not s.game.done for s in slots):
+    while any(not s.play.done for s in slots):
         t0 = time.perf_counter()
-        policy = _policy_round(slots, engine, params, round_index, on_steps)
+        generated = _policy_round(slots, engine, params, round_index)
+        new_steps = []
+        for i, result in generated.items():
+            slot = slots[i]
+            obs = slot.play.pending[slot.policy_seat]
+            completion = result.completions[0] if result.completions else None
+            turn = slot.play.answer(slot.policy_seat, completion.text if completion else "")
+            slot.samples.append(_sample(slot, obs, result, turn))
+            new_steps.append((slot, slot.samples[-1], obs))
+        if on_steps is not None and new_steps:
+            on_steps(new_steps)
         t1 = time.perf_counter()
-        partners = _partner_round(slots)
+        _partner_round(slots)
         t2 = time.perf_counter()
-        for i, slot in enumerate(slots):
-            if slot.game.done:
-                continue
-            decisions = {
-                seat: partners[i, seat] for seat in slot.pending if seat != slot.policy_seat
-            }
-            if i in policy:
-                decisions[slot.policy_seat] = policy[i]
-            slot.pending = slot.game.step(decisions).observations
-            if slot.game.done:
+        for slot in slots:
+            if slot.play.advance() and slot.play.done:
                 slot.summary = slot.game.summary()
                 slot.final_progress = slot.game.progress
-            elif not slot.pending:
-                raise RuntimeError(f"game of group {slot.group} is not over but no seat is pending")
         times.generation += t1 - t0
         times.partners += t2 - t1
         times.game += time.perf_counter() - t2

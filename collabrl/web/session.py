@@ -19,18 +19,16 @@ from typing import Any
 
 from collabrl.agents.llm_player import LLMPlayer
 from collabrl.agents.player import Player
-from collabrl.agents.protocol import parse_observed
 from collabrl.config import PlayerSpec, Recipe
 from collabrl.envs.base import (
     MAX_MESSAGE_CHARS,
-    Decision,
     Game,
     Observation,
     format_response,
     sends_message,
 )
 from collabrl.errors import CollabrlError
-from collabrl.rollout.episode import Turn
+from collabrl.rollout.episode import Episode
 from collabrl.web.frames import Frame, capture_frames, kitchen_layout, lettered_actions, sections
 
 MAX_ACTION_CHARS = 200  # longer than any offered action; a page never sends more
@@ -66,15 +64,13 @@ class Session:
     changed: asyncio.Condition = field(default_factory=asyncio.Condition)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     started: float = field(default_factory=time.time)
+    play: Episode | None = None  # the episode loop, set by start()
 
     async def start(self) -> None:
         """Reset the game and players, then play non-human seats until a human is owed."""
-        self._pending = self.game.reset(seed=self.seed)
-        self._decisions: dict[str, Decision] = {}
+        self.play = Episode(self.game, self.players, self.seed)
         self.seats = {seat: SeatSlot() for seat in self.humans}
         capture_frames(self.game, self.frames.append)
-        for seat, player in self.players.items():
-            player.reset(seat, self.seed)
         async with self.lock:
             await self._advance()
 
@@ -84,7 +80,7 @@ class Session:
 
     def waiting_for(self) -> list[str]:
         """Human seats owed a decision now."""
-        return [s for s in self.humans if s in self._pending and s not in self._decisions]
+        return [s for s in self.humans if s in self.play.waiting()]
 
     def mark_shown(self, seat: str) -> None:
         """The observation of ``seat`` reached a page: its decision time starts now (once)."""
@@ -109,31 +105,20 @@ class Session:
             await self._advance()
 
     def _take(self, seat: str, response: str, player: str, seconds: float | None) -> None:
-        """Parse one seat's reply as every game does and keep it as a turn."""
-        obs = self._pending[seat]
-        parsed = parse_observed(response, obs)
-        self._decisions[seat] = parsed.decision()
-        turn = Turn(
-            obs.tick,
-            seat,
-            response,
-            parsed.think,
-            parsed.message,
-            parsed.action,
-            parsed.valid,
-            parsed.errors,
-        )
+        """One seat's reply into the episode loop, kept as a turn with who made it and when."""
+        observation = self.play.pending[seat].text
+        turn = self.play.answer(seat, response)
         self.turns.append(
-            {**asdict(turn), "player": player, "decision_s": seconds, "observation": obs.text}
+            {**asdict(turn), "player": player, "decision_s": seconds, "observation": observation}
         )
 
     async def _advance(self) -> None:
         """Let non-human seats decide and step the game until a human seat is owed (or the end)."""
         while not self.game.done:
-            for seat, obs in list(self._pending.items()):
-                if seat in self.humans or seat in self._decisions:
+            for seat in self.play.waiting():
+                if seat in self.humans:
                     continue
-                player = self.players[seat]
+                player, obs = self.players[seat], self.play.pending[seat]
                 if isinstance(player, LLMPlayer):
                     response = await asyncio.to_thread(player.act, obs)
                 else:  # scripted players answer in microseconds: no thread hop
@@ -142,10 +127,9 @@ class Session:
             owed = self.waiting_for()
             if owed:
                 for seat in owed:
-                    self.seats[seat].obs = self._pending[seat]
+                    self.seats[seat].obs = self.play.pending[seat]
                 break
-            self._pending = self.game.step(self._decisions).observations
-            self._decisions = {}
+            self.play.advance()
         if self.game.done:
             self.on_finish(self)
         async with self.changed:

@@ -72,5 +72,9 @@ class HouseholdSection(GameSection):
         return math.exp(-self.efficiency_rate * max(0, summary["steps"] - self.free_steps))
 
     @classmethod
+    def task_summary(cls, task: str) -> str:
+        return get_task(task).goal_text
+
+    @classmethod
     def tasks(cls, split: Split) -> tuple[str, ...]:
         return tuple(t.name for t in load_tasks(split))

@@ -14,13 +14,13 @@ from typing import Any, Literal
 
 import yaml
 from omegaconf import OmegaConf
-from omegaconf.errors import OmegaConfBaseException
-from pydantic import BaseModel, ConfigDict, Field, PositiveInt, ValidationError, field_validator
+from pydantic import Field, PositiveInt, field_validator
 
 from collabrl.envs.household.game import TIME_LIMIT, TRAINING_DECISIONS
 from collabrl.envs.kitchen.game import TRAIN_HORIZON
 from collabrl.envs.registry import get_game
-from collabrl.errors import CollabrlError
+from collabrl.errors import CollabrlError, RecipeError
+from collabrl.sections import Strict
 
 RUN_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,40}$")
 
@@ -29,13 +29,7 @@ class PipelineError(CollabrlError):
     """A pipeline problem the user can fix (bad config, missing stage output, missing extra)."""
 
 
-class Section(BaseModel):
-    """Base for config sections: unknown keys are errors."""
-
-    model_config = ConfigDict(extra="forbid")
-
-
-class GamesSpec(Section):
+class GamesSpec(Strict):
     """Which games are played and how long (short episodes keep generation cheap)."""
 
     household_tasks: list[str] = Field(default_factory=lambda: ["1_read_book"])
@@ -54,7 +48,7 @@ class GamesSpec(Section):
         return names
 
 
-class GenerateSpec(Section):
+class GenerateSpec(Strict):
     """Stage 1: descriptor players (15 single-trait descriptors plus random combinations)."""
 
     random_combinations: int = Field(default=5, ge=0)
@@ -63,7 +57,7 @@ class GenerateSpec(Section):
     max_new_tokens: PositiveInt = 512
 
 
-class ClusterSpec(Section):
+class ClusterSpec(Strict):
     """Stage 2: windows of ``window`` decisions, embedded and clustered by k-means."""
 
     window: PositiveInt = 3
@@ -73,7 +67,7 @@ class ClusterSpec(Section):
     min_size: PositiveInt = 2  # smaller clusters show no shared pattern and are dropped
 
 
-class SummariseSpec(Section):
+class SummariseSpec(Strict):
     """Stage 3: one LLM summary per cluster."""
 
     samples: PositiveInt = 6  # windows shown to the summariser
@@ -81,7 +75,7 @@ class SummariseSpec(Section):
     max_new_tokens: PositiveInt = 512
 
 
-class Coefficients(Section):
+class Coefficients(Strict):
     """Eq. (1): penalty alpha_p, max-penalty alpha_p^m and reward alpha_r."""
 
     penalty: float = Field(ge=0)
@@ -96,7 +90,7 @@ def _paper_coefficients() -> dict[str, Coefficients]:
     }
 
 
-class FilterSpec(Section):
+class FilterSpec(Strict):
     """Stage 4: play each candidate ``games`` times, judge its windows, keep the top ``top_k``."""
 
     games: PositiveInt = 3
@@ -110,7 +104,7 @@ class FilterSpec(Section):
     judge_max_new_tokens: PositiveInt = 512
 
 
-class ReportSpec(Section):
+class ReportSpec(Strict):
     """Stage 5: fidelity metrics of C.2 / D.3.3."""
 
     knn_k: PositiveInt = 5
@@ -118,7 +112,7 @@ class ReportSpec(Section):
     xi: float = Field(default=0.1, gt=0, le=2)
 
 
-class EnginesSpec(Section):
+class EnginesSpec(Strict):
     """Engine configs (``make_engine`` form) per role; a missing role falls back to ``default``."""
 
     default: dict[str, Any] | None = None
@@ -133,7 +127,7 @@ class EnginesSpec(Section):
         return spec
 
 
-class PipelineConfig(Section):
+class PipelineConfig(Strict):
     """Everything the five stages need."""
 
     name: str | None = None  # run name used in provenance; defaults to the run directory's name
@@ -162,25 +156,23 @@ class PipelineConfig(Section):
 def load_config(
     path: str | os.PathLike[str] | None = None, overrides: list[str] | tuple[str, ...] = ()
 ) -> PipelineConfig:
-    """Defaults, updated by a YAML/JSON file and ``a.b=c`` overrides; errors are one line.
+    """Defaults, updated by a YAML file and ``a.b=c`` overrides (the recipe loader and override
+    parser); errors are one line.
 
     Both are merged key by key onto the defaults, so a partial section (one coefficient, one
     engine option) keeps the other defaults.
     """
+    from collabrl.config import load_settings, settings_file
+
+    layers = [OmegaConf.create(PipelineConfig().model_dump(mode="json"))]
+    where = "pipeline config"
+    if path is not None:
+        file = Path(path)
+        if not file.is_file():
+            raise PipelineError(f"pipeline config not found: {file}")
+        layers.append(settings_file(file, "a pipeline config"))
+        where = str(file)
     try:
-        layers = [OmegaConf.create(PipelineConfig().model_dump(mode="json"))]
-        if path is not None:
-            file = Path(path)
-            if not file.is_file():
-                raise PipelineError(f"pipeline config not found: {file}")
-            layers.append(OmegaConf.create(yaml.safe_load(file.read_text(encoding="utf-8")) or {}))
-        merged = OmegaConf.merge(*layers, OmegaConf.from_dotlist(list(overrides)))
-        data = OmegaConf.to_container(merged, resolve=True)
-    except (OmegaConfBaseException, yaml.YAMLError) as err:
-        raise PipelineError(f"cannot read pipeline config: {err}".splitlines()[0]) from None
-    try:
-        return PipelineConfig.model_validate(data)
-    except ValidationError as err:
-        first = err.errors()[0]
-        where = ".".join(str(p) for p in first["loc"])
-        raise PipelineError(f"pipeline config {where}: {first['msg']}") from None
+        return load_settings(PipelineConfig, OmegaConf.merge(*layers), overrides, where)
+    except RecipeError as err:
+        raise PipelineError(str(err)) from None
