@@ -24,9 +24,20 @@ def cli() -> None:
 @cli.command()
 @RECIPE_ARGS
 @click.option("--explain", is_flag=True, help="Print each key with its one-line documentation.")
-def lint(args: tuple[str, ...], explain: bool) -> None:
+@click.option(
+    "--for",
+    "command",
+    type=click.Choice(["train", "play", "demos", "serve"]),
+    default=None,
+    help="Also refuse what this command would (training: a players list; play: none).",
+)
+def lint(args: tuple[str, ...], explain: bool, command: str | None) -> None:
     """Validate a recipe (name or path) with overrides and print it fully resolved."""
     recipe = recipe_from_args(args)
+    if command == "train":
+        recipe.check_trainable()
+    elif command is not None:
+        recipe.seat_players(command)
     if explain:
         from collabrl.config.explain import explain_recipe
 

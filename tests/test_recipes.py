@@ -312,3 +312,19 @@ def test_lint_explain_prints_the_resolved_recipe_with_each_key_doc(name: str) ->
     )
     assert "  lr: 3.0e-05  # Learning rate" in result.output
     assert "\n  - kind: expert" in result.output or name == "cook_gigpo"
+
+
+def test_lint_for_a_command_refuses_what_that_command_would() -> None:
+    def lint(*args: str) -> subprocess.CompletedProcess:
+        cmd = [sys.executable, "-m", "collabrl", "lint", *args]
+        return subprocess.run(cmd, capture_output=True, text=True)
+
+    training_with_players = lint("cwah_sft_cpu", "--for", "train")
+    assert training_with_players.returncode == 2
+    assert training_with_players.stderr.startswith("error: players: training fills the seats")
+    play_without_players = lint("cwah_gigpo_cpu", "--for", "play")
+    assert play_without_players.returncode == 2 and "collabrl play seats a player per seat" in (
+        play_without_players.stderr
+    )
+    assert lint("cwah_gigpo_cpu", "--for", "train").returncode == 0
+    assert lint("household_experts", "--for", "play").returncode == 0
