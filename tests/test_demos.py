@@ -15,7 +15,6 @@ from collabrl.errors import CollabrlError
 from collabrl.sft.config import DemoSpec
 from collabrl.sft.demos import DemoStats, read_demos, record_demos, write_demos
 from collabrl.testing.fake_openai import FakeOpenAIServer
-from collabrl.training.groups import make_game
 
 
 def _recipe(*overrides: str):
@@ -44,7 +43,7 @@ def test_household_demos_are_valid_expert_decisions_with_the_policy_prompt() -> 
         assert row["profile"].startswith("cwah-") and row["task"] in row["profile"]
     # the first decision of each episode is the policy's prompt on a fresh game (same seed)
     for row in (r for r in rows if r["decision"] == 0):
-        game = make_game(recipe, row["task"])
+        game = recipe.game.for_task(row["task"]).make_game()
         obs = game.reset(seed=row["seed"])["Alice"]
         assert row["prompt"] == build_messages(game, obs)
         assert row["actions"] == obs.actions and row["tick"] == obs.tick

@@ -23,6 +23,7 @@ from collabrl.sections import (
     MAX_EVAL_SEEDS,
     MAX_POLICY_RETRIES,
     MAX_TICKS,
+    MAX_WORKERS,
     Seed,
     Strict,
 )
@@ -72,7 +73,7 @@ class EvalSpec(Strict):
     game_options: dict[str, dict[str, Any]] = Field(default_factory=dict)
     """Per game, game-section options over its evaluation defaults (e.g. kitchen: {motion:
     cooperative}; household: {max_decisions: 250}, a safety cap whose episodes are "stalled")."""
-    workers: PositiveInt = Field(1, le=1_024)
+    workers: PositiveInt = Field(1, le=MAX_WORKERS)
     """Episodes played concurrently (threads; for remote LLM engines)."""
     output_dir: str = "runs/eval"
     """Where tables, episodes and trajectories go."""

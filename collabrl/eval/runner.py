@@ -85,7 +85,7 @@ def select_jobs(spec: EvalSpec) -> list[Job]:
             if spec.max_profiles:  # a small sample still spans the player types
                 profiles = interleaved_by_type(profiles)[: spec.max_profiles]
             if not profiles and spec.profiles is None:
-                profiles = [_no_profile(spec, game)]
+                profiles = [_profile_free(spec, game)]
             jobs += [
                 Job(game, task, p, seat, seed)
                 for p in profiles
@@ -95,7 +95,7 @@ def select_jobs(spec: EvalSpec) -> list[Job]:
     return jobs
 
 
-def _no_profile(spec: EvalSpec, game: str) -> None:
+def _profile_free(spec: EvalSpec, game: str) -> None:
     """The stand-in profile of a game that has no test profiles (its partner must need none)."""
     if spec.partner.kind == "persona" or (spec.partner.kind == "llm" and spec.partner.use_profile):
         raise CollabrlError(

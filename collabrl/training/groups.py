@@ -14,7 +14,6 @@ import numpy as np
 from collabrl.config import Recipe
 from collabrl.config import partner_profiles as partner_profiles
 from collabrl.config import task_names as task_names
-from collabrl.envs.base import Game
 from collabrl.training.rollout import EpisodeSlot
 
 
@@ -42,11 +41,6 @@ def plan_groups(recipe: Recipe, profiles: list, iteration: int, rank: int = 0) -
         else:
             plans.append(GroupPlan(tasks[int(rng.integers(len(tasks)))], None, seed))
     return plans
-
-
-def make_game(recipe: Recipe, task: str) -> Game:
-    """A training game for ``task`` with the recipe's seats and episode limits."""
-    return recipe.game.for_task(task).make_game()
 
 
 def make_slots(recipe: Recipe, plans: list[GroupPlan], partner_engine=None) -> list[EpisodeSlot]:
