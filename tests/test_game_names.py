@@ -10,6 +10,7 @@ brings its own profiles, or plays with profile-free partners).
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import collabrl
@@ -52,14 +53,18 @@ def owned_by_a_game(relative: str, games: dict) -> bool:
     for name, section in games.items():
         if relative.startswith(f"envs/{name}/"):
             return True
-        addons = (section.expert, section.persona, section.events)
+        addons = (section.expert, section.persona, section.events, section.board)
         if any(path and path.partition(":")[0] == module for path in addons):
             return True
     return False
 
 
+def builtin_games() -> dict:
+    return {n: s for n, s in registered_games().items() if s.__module__.startswith("collabrl.")}
+
+
 def test_no_module_outside_a_game_names_it() -> None:
-    games = {n: s for n, s in registered_games().items() if s.__module__.startswith("collabrl.")}
+    games = builtin_games()
     offenders = []
     for path in sorted(ROOT.rglob("*.py")):
         relative = path.relative_to(ROOT).as_posix()
@@ -68,4 +73,16 @@ def test_no_module_outside_a_game_names_it() -> None:
         named = sorted(string_literals(path) & set(games) - NOT_A_GAME.get(relative, set()))
         if named:
             offenders.append(f"{relative}: {', '.join(named)}")
+    assert offenders == []
+
+
+def test_no_web_page_names_a_game() -> None:
+    """The pages (HTML, scripts, styles) draw boards by kind and show what the server sends;
+    they hold no game name at all, not even in comments."""
+    offenders = []
+    for path in sorted((ROOT / "web" / "static").iterdir()):
+        text = path.read_text(encoding="utf-8")
+        named = sorted(g for g in builtin_games() if re.search(rf"\b{g}\b", text, re.IGNORECASE))
+        if named:
+            offenders.append(f"web/static/{path.name}: {', '.join(named)}")
     assert offenders == []

@@ -5,16 +5,22 @@ Agent 1 seat and again in the Agent 2 seat, windows of K = 3, a = b = 0.8, each 
 options its registry entry sets for evaluation (``eval_options``: the household's 250-tick limit,
 the kitchen's 400-tick horizon). Task and profile names are checked here, so that a typo is a
 one-line error before any episode is played, never an empty table.
+
+``teams`` turns the protocol into the team grid: every team size x collaboration structure
+(:mod:`collabrl.envs.structures`), teammates seated by :mod:`collabrl.agents.team`, with the
+study-style table of outcome and process metrics (:mod:`collabrl.eval.process`) beside the usual
+ones.
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, ValidationError, model_validator
 
 from collabrl.config.roles import JudgeSpec, PartnerSpec, PlayerSpec
 from collabrl.envs.registry import GameSection, game_names, get_game
+from collabrl.envs.structures import STRUCTURES, Structure
 from collabrl.errors import CollabrlError
 from collabrl.numbers import NonNegativeInt, PositiveInt
 from collabrl.sections import (
@@ -35,6 +41,21 @@ def eval_section(game: str, task: str, options: dict[str, Any] | None = None) ->
     section = get_game(game)
     data = {"name": game, **section.eval_options, **(options or {}), section.task_key: task}
     return section.model_validate(data)
+
+
+MAX_TEAM = 4  # the agent plus up to three teammates
+
+
+class TeamsSpec(Strict):
+    """The team grid of ``collabrl eval``: each size x structure, the agent in each of
+    ``eval.seats`` that the team has, teammates from the test profiles of the task."""
+
+    sizes: list[Annotated[PositiveInt, Field(le=MAX_TEAM)]] = Field(
+        default_factory=lambda: [1, 2, 3], min_length=1
+    )
+    """Team sizes: the agent plus 0-3 teammates (a game with a fixed team plays only its own)."""
+    structures: list[Structure] = Field(default_factory=lambda: list(STRUCTURES), min_length=1)
+    """Collaboration structures: default, memory, gates, scaffolded."""
 
 
 class EvalSpec(Strict):
@@ -77,6 +98,8 @@ class EvalSpec(Strict):
     """Episodes played concurrently (threads; for remote LLM engines)."""
     output_dir: str = "runs/eval"
     """Where tables, episodes and trajectories go."""
+    teams: TeamsSpec | None = None
+    """Team size x structure grid with the study-style process table (None: agent + one partner)."""
 
     @model_validator(mode="after")
     def _roles_fit_evaluation(self) -> EvalSpec:
@@ -91,6 +114,8 @@ class EvalSpec(Strict):
             raise ValueError("judge.kind=none: CB-Affective needs a judge (heuristic or llm)")
         if self.policy.kind == "human":
             raise ValueError("policy.kind=human: a person plays through collabrl serve")
+        if self.teams is not None and self.oracle:
+            raise ValueError("oracle: the Oracle block describes one partner; not with teams")
         if self.games:  # otherwise the recipe checks, once it knows its game
             self.check(self.games[0])
         return self

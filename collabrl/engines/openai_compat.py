@@ -3,11 +3,14 @@
 
 Why: simulated partners and judges run on remote or separately served models; this client keeps
 many requests in flight within a bound, survives rate limits and transient faults, records every
-failure per request, and caches responses so judge/eval runs are reproducible.
+failure per request, and caches responses so judge/eval runs are reproducible. Each engine owns one
+event loop (:class:`collabrl.engines.aio.LoopThread`) and one HTTP client on it for its whole life,
+so keep-alive connections are reused across rollout rounds and judge batches instead of being
+opened again for every ``generate`` call.
 
 Secrets: the base URL and API key are read from environment variables named in the options at
-call time; the key is only ever put in the Authorization header (never stored on the engine,
-logged, hashed into cache keys or written to the cache). Server text (replies, error bodies) is
+call time; the key is only ever put in each request's Authorization header (never stored on the
+engine or its client, logged, hashed into cache keys or written to the cache). Server text (replies, error bodies) is
 checked and redacted by :mod:`collabrl.engines.replies` before anything keeps it, so a server that
 quotes the key back cannot put it into records, caches or logs.
 """
@@ -24,13 +27,14 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 
-from collabrl.engines.aio import run_sync
+from collabrl.engines.aio import LoopThread
 from collabrl.engines.cache import ResponseCache, cache_key
 from collabrl.engines.factory import build_options
 from collabrl.engines.options import OpenAIOptions
 from collabrl.engines.replies import MalformedReply, Redactor, error_text, parse_reply
 from collabrl.engines.retry import RETRYABLE_STATUS, Backoff, parse_retry_after
 from collabrl.engines.stops import truncate_at_stop
+from collabrl.engines.transport import PooledTransport
 from collabrl.engines.types import Completion, Conversation, GenerationResult, SamplingParams
 
 if TYPE_CHECKING:
@@ -66,6 +70,8 @@ class OpenAIEngine:
             if self.options.cache_dir
             else None
         )
+        self._loop = LoopThread(f"openai-engine:{model}")
+        self._client: httpx.AsyncClient | None = None  # made on, and used only from, self._loop
 
     @classmethod
     def from_config(cls, config: EngineConfig) -> OpenAIEngine:
@@ -77,13 +83,20 @@ class OpenAIEngine:
     def generate(
         self, conversations: Sequence[Conversation], params: SamplingParams
     ) -> list[GenerationResult]:
-        """Blocking form of :meth:`agenerate`."""
-        return run_sync(self.agenerate(conversations, params))
+        """Blocking form of :meth:`agenerate` (callable from any thread, inside a running loop
+        or not)."""
+        return self._loop.run(self._generate(conversations, params))
 
     async def agenerate(
         self, conversations: Sequence[Conversation], params: SamplingParams
     ) -> list[GenerationResult]:
-        """All requests concurrently (at most ``concurrency`` in flight); results in order."""
+        """All requests concurrently (at most ``concurrency`` in flight); results in order. Runs
+        on the engine's own loop, whichever loop awaits it."""
+        return await self._loop.run_async(self._generate(conversations, params))
+
+    async def _generate(
+        self, conversations: Sequence[Conversation], params: SamplingParams
+    ) -> list[GenerationResult]:
         base_url = _first_env(self.options.base_url_env)
         if not base_url:
             error = f"no server URL: set one of {list(self.options.base_url_env)}"
@@ -91,19 +104,29 @@ class OpenAIEngine:
         key = _first_env(self.options.api_key_env)
         headers = {"Authorization": f"Bearer {key}"} if key else {}
         redact = Redactor(os.environ.get(name, "") for name in self.options.api_key_env)
-        limit = self.options.concurrency
-        async with httpx.AsyncClient(
-            base_url=base_url.rstrip("/") + "/",
-            headers=headers,
-            timeout=self.options.timeout_s,
-            limits=httpx.Limits(max_connections=limit, max_keepalive_connections=limit),
-        ) as client:
-            sem = asyncio.Semaphore(limit)
-            jobs = [
-                self._one(client, sem, redact, self._body(conv, params, i), params, i)
-                for i, conv in enumerate(conversations)
-            ]
-            return list(await asyncio.gather(*jobs))
+        client = await self._client_for(base_url.rstrip("/") + "/")
+        sem = asyncio.Semaphore(self.options.concurrency)
+        jobs = [
+            self._one(client, sem, redact, headers, self._body(conv, params, i), params, i)
+            for i, conv in enumerate(conversations)
+        ]
+        return list(await asyncio.gather(*jobs))
+
+    async def _client_for(self, base_url: str) -> httpx.AsyncClient:
+        """The engine's one client, made again only when the server URL changes. Its pools
+        (:class:`PooledTransport`) keep ``concurrency`` idle connections alive between calls and
+        open more when needed: each call bounds its own requests in flight, and two calls may
+        run at once (e.g. the judge's threads)."""
+        if self._client is not None and str(self._client.base_url) != base_url:
+            await self._client.aclose()
+            self._client = None
+        if self._client is None:
+            self._client = httpx.AsyncClient(
+                base_url=base_url,
+                timeout=self.options.timeout_s,
+                transport=PooledTransport(self.options.concurrency),
+            )
+        return self._client
 
     def _body(self, conv: Conversation, params: SamplingParams, index: int) -> dict[str, Any]:
         body: dict[str, Any] = {
@@ -125,6 +148,7 @@ class OpenAIEngine:
         client: httpx.AsyncClient,
         sem: asyncio.Semaphore,
         redact: Redactor,
+        headers: dict[str, str],
         body: dict[str, Any],
         params: SamplingParams,
         index: int,
@@ -135,7 +159,7 @@ class OpenAIEngine:
         if cached is not None:
             data, error = cached, None
         else:
-            data, error = await self._post_with_retries(client, sem, redact, body, index)
+            data, error = await self._post_with_retries(client, sem, redact, headers, body, index)
             if data is not None and key is not None:
                 self.cache.put(key, data)
         result = GenerationResult(
@@ -152,6 +176,7 @@ class OpenAIEngine:
         client: httpx.AsyncClient,
         sem: asyncio.Semaphore,
         redact: Redactor,
+        headers: dict[str, str],
         body: dict[str, Any],
         index: int,
     ) -> tuple[dict[str, Any] | None, str | None]:
@@ -165,7 +190,7 @@ class OpenAIEngine:
             retry_after = None
             async with sem:
                 try:
-                    response = await client.post("chat/completions", json=body)
+                    response = await client.post("chat/completions", json=body, headers=headers)
                 except httpx.TimeoutException:
                     error = f"timeout after {self.options.timeout_s}s"
                 except httpx.RequestError as e:  # transport faults, undecodable bodies
@@ -196,5 +221,10 @@ class OpenAIEngine:
         return None, f"{error} (gave up after {attempts} attempts)"
 
     def close(self) -> None:
+        """Close the HTTP client's connections, stop the engine's loop, close the cache."""
+        if self._client is not None:
+            self._loop.run(self._client.aclose())
+            self._client = None
+        self._loop.stop()
         if self.cache is not None:
             self.cache.close()

@@ -11,14 +11,24 @@ from a recipe, its tasks and splits, how an episode's summary becomes the effici
 the benchmark's efficiency column, what the benchmark evaluation sets, and, by dotted path so
 that games import nothing above them, its rule-based expert, persona player and judge-event
 detector. A game installed from another package is found without any edit to collabrl.
+
+The web app (``collabrl serve`` / ``collabrl view``) learns a game's facts here too:
+:meth:`GameSection.tick_limit` (the clock a person sees), :meth:`GameSection.task_of` (the task
+of a summary), the efficiency column, and optionally a ``board``: the ``"module:attribute"`` of a
+:class:`Board`, an object that draws the game for a person (a grid with chefs, pots and items
+for the kitchen). A game with a board also implements :meth:`GameSection.from_summary`, so that a
+recorded episode can be replayed tick by tick from its seed and turns. A game without a board is
+shown as text only; the chat comes from the episode's turns (``Episode.messages``), so a new game
+needs nothing more to be played in the browser.
 """
 
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 from functools import cache
 from importlib.metadata import entry_points
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, Protocol
 
 from collabrl.envs.base import Game
 from collabrl.errors import CollabrlError
@@ -26,6 +36,31 @@ from collabrl.sections import Strict
 
 ENTRY_POINT_GROUP = "collabrl.games"
 Split = Literal["train", "test"]
+Frame = dict[str, Any]
+
+
+class Board(Protocol):
+    """How a game is drawn for a person, tick by tick (named by ``GameSection.board``).
+
+    The pages pick their drawer by ``kind`` (``collabrl/web/static/boards.js`` holds one drawer
+    per kind), never by game name, so games drawn alike share a kind. A frame is JSON-ready and
+    holds at least ``tick``.
+    """
+
+    kind: str  # the drawer the pages use, e.g. "overcooked-grid"
+
+    def layout(self, game: Game) -> dict[str, Any]:
+        """What does not change during an episode (terrain, seat names, ...)."""
+        ...
+
+    def frame(self, game: Game) -> Frame:
+        """The game now."""
+        ...
+
+    def watch(self, game: Game, sink: Callable[[Frame], None]) -> None:
+        """Hand ``sink`` the frame now, then one after every tick ``game`` runs from here on
+        (a decision may run several ticks inside one ``step``)."""
+        ...
 
 
 class GameSection(Strict):
@@ -52,6 +87,10 @@ class GameSection(Strict):
     expert: ClassVar[str | None] = None  # rule-based expert class, built with no arguments
     persona: ClassVar[str | None] = None  # persona player class, built with a profile
     events: ClassVar[str | None] = None  # (prev_state, state, prev_action) -> list of events
+    board: ClassVar[str | None] = None  # a Board drawing the game for people; None: text only
+    # task -> (message text -> collabrl.envs.structures.Speech): claims and requests of a message
+    # as the subgoals its trace's work events name (process metrics); None: nothing is read
+    speech: ClassVar[str | None] = None
 
     def for_task(self, task: str) -> GameSection:
         """This section playing ``task`` instead (validated: ValueError when it cannot)."""
@@ -61,6 +100,11 @@ class GameSection(Strict):
     def make_game(self) -> Game:
         """The game this section describes."""
         raise NotImplementedError
+
+    def with_team(self, seats: int, structure: str) -> GameSection:
+        """This section for a team of ``seats`` seats under collaboration ``structure``
+        (:mod:`collabrl.envs.structures`); ValueError when the game cannot field that team."""
+        raise ValueError(f"the {self.name} game has no team sizes or collaboration structures")
 
     def efficiency(self, summary: dict[str, Any]) -> float:
         """The trajectory efficiency reward of an episode with this ``summary``."""
@@ -81,6 +125,24 @@ class GameSection(Strict):
     def task_summary(cls, task: str) -> str:
         """One line on what ``task`` asks for (``collabrl tasks``); empty when nothing to add."""
         return ""
+
+    @classmethod
+    def tick_limit(cls, game: Game) -> int:
+        """The tick at which an episode of ``game`` ends at the latest (the pages' clock);
+        by default the game's ``max_ticks``."""
+        return int(game.max_ticks)  # type: ignore[attr-defined]
+
+    @classmethod
+    def task_of(cls, summary: dict[str, Any]) -> str:
+        """The task an episode with this ``summary`` played: by default the summary's entry
+        named like the section's task field (``task_key``)."""
+        return summary[cls.task_key]
+
+    @classmethod
+    def from_summary(cls, summary: dict[str, Any]) -> GameSection:
+        """The section an episode with this ``summary`` was played with, to replay it on the
+        board; a game with a ``board`` implements it (its summary must hold every option)."""
+        raise CollabrlError(f"the {cls.model_fields['name'].default} game cannot be replayed")
 
     @classmethod
     def all_tasks(cls) -> tuple[str, ...]:

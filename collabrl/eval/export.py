@@ -27,7 +27,7 @@ def trajectory(outcome: EpisodeOutcome, stamp: dict[str, Any]) -> dict[str, Any]
         "tokens_per_step_k": outcome.tokens_per_step_k,
         "scores": outcome.scores,
         "summary": outcome.record.summary,
-        "turns": [asdict(t) for t in outcome.record.turns],
+        "turns": _turns(outcome),
         "windows": [
             {
                 "decisions": indices,
@@ -38,3 +38,12 @@ def trajectory(outcome: EpisodeOutcome, stamp: dict[str, Any]) -> dict[str, Any]
         ],
         "stamp": stamp,
     }
+
+
+def _turns(outcome: EpisodeOutcome) -> list[dict[str, Any]]:
+    """Every seat's turns, each with the observation text its player was shown (its prompt)."""
+    shown = {seat: iter(texts) for seat, texts in outcome.observations.items()}
+    return [
+        {**asdict(t), "observation": next(shown.get(t.seat, iter(())), None)}
+        for t in outcome.record.turns
+    ]

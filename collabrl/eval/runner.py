@@ -58,6 +58,8 @@ class EpisodeOutcome:
     windows: list[list[int]] = field(default_factory=list)  # decision indices per window
     judgements: list[dict[str, WindowJudgement]] = field(default_factory=list)
     scores: dict[str, float | None] = field(default_factory=dict)
+    # seat -> the observation text of each of its decisions, in order (the prompts the viewer shows)
+    observations: dict[str, list[str]] = field(default_factory=dict)
 
     @property
     def decisions(self) -> int:
@@ -145,6 +147,7 @@ def play_job(
         efficiency=efficiency(job.game, record.summary),
         tokens_per_step_k=tokens / len(views) / 1000 if views else 0.0,
         stalled=bool(record.summary.get("stalled", False)),
+        observations={p.seat: [o.text for o in p.observations] for p in (recorder, partner)},
     )
 
 

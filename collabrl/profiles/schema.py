@@ -5,8 +5,17 @@ from __future__ import annotations
 import unicodedata
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    field_validator,
+    model_serializer,
+    model_validator,
+)
 
+from collabrl.profiles.guidance import Guidance
 from collabrl.profiles.tasks import check_task
 
 Level = Literal["low", "medium", "high", "unknown"]
@@ -86,6 +95,7 @@ class Profile(BaseModel):
     player_type: PlayerType
     split: Split
     provenance: str = Field(pattern=r"^[a-z][a-z_-]*(:\S+)?$")
+    guidance: Guidance | None = None  # private task knowledge (collabrl.profiles.guidance)
 
     @field_validator("task", "behavior", "provenance")
     @classmethod
@@ -108,13 +118,23 @@ class Profile(BaseModel):
             raise ValueError("behavior must be a single line without surrounding spaces")
         return text
 
+    @model_serializer(mode="wrap")
+    def _without_absent_guidance(self, handler: SerializerFunctionWrapHandler) -> dict:
+        """A profile without guidance serialises as it did before the field existed, so shipped
+        files and pipeline outputs stay byte-identical."""
+        data = handler(self)
+        if self.guidance is None:
+            data.pop("guidance", None)
+        return data
+
     @model_validator(mode="after")
     def _task_fits(self) -> Profile:
         check_task(self.game, self.task, self.split)
         return self
 
     def persona(self) -> str:
-        """The profile as one paragraph for a player or judge prompt: traits, then play style."""
+        """The profile as one paragraph for a player or judge prompt: traits, then play style,
+        then any private guidance (so only the seat playing this profile reads it)."""
         levels = self.big_five.model_dump()
         known = [
             f"{trait} {level} ({_TRAIT_WORDS[trait][level]})"
@@ -126,7 +146,13 @@ class Profile(BaseModel):
         if unknown:
             parts.append(f"Not specified: {', '.join(unknown)}.")
         parts.append(f"Observed play style: {self.behavior}")
+        if self.guidance is not None:
+            parts.append(self.guidance.private_text())
         return " ".join(parts)
+
+    def with_guidance(self, guidance: Guidance | None) -> Profile:
+        """This profile holding ``guidance`` (None: as it is)."""
+        return self if guidance is None else self.model_copy(update={"guidance": guidance})
 
 
 def interleaved_by_type(profiles: list[Profile]) -> list[Profile]:

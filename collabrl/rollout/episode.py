@@ -14,7 +14,7 @@ from typing import Any
 
 from collabrl.agents.player import Player
 from collabrl.agents.protocol import parse_observed
-from collabrl.envs.base import Decision, Game, sends_message
+from collabrl.envs.base import Decision, Game, message_text, sends_message
 
 
 @dataclass
@@ -33,12 +33,14 @@ class Turn:
 
 @dataclass
 class EpisodeRecord:
-    """A whole episode: every turn plus the game's summary."""
+    """A whole episode: every turn plus the game's summary, and which game it was (the registered
+    name: the viewer finds the game's section by it)."""
 
     seed: int
     turns: list[Turn]
     summary: dict[str, Any]
     message_action: str
+    game: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -60,6 +62,7 @@ class Episode:
             player.reset(seat, seed)
         self.turns: list[Turn] = []
         self._decisions: dict[str, Decision] = {}
+        self._stepped = 0  # turns the game has been handed (the rest await the next step)
 
     @property
     def done(self) -> bool:
@@ -93,9 +96,23 @@ class Episode:
             return False
         self.pending = self.game.step(self._decisions).observations
         self._decisions = {}
+        self._stepped = len(self.turns)
         if not self.done and not self.pending:
             raise RuntimeError(f"game is not over at tick {self.game.tick} but no seat is pending")
         return True
+
+    def messages(self) -> list[tuple[int, str, str]]:
+        """The messages delivered so far as (tick, seat, text), oldest first and in seat order
+        within a tick (as games take decisions): read from the turns the game has stepped, by
+        the one definition of sending (:func:`sends_message`), so any game has a chat without
+        keeping one; an answer still waiting for its step is not out yet."""
+        sent = [
+            t
+            for t in self.turns[: self._stepped]
+            if sends_message(t.action, t.message, self.game.message_action)
+        ]
+        sent.sort(key=lambda t: (t.tick, self.game.agents.index(t.seat)))
+        return [(t.tick, t.seat, message_text(t.message)) for t in sent]
 
     def record(self) -> EpisodeRecord:
         return EpisodeRecord(
@@ -103,6 +120,7 @@ class Episode:
             turns=self.turns,
             summary=self.game.summary(),
             message_action=self.game.message_action,
+            game=self.game.name,
         )
 
 

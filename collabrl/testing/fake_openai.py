@@ -9,7 +9,7 @@ Usage::
         server.inject("flaky", Fault.http(503), Fault.http(429, retry_after=0.1))
         os.environ["COLLABRL_OPENAI_BASE_URL"] = server.base_url
         ...  # requests whose last message contains "flaky" get the faults in order, then succeed
-        server.max_in_flight, server.requests, server.auth_headers
+        server.max_in_flight, server.requests, server.connections, server.auth_headers
 
 Faults cover transport trouble (HTTP errors, delays, truncated JSON) and odd but well-formed
 replies: wrong field types, non-string content, HTML pages, request headers quoted back (the
@@ -128,6 +128,7 @@ class FakeOpenAIServer:
         self.latency_s = latency_s
         self.responder = responder
         self.requests = 0
+        self.connections = 0  # TCP connections accepted: a client that reuses them opens few
         self.in_flight = 0
         self.max_in_flight = 0
         self.auth_headers: list[str] = []
@@ -241,6 +242,11 @@ class FakeOpenAIServer:
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
             disable_nagle_algorithm = True  # headers and body go out as two writes
+
+            def setup(self) -> None:
+                super().setup()
+                with server._lock:
+                    server.connections += 1
 
             def log_message(self, format: str, *args: Any) -> None:
                 """Silence the per-request access log (it would flood test output)."""

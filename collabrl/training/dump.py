@@ -2,10 +2,13 @@
 how many episodes) appends them to ``<run_dir>/rollouts.jsonl``.
 
 Each episode is one record in the trajectory schema evaluation writes (game, task, profile,
-seat, summary, turns, ...), plus ``iteration``, and per decision what training made of it: the
-prompt (observation text), the reply and its parse, reward parts, the episode- and step-level
-advantages and the judge's level with its rationale. Records are appended as whole lines and
-flushed, so a viewer reading the file while the run goes on never sees half a record.
+seat, summary, turns, ...), plus ``iteration``. Its turns are every seat's, in play order (the
+episode loop keeps the partners' too, so the viewer shows both seats and can replay a board);
+each policy decision also carries what training made of it: the prompt (observation text), the
+reply and its parse, reward parts, the episode- and step-level advantages and the judge's level
+with its rationale. A partner's turn is its reply and parse, labelled with its player. Records
+are appended as whole lines and flushed, so a viewer reading the file while the run goes on never
+sees half a record.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import os
 import re
 import threading
 from collections.abc import Hashable, Sequence
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -21,8 +25,10 @@ import numpy as np
 
 from collabrl.agents.protocol import parse_response
 from collabrl.config import AlgoSpec, DumpSpec
+from collabrl.envs.registry import get_game
 from collabrl.records import jsonl_line
 from collabrl.rewards.judges import DIMENSIONS, StepView
+from collabrl.rollout.episode import Turn
 from collabrl.training.rewards import Scored, compute_advantages, sample_key
 from collabrl.training.rollout import EpisodeSlot, Sample
 
@@ -102,9 +108,13 @@ def dump_rollouts(
     lines = []
     for k in chosen:
         slot = slots[int(k)]
-        turns = [
+        policy = iter(
             _turn(slot, s, index.get(sample_key(s)), advantages, episode_level, verdicts)
             for s in slot.samples
+        )
+        turns = [
+            next(policy) if t.seat == slot.policy_seat else _partner_turn(slot, t)
+            for t in slot.play.turns
         ]
         lines.append(jsonl_line(_record(slot, turns, iteration)) + "\n")
     with open(run_dir / ROLLOUTS, "a", encoding="utf-8") as f:
@@ -148,12 +158,17 @@ def _turn(
     }
 
 
+def _partner_turn(slot: EpisodeSlot, turn: Turn) -> dict[str, Any]:
+    """A partner's decision as the episode loop kept it (no prompt: only the policy's is kept)."""
+    return {**asdict(turn), "player": slot.players[turn.seat].name}
+
+
 def _record(slot: EpisodeSlot, turns: list[dict[str, Any]], iteration: int) -> dict[str, Any]:
     summary = slot.summary
     seats = list(slot.game.agents)
     return {
         "game": slot.game.name,
-        "task": summary.get("task") or summary.get("layout"),
+        "task": get_game(slot.game.name).task_of(summary),
         "profile": slot.profile_id,
         "player_type": slot.player_type,
         "seat": f"Agent {seats.index(slot.policy_seat) + 1}",

@@ -1,18 +1,16 @@
-"""What the pages draw: observation text split into sections, and the kitchen grid per tick.
+"""What the pages draw: observation text split into sections, and a game's board per tick.
 
-Why here and not in the games: a page needs the kitchen's positions (the agent's observation
-deliberately has none), so the grid is read from the engine state the game already keeps; the
-household page shows exactly the agent's observation text, laid out for a person.
+A page shows exactly the agent's observation text, laid out for a person; a game that declares a
+board (:class:`collabrl.envs.registry.Board`) is drawn too, its frames taken after every tick.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any
 
 from collabrl.envs.base import Decision, Game, letter
-
-Frame = dict[str, Any]
+from collabrl.envs.registry import Board, Frame, GameSection, load_addon
 
 
 def sections(text: str) -> list[dict[str, Any]]:
@@ -38,68 +36,29 @@ def lettered_actions(actions: list[str], message_action: str) -> list[dict[str, 
     ]
 
 
-def kitchen_layout(game: Any) -> dict[str, Any]:
-    """The static part of a kitchen drawing: terrain rows and the cooking time."""
-    return {
-        "name": game.layout.name,
-        "grid": list(game.layout.grid),
-        "cook_time": game.engine.cook_time,
-        "seats": list(game.agents),
-    }
+def board_of(section: type[GameSection]) -> Board | None:
+    """The board that draws a game for people (its section's ``board``), or None: text only."""
+    if section.board is None:
+        return None
+    return load_addon(section.board, "board", section.model_fields["name"].default)
 
 
-def kitchen_frame(game: Any) -> Frame:
-    """The kitchen now: chefs (position, facing, held item), pots, counter items, score."""
-    from collabrl.envs.kitchen.render import item_name
-
-    state = game.state
-    return {
-        "tick": state.tick,
-        "score": state.score,
-        "chefs": [
-            {"x": c.pos[0], "y": c.pos[1], "facing": list(c.facing), "held": item_name(c.held)}
-            for c in state.chefs
-        ],
-        "pots": [
-            {"x": p[0], "y": p[1], "onions": s.onions, "cooking": s.tick}
-            for p, s in sorted(state.pots.items())
-        ],
-        "counters": [
-            {"x": p[0], "y": p[1], "item": item_name(i)} for p, i in sorted(state.counters.items())
-        ],
-    }
+def drawing(board: Board, game: Game) -> dict[str, Any]:
+    """What a page needs to pick the drawer and draw the static part: ``{kind, layout}``."""
+    return {"kind": board.kind, "layout": board.layout(game)}
 
 
-def capture_frames(game: Game, sink: Callable[[Frame], None]) -> None:
-    """Hand ``sink`` a frame after every tick of a kitchen game (the start frame included).
+def replay_frames(
+    game: Game, board: Board, seed: int, turns: Iterable[dict[str, Any]]
+) -> list[Frame]:
+    """The frames of a recorded episode, replayed from its seed and every seat's turns.
 
-    The game runs several ticks inside one ``step``; wrapping its engine's tick function is the
-    one way to see each of them without changing the game.
-    """
-    if game.name != "kitchen":
-        return
-    engine = game.engine  # type: ignore[attr-defined]
-    tick = type(engine).step
-
-    def step(state, actions):
-        points = tick(engine, state, actions)
-        sink(kitchen_frame(game))
-        return points
-
-    engine.step = step
-    sink(kitchen_frame(game))
-
-
-def replay_frames(game: Game, seed: int, turns: Iterable[dict[str, Any]]) -> list[Frame]:
-    """The frames of a recorded kitchen episode, replayed from its seed and every seat's turns.
-
-    The game is deterministic given seed and decisions, so a record holding all seats' turns
-    (evaluation, ``collabrl play``) can be drawn tick by tick. Raises ValueError when the turns
-    do not fit (a record of one seat only, such as a training dump).
+    Games are deterministic given seed and decisions, so a record holding all seats' turns can be
+    drawn tick by tick. Raises ValueError when the turns do not fit (a record of one seat only).
     """
     frames: list[Frame] = []
     pending = game.reset(seed=seed)
-    capture_frames(game, frames.append)
+    board.watch(game, frames.append)
     by_tick: dict[int, dict[str, Decision]] = {}
     for t in turns:
         by_tick.setdefault(t["tick"], {})[t["seat"]] = Decision(

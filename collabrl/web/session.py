@@ -6,6 +6,10 @@ exists (LLM players on a worker thread); when only human seats are owed a decisi
 stops and the pages show those seats their observation. A human decision is written in the agent
 response format and parsed by the same parser as any seat's reply, so it is recorded the same
 way, with the seconds it took (from the observation first being sent to the decision arriving).
+
+Everything game-specific comes from the game's registry entry (:mod:`collabrl.envs.registry`):
+the clock's limit, the task and efficiency of the record, the outcome line and the board, if
+any; the chat comes from the episode's turns. A new game is served without any edit here.
 """
 
 from __future__ import annotations
@@ -27,9 +31,11 @@ from collabrl.envs.base import (
     format_response,
     sends_message,
 )
+from collabrl.envs.registry import GameSection, get_game
 from collabrl.errors import CollabrlError
+from collabrl.eval.runner import efficiency
 from collabrl.rollout.episode import Episode
-from collabrl.web.frames import Frame, capture_frames, kitchen_layout, lettered_actions, sections
+from collabrl.web.frames import Frame, board_of, drawing, lettered_actions, sections
 
 MAX_ACTION_CHARS = 200  # longer than any offered action; a page never sends more
 
@@ -65,14 +71,23 @@ class Session:
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     started: float = field(default_factory=time.time)
     play: Episode | None = None  # the episode loop, set by start()
+    board: dict[str, Any] | None = None  # {kind, layout} of the game's board, set by start()
 
     async def start(self) -> None:
         """Reset the game and players, then play non-human seats until a human is owed."""
         self.play = Episode(self.game, self.players, self.seed)
         self.seats = {seat: SeatSlot() for seat in self.humans}
-        capture_frames(self.game, self.frames.append)
+        board = board_of(self.section)
+        if board is not None:
+            self.board = drawing(board, self.game)
+            board.watch(self.game, self.frames.append)
         async with self.lock:
             await self._advance()
+
+    @property
+    def section(self) -> type[GameSection]:
+        """The game's registry entry: what the pages and the record learn about the game."""
+        return get_game(self.game.name)
 
     @property
     def done(self) -> bool:
@@ -138,8 +153,8 @@ class Session:
 
     def view(self, seat: str, frames_from: int) -> dict[str, Any]:
         """Everything the page of ``seat`` shows (text only: the page escapes all of it)."""
-        slot = self.seats[seat]
-        obs = slot.obs
+        obs = self.seats[seat].obs
+        summary = self.game.summary() if self.game.done else None
         state: dict[str, Any] = {
             "type": "state",
             "version": self.version,
@@ -148,13 +163,15 @@ class Session:
             "seats": list(self.game.agents),
             "kinds": self.kinds,
             "tick": self.game.tick,
-            "limit": _limit(self.game),
+            "limit": self.section.tick_limit(self.game),
             "done": self.game.done,
             "your_turn": obs is not None,
             "waiting_for": self.waiting_for(),
             "intro": self.game.intro(seat),
             "observation": None,
-            "summary": self.game.summary() if self.game.done else None,
+            "summary": summary,
+            "outcome": outcome_line(self.section, summary) if summary is not None else None,
+            "chat": [{"tick": t, "speaker": s, "text": m} for t, s, m in self.play.messages()],
         }
         if obs is not None:
             state["observation"] = {
@@ -163,12 +180,10 @@ class Session:
                 "actions": lettered_actions(obs.actions, obs.message_action),
                 "message_action": obs.message_action,
             }
-        if self.game.name == "kitchen":
-            state["kitchen"] = kitchen_layout(self.game)
+        if self.board is not None:
+            state["board"] = self.board
             state["frames"] = self.frames[max(0, min(frames_from, len(self.frames) - 1)) :]
             state["frame_count"] = len(self.frames)
-            state["score"] = self.game.summary()["score"]
-        state["chat"] = _chat(self.game)
         return state
 
     def record(self, profile: Any | None) -> dict[str, Any]:
@@ -181,13 +196,13 @@ class Session:
         sent = sum(sends_message(t["action"], t["message"], self.game.message_action) for t in mine)
         return {
             "game": self.game.name,
-            "task": summary.get("task") or summary.get("layout"),
+            "task": self.section.task_of(summary),
             "profile": getattr(profile, "id", None),
             "player_type": getattr(profile, "player_type", None),
             "seat": f"Agent {self.game.agents.index(me) + 1}",
             "seat_name": me,
             "seed": self.seed,
-            "efficiency": float(summary["steps"] if "steps" in summary else summary["score"]),
+            "efficiency": efficiency(self.game.name, summary),
             "message_ratio": sent / len(mine) if mine else 0.0,
             "tokens_per_step_k": 0.0,
             "scores": {},
@@ -207,16 +222,15 @@ class Session:
         }
 
 
-def _limit(game: Game) -> int:
-    """The episode's time limit: household ticks, kitchen horizon."""
-    return int(getattr(game, "max_ticks", 0) or getattr(game, "horizon", 0))
-
-
-def _chat(game: Game) -> list[dict[str, Any]]:
-    """Every message sent so far, oldest first (tick, speaker, text)."""
-    if game.name == "kitchen":
-        return [{"tick": t, "speaker": s, "text": m} for t, s, m in game.chat]  # type: ignore[attr-defined]
-    return [{"tick": t, "speaker": s, "text": m} for t, s, m in game.dialogue]  # type: ignore[attr-defined]
+def outcome_line(section: type[GameSection], summary: dict[str, Any]) -> str:
+    """How the episode ended, in one line for a person: success or not (for games whose summary
+    says), then the game's efficiency column, e.g. "Success: steps 23." or "Final score 40."."""
+    column = f"{section.efficiency_metric} {summary[section.efficiency_metric]}"
+    if "success" not in summary:
+        return f"Final {column}."
+    if summary["success"]:
+        return f"Success: {column}."
+    return f"Not finished ({summary.get('outcome', 'time up')}): {column}."
 
 
 def player_label(spec: PlayerSpec) -> str:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from collabrl.envs.registry import registered_games
 from collabrl.errors import CollabrlError
 from collabrl.records import read_jsonl
 
@@ -57,16 +58,24 @@ def normalise(path: Path, record: dict[str, Any]) -> dict[str, Any]:
     """A record in the trajectory schema (``collabrl play`` episodes lack the job fields)."""
     source = source_of(path, record)
     if source == "play":
-        summary = record.get("summary", {})
-        record = {
-            "game": "kitchen" if "layout" in summary else "household",
-            "task": summary.get("task") or summary.get("layout"),
-            "seed": record.get("seed"),
-            "summary": summary,
-            "turns": record.get("turns", []),
-            "efficiency": summary.get("steps", summary.get("score")),
-        }
+        record = _play_record(record)
     return {**record, "source": source}
+
+
+def _play_record(record: dict[str, Any]) -> dict[str, Any]:
+    """A ``collabrl play`` episode with the job fields its game's registry entry gives (none for
+    a game that is not installed here, or a record from before episodes named their game)."""
+    summary = record.get("summary", {})
+    name = record.get("game")
+    section = registered_games().get(name) if name else None
+    return {
+        "game": name,
+        "task": section.task_of(summary) if section else None,
+        "seed": record.get("seed"),
+        "summary": summary,
+        "turns": record.get("turns", []),
+        "efficiency": summary.get(section.efficiency_metric) if section else None,
+    }
 
 
 def success(record: dict[str, Any]) -> bool | None:

@@ -1,8 +1,8 @@
 """``collabrl view``: the ASGI app that browses trajectories (token-protected like serve).
 
 ``GET /`` the page; ``GET /api/episodes`` the list; ``GET /api/episodes/{n}`` one episode with
-its turns and, for the kitchen, its frames (recorded, or replayed from seed and every seat's
-turns when the record allows it).
+its turns and, for a game with a board, its frames (recorded, or replayed from seed and every
+seat's turns when the record allows it).
 """
 
 from __future__ import annotations
@@ -16,33 +16,30 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from collabrl.envs.registry import registered_games
 from collabrl.errors import CollabrlError
-from collabrl.web.frames import kitchen_layout, replay_frames
+from collabrl.web.frames import board_of, drawing, replay_frames
 from collabrl.web.security import SecurityHeaders, has_token
 from collabrl.web.serve_app import STATIC
 from collabrl.web.trajectories import Library
 
 
-def kitchen_drawing(record: dict) -> dict:
-    """``{"kitchen": layout, "frames": [...]}`` for a kitchen record, or a note why not."""
-    from collabrl.envs.kitchen.game import KitchenGame
-
-    summary = record.get("summary") or {}
-    seats = sorted({t["seat"] for t in record.get("turns", [])}, key=str)
-    if record.get("players"):
-        seats = list(record["players"])
+def board_replay(record: dict) -> dict:
+    """``{"board": {kind, layout}, "frames": [...]}`` for a record of a game with a board (its
+    frames as recorded, or replayed from seed and every seat's turns), a note when it cannot be
+    drawn, or nothing for a game without a board (or one not installed here)."""
+    section = registered_games().get(record.get("game") or "")
+    board = board_of(section) if section is not None else None
+    if board is None:
+        return {}
     try:
-        game = KitchenGame(
-            summary["layout"],
-            seats=seats or None,
-            horizon=int(summary["horizon"]),
-            cook_mode=summary.get("cook_mode", "auto"),
-            motion=summary.get("motion", "reference"),
+        game = section.from_summary(record["summary"]).make_game()
+        frames = record.get("frames") or replay_frames(
+            game, board, int(record["seed"]), record["turns"]
         )
-        frames = record.get("frames") or replay_frames(game, int(summary["seed"]), record["turns"])
-    except (KeyError, ValueError, TypeError) as exc:
+    except (CollabrlError, KeyError, ValueError, TypeError) as exc:
         return {"replay_note": f"no tick-by-tick replay: {exc}"}
-    return {"kitchen": kitchen_layout(game), "frames": frames}
+    return {"board": drawing(board, game), "frames": frames}
 
 
 def make_view_app(root: Path, token: str) -> Starlette:
@@ -71,8 +68,7 @@ def make_view_app(root: Path, token: str) -> Starlette:
             record = dict(library.episode(int(request.path_params["n"])))
         except (KeyError, ValueError):
             return Response("no such episode\n", 404)
-        if record.get("game") == "kitchen":
-            record.update(kitchen_drawing(record))
+        record.update(board_replay(record))
         return JSONResponse(record)
 
     return Starlette(

@@ -1,18 +1,33 @@
 """Fixtures for the web app's tests: a server on a thread, headless Chromium through Playwright.
 
 Chromium is Debian's (``.ci/run`` installs it); Playwright's own browser download is not used.
+Without Chromium or Playwright the browser tests are skipped, except under CI (the ``CI``
+environment variable set, as ``.ci/run`` does), where they fail: CI must never skip them silently.
 Screenshots go to ``docs/screenshots/`` (the README shows them).
 """
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
 import pytest
 
 pytest.importorskip("starlette")
-playwright = pytest.importorskip("playwright.sync_api")
+
+
+def missing(what: str) -> None:
+    """Skip the browser tests for want of ``what``, or fail them under CI."""
+    if os.environ.get("CI"):
+        pytest.fail(f"CI: {what}; the browser tests must run here", pytrace=False)
+    pytest.skip(what, allow_module_level=True)
+
+
+try:
+    from playwright import sync_api as playwright
+except ImportError:
+    missing("playwright is not installed (pip install -e '.[dev]')")
 
 ROOT = Path(__file__).resolve().parents[2]
 SHOTS = ROOT / "docs" / "screenshots"
@@ -23,7 +38,7 @@ TOKEN = "test-token"
 def browser():
     executable = shutil.which("chromium") or shutil.which("chromium-browser")
     if executable is None:
-        pytest.skip("Debian's chromium is not installed (apt-get install chromium)")
+        missing("Debian's chromium is not installed (apt-get install chromium)")
     with playwright.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=executable)
         yield browser

@@ -1,4 +1,5 @@
-"""The trajectory viewer on a real (tiny) training run and a recorded kitchen episode."""
+"""The trajectory viewer on real (tiny) training runs, an evaluation and a recorded kitchen
+episode."""
 
 from __future__ import annotations
 
@@ -60,12 +61,18 @@ def runs(tmp_path_factory) -> Path:
     return root
 
 
+def policy_turns(record: dict) -> list[tuple[int, dict]]:
+    """The policy's decisions of a dumped episode, with their places among all seats' turns."""
+    return [(i, t) for i, t in enumerate(record["turns"]) if t["player"] == "policy"]
+
+
 def test_dumped_rollouts_carry_rewards_and_advantages(runs) -> None:
     lines = (runs / "train" / "rollouts.jsonl").read_text().splitlines()
     assert len(lines) == 2
     for record in map(json.loads, lines):
         assert record["iteration"] == 0 and record["stamp"]["source"] == "train"
-        for turn in record["turns"]:
+        assert {t["seat"] for t in record["turns"]} == {"Alice", "Bob"}  # both seats' turns
+        for _, turn in policy_turns(record):
             assert set(turn["rewards"]) >= {"format", "communication", "judge"}
             assert turn["observation"].startswith("Goal:")
             if turn["advantage"] is not None:
@@ -80,9 +87,11 @@ def test_viewer_shows_the_reward_parts_of_the_jsonl(runs, page, shot) -> None:
         expect(page.get_by_test_id("count")).to_have_text("3 episodes")
         page.get_by_test_id("filter-source").select_option("train")
         page.locator("tr.episode").first.click()
-        row = page.get_by_test_id("decision-0")
+        i, turn = policy_turns(first)[0]
+        row = page.get_by_test_id(f"decision-{i}")
         expect(row).to_be_visible()
-        for name, value in first["turns"][0]["rewards"].items():
+        expect(page.get_by_test_id("timeline")).to_contain_text("Bob")
+        for name, value in turn["rewards"].items():
             cell = row.get_by_test_id(f"reward-{name}")
             assert float(cell.get_attribute("data-value")) == value
         shot(page, "viewer_training")
@@ -107,3 +116,67 @@ def test_viewer_needs_the_token(runs) -> None:
     assert client.get("/api/episodes").status_code == 403
     assert client.get("/api/episodes?token=wrong").status_code == 403
     assert len(client.get(f"/api/episodes?token={TOKEN}").json()["episodes"]) == 3
+
+
+@pytest.fixture(scope="module")
+def more_runs(tmp_path_factory) -> Path:
+    """An evaluation of one household episode (its trajectory) and a one-iteration kitchen
+    training run dumping one 20-tick episode."""
+    root = tmp_path_factory.mktemp("more_runs")
+    collabrl = [sys.executable, "-c", "from collabrl.cli import main; main()"]
+    subprocess.run(
+        [
+            *collabrl,
+            "eval",
+            "games=[household]",
+            "tasks=[0_read_book]",
+            "max_profiles=1",
+            "seats=[1]",
+            f"output_dir={root / 'eval'}",
+            "--quiet",
+        ],
+        check=True,
+        capture_output=True,
+    )
+    kitchen = [
+        "recipe=cook_gigpo_cpu",
+        "game.horizon=20",
+        "rollout.groups=1",
+        "rollout.episodes_per_group=2",
+        "train.dump_rollouts.episodes=1",
+    ]
+    overrides = [o for o in TINY_RUN if o.split("=")[0] not in {"recipe", "game.max_decisions"}]
+    subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "train.py"),
+            *overrides,
+            *kitchen,
+            f"output_dir={root / 'cook'}",
+        ],
+        check=True,
+        capture_output=True,
+    )
+    return root
+
+
+def test_viewer_shows_the_prompts_of_an_evaluation(more_runs, page) -> None:
+    (record,) = [json.loads(line) for line in (more_runs / "eval" / "trajectories.jsonl").open()]
+    seats = {t["seat"] for t in record["turns"]}
+    assert len(seats) == 2 and all(t["observation"].startswith("Goal:") for t in record["turns"])
+    with background(make_view_app(more_runs / "eval", TOKEN)) as base:
+        page.goto(f"{base}/?token={TOKEN}")
+        page.locator("tr.episode").first.click()
+        row = page.get_by_test_id("decision-1")
+        row.locator("summary").click()
+        expect(row.locator("pre").first).to_have_text(record["turns"][1]["observation"])
+
+
+def test_a_kitchen_training_episode_replays_on_the_board(more_runs) -> None:
+    from starlette.testclient import TestClient
+
+    client = TestClient(make_view_app(more_runs / "cook", TOKEN))
+    episode = client.get(f"/api/episodes/0?token={TOKEN}").json()
+    assert {t["seat"] for t in episode["turns"]} == {"Player 0", "Player 1"}
+    assert "replay_note" not in episode and episode["board"]["kind"] == "overcooked-grid"
+    assert [f["tick"] for f in episode["frames"]] == list(range(21))

@@ -15,6 +15,7 @@ from collections import Counter
 from collabrl.agents.persona.temperament import Temperament, stable_seed
 from collabrl.agents.persona.voice import Voice
 from collabrl.envs.base import MAX_MESSAGE_CHARS, Observation, format_response
+from collabrl.envs.structures import StructureView, pick_owner
 from collabrl.profiles.schema import Profile
 
 Reply = tuple[str, str, str]  # (think, message, action)
@@ -33,7 +34,8 @@ class PersonaBase(ABC):
 
     ``stats`` counts behaviour per episode: ``requests`` heard, ``honoured`` requests acted on,
     ``doubts`` (reassurance questions), ``instructions`` given, ``dawdles``, ``rechecks``,
-    ``hesitations`` and ``slips`` (deliberately unavailable actions).
+    ``hesitations``, ``slips`` (deliberately unavailable actions), and as a gate owner
+    ``approvals`` and ``denials``.
     """
 
     def __init__(self, profile: Profile) -> None:
@@ -96,6 +98,31 @@ class PersonaBase(ABC):
         reply, self.reply = self.reply, None
         return reply
 
+    def gatekeep(self, view: StructureView | None) -> Reply | None:
+        """A request awaiting this seat's approval: deny it when doubting, approve it when
+        complying, otherwise leave it waiting for a later decision."""
+        if view is None or not view.to_decide:
+            return None
+        request, t = view.to_decide[0], self.temperament
+        if self.chance(t.doubt):
+            self.stats["denials"] += 1
+            return self.voice.think("I'm not convinced that's right."), "", request["deny"]
+        if self.chance(t.comply):
+            self.stats["approvals"] += 1
+            return self.voice.think("Fine, go ahead."), "", request["approve"]
+        return None
+
+    def organise(self, obs: Observation, view: StructureView | None) -> Reply | None:
+        """A leader chooses the gate owners its team has not chosen yet (scaffolded)."""
+        if view is None or not self.temperament.leads or not view.unassigned():
+            return None
+        kind = view.unassigned()[0]
+        me, seats = self._team(obs.state)
+        owner = pick_owner(view, me, seats)
+        self.stats["instructions"] += 1
+        think = self.voice.think(f"Someone should sign off on {kind}; {owner} it is.")
+        return think, "", view.assign[kind][owner]
+
     def act(self, obs: Observation) -> str:
         if self.chance(self.temperament.slip):
             blunder = self._blunder(obs)
@@ -114,6 +141,10 @@ class PersonaBase(ABC):
     @abstractmethod
     def _decide(self, obs: Observation) -> Reply:
         """(think, message, action) for this decision point, shaped by the temperament."""
+
+    @abstractmethod
+    def _team(self, state: dict) -> tuple[str, list[str]]:
+        """This seat's name and every seat's, in seat order, from an observation's state."""
 
     @abstractmethod
     def _blunder(self, obs: Observation) -> str | None:

@@ -6,6 +6,17 @@ an accepted request); when none fires, :class:`HouseholdExpert` picks the move, 
 teammates' claims only if the persona is minded to and allowed to speak only if it feels
 talkative. Like the expert it reads teammates' messages itself (the game does not): a request or
 report sends it to look, and it can grab or check only what its own seat has seen.
+
+Requests name their teammate ("Bob, could you explore <kitchen> (11)?"); a leader's opening
+split hands every teammate a share of the unexplored rooms and takes the first share itself,
+which it then follows like an accepted request. Private guidance in its profile (where goal
+objects are, containers to skip) guides its own search from the start; it shares the guidance
+at a decision where it feels talkative. Under a collaboration structure it also does its part,
+the way its temperament lets it: with a group-memory board it records its guidance under
+"expertise" and its own share or next move under "responsibilities" before anything else
+(the board is the team's agreed procedure), and writes coordination there instead of in
+messages; as a gate owner it approves a request when it complies, denies it when it doubts,
+and otherwise leaves it waiting; a leader chooses the gate owners a scaffolded team still lacks.
 """
 
 from __future__ import annotations
@@ -16,8 +27,14 @@ from typing import Any
 from collabrl.agents.persona.base import PersonaBase, Reply
 from collabrl.agents.protocol import parse_observed
 from collabrl.envs.base import MESSAGE_ACTION, Observation
-from collabrl.envs.household.expert import ACTION, HouseholdExpert, Move, offered_moves
+from collabrl.envs.household.expert import (
+    ACTION,
+    HouseholdExpert,
+    Move,
+    offered_moves,
+)
 from collabrl.envs.household.world import token
+from collabrl.envs.structures import StructureView
 
 REQUEST_TTL = 40  # ticks an accepted request stays worth carrying out
 DOUBTS = (
@@ -30,9 +47,10 @@ VAGUE_DOUBTS = (
     "Is this really the right plan? I'm a bit worried.",
     "Did we actually look everywhere? Please tell me we did.",
 )
-ASK_GRAB = "{obj} is in {at}. Could you grab {obj}?"
-ASK_EXPLORE = "Could you explore {room}? I'll cover the rest."
-SPLIT = "Let's split up: I'll explore {mine}. Could you explore {yours}?"
+ASK_GRAB = "{obj} is in {at}. {name}, could you grab {obj}?"
+ASK_EXPLORE = "{name}, could you explore {room}? I'll cover the rest."
+SPLIT = "Let's split up: I'll explore {mine}."
+SPLIT_ASK = " {name}, could you explore {rooms}?"
 
 DAWDLE_CHOICES = 2  # a dawdler wanders into one of this many nearest rooms
 
@@ -47,6 +65,21 @@ def already_done(s: dict[str, Any], move: Move) -> bool:
     return verb == "check" and any(f["id"] == ident and f["checked"] for f in s["fixtures"])
 
 
+def shares(items: list[Any], people: int) -> list[list[Any]]:
+    """``items`` cut into ``people`` consecutive shares, larger shares first."""
+    size, extra = divmod(len(items), people)
+    out, start = [], 0
+    for k in range(people):
+        end = start + size + (k < extra)
+        out.append(items[start:end])
+        start = end
+    return out
+
+
+def _rooms(rooms: list[dict[str, Any]]) -> str:
+    return " and ".join(token(r["name"], r["id"]) for r in rooms)
+
+
 def nearest_rooms(s: dict[str, Any], offered: Offers, only: set[int] | None = None) -> list[str]:
     """Offered explore actions, nearest room first (optionally only rooms in ``only``)."""
     ticks = {r["id"]: r["ticks"] for r in s["rooms"]}
@@ -59,27 +92,51 @@ class HouseholdPersona(PersonaBase):
 
     def _reset_game(self) -> None:
         self.expert = HouseholdExpert()
+        guidance = self.profile.guidance
+        if guidance is not None:  # it shares the guidance itself, when its temperament lets it
+            self.expert.brief(guidance.found(), guidance.empty(), note="")
         self.expert.reset(self.seat, 0)
+        self.secret = guidance.statement() if guidance is not None else ""
         self.answered: dict[str, int] = {}  # teammate -> tick of the request already answered
-        self.tasks: list[Move] = []  # accepted requests still to carry out
+        self.tasks: list[Move] = []  # accepted requests (or its own share) still to carry out
         self.task_tick = -1
         self.doubted: set[int] = set()
+        self.secret_shared = False
+        self.recorded: set[str] = set()  # board sections it has written to
+        self.asks = 0  # requests handed out (they go to teammates in turn)
+        self.impulses = (
+            self._open,
+            self._record,
+            self.organise,
+            self._share,
+            self._answer_reply,
+            self._doubt,
+            self._chatter,
+            self._hesitate,
+        )
 
     # ----------------------------------------------------------------- decision
     def _decide(self, obs: Observation) -> Reply:
         s = obs.state
         offered = offered_moves(obs.actions)
         self._hear(s)
+        view = StructureView.of(s)
+        gate = self.gatekeep(view)
+        if gate:
+            return gate
         if MESSAGE_ACTION in obs.actions:
-            for speak in (self._open, self._answer, self._doubt, self._chatter, self._hesitate):
-                message = speak(s)
-                if message:
-                    return self.voice.think("Better say something first."), message, MESSAGE_ACTION
+            for speak in self.impulses:
+                reply = speak(obs, view)
+                if reply:
+                    return reply
         for move in (self._dawdle, self._recheck, self._follow):
             reply = move(s, offered)
             if reply:
                 return reply
-        return self._competent(obs, offered)
+        return self._competent(obs, offered, view)
+
+    def _team(self, state: dict[str, Any]) -> tuple[str, list[str]]:
+        return state["seat"], state["seats"]
 
     def _blunder(self, obs: Observation) -> str | None:
         """Walk into the room it already stands in: a plausible, never-offered action."""
@@ -99,42 +156,97 @@ class HouseholdPersona(PersonaBase):
                 self.tasks = list(said.items)
                 self.task_tick = s["tick"]
 
+    # ----------------------------------------------------------------- structure duties
+    def _record(self, obs: Observation, view: StructureView | None) -> Reply | None:
+        """The board's build phase: its private knowledge under "expertise", then its next move
+        under "responsibilities" (once each)."""
+        if view is None or not view.has_board:
+            return None
+        if self.secret and "expertise" not in self.recorded:
+            self.secret_shared = True
+            return self._write(view, "expertise", self.secret)
+        if "responsibilities" not in self.recorded:
+            claim = self.expert.intent(obs)
+            return self._write(view, "responsibilities", claim) if claim else None
+        return None
+
+    def _share(self, obs: Observation, view: StructureView | None) -> Reply | None:
+        """Tell the team its private knowledge, once, at a decision where it feels talkative."""
+        if not self.secret or self.secret_shared or not self.chance(self.temperament.talk):
+            return None
+        self.secret_shared = True
+        return self._say(view, "expertise", self.secret, False)
+
+    def _write(self, view: StructureView, section: str, text: str) -> Reply:
+        self.recorded.add(section)
+        return self.voice.think("Let me put this on the board."), text, view.update[section]
+
+    def _say(
+        self, view: StructureView | None, section: str, message: str, coordination: bool
+    ) -> Reply:
+        """Coordination goes to the board when there is one; everything else is a message."""
+        if coordination and view is not None and view.has_board:
+            return self._write(view, section, message)
+        return self.voice.think("Better say something first."), message, MESSAGE_ACTION
+
     # ----------------------------------------------------------------- things to say
-    def _open(self, s: dict[str, Any]) -> str | None:
+    def _open(self, obs: Observation, view: StructureView | None) -> Reply | None:
         if not self.opens_now():
             return None
+        s = obs.state
         rooms = sorted((r for r in s["rooms"] if not r["explored"]), key=lambda r: r["ticks"])
-        if self.temperament.leads and len(rooms) >= 2:
-            half = (len(rooms) + 1) // 2
-            self.stats["instructions"] += 1
-            return SPLIT.format(
-                mine=" and ".join(token(r["name"], r["id"]) for r in rooms[:half]),
-                yours=" and ".join(token(r["name"], r["id"]) for r in rooms[half:]),
-            )
-        return self.voice.greeting()
+        teammates = [seat for seat in s["seats"] if seat != s["seat"]]
+        if not (self.temperament.leads and len(rooms) >= 2):
+            return self._say(view, "responsibilities", self.voice.greeting(), False)
+        cut = shares(rooms, 1 + len(teammates))
+        self.tasks, self.task_tick = [("explore", r["id"]) for r in cut[0]], s["tick"]
+        split = SPLIT.format(mine=_rooms(cut[0]))
+        for name, share in zip(teammates, cut[1:], strict=True):
+            if share:
+                split += SPLIT_ASK.format(name=name, rooms=_rooms(share))
+        self.stats["instructions"] += 1
+        return self._say(view, "responsibilities", split, True)
 
-    def _doubt(self, s: dict[str, Any]) -> str | None:
+    def _answer_reply(self, obs: Observation, view: StructureView | None) -> Reply | None:
+        message = PersonaBase._answer(self, obs.state)
+        return self._say(view, "responsibilities", message, False) if message else None
+
+    def _doubt(self, obs: Observation, view: StructureView | None) -> Reply | None:
         """Question a location known only from a teammate's report (or, rarely, the whole plan)."""
         if not self.chance(self.temperament.doubt):
             return None
+        s = obs.state
         heard, seen = self.expert.hearsay, {g["id"] for g in s["goal_objects"]}
         for obj, fixture in heard.reported.items():
-            if obj not in seen and obj not in self.doubted:
+            if obj not in seen and obj not in self.doubted and obj not in self.expert.found:
                 self.doubted.add(obj)
                 self.stats["doubts"] += 1
                 at = heard.apartment.fixture_token(fixture)
-                return self.voice.pick(DOUBTS).format(obj=token(heard.names[obj], obj), at=at)
+                doubt = self.voice.pick(DOUBTS).format(obj=token(heard.names[obj], obj), at=at)
+                return self._say(view, "evidence", doubt, False)
         if self.chance(0.3):
             self.stats["doubts"] += 1
-            return self.voice.pick(VAGUE_DOUBTS)
+            return self._say(view, "evidence", self.voice.pick(VAGUE_DOUBTS), False)
         return None
 
-    def _chatter(self, s: dict[str, Any]) -> str | None:
-        """Unprompted talk: a leader hands out a job, anyone else cheers the team on."""
+    def _chatter(self, obs: Observation, view: StructureView | None) -> Reply | None:
+        """Unprompted talk: a leader hands a job to a teammate (each in turn), anyone else cheers
+        the team on."""
         if not self.chance(self.temperament.chatter):
             return None
         if not self.temperament.leads:
-            return self.voice.cheer()
+            return self._cheer(view)
+        ask = self._instruction(obs.state)
+        return self._say(view, "responsibilities", ask, True) if ask else self._cheer(view)
+
+    def _cheer(self, view: StructureView | None) -> Reply | None:
+        cheer = self.voice.cheer()
+        return self._say(view, "plan", cheer, False) if cheer else None
+
+    def _instruction(self, s: dict[str, Any]) -> str | None:
+        """A job for the next teammate in turn: a goal object it could grab, else a room."""
+        teammates = [seat for seat in s["seats"] if seat != s["seat"]]
+        name = teammates[self.asks % len(teammates)]
         fixtures = {f["id"]: f for f in s["fixtures"]}
         targets = {t["target"] for t in s["goal"]}
         claims = [m for said in self.expert.hearsay.claims.values() for m in said.items]
@@ -144,20 +256,22 @@ class HouseholdPersona(PersonaBase):
             free = g["id"] not in taken and g["at"] not in targets
             if f is not None and free and f["room"] != s["room"]:
                 self.stats["instructions"] += 1
+                self.asks += 1
                 obj = token(g["name"], g["id"])
-                return ASK_GRAB.format(obj=obj, at=token(f["name"], f["id"]))
+                return ASK_GRAB.format(obj=obj, at=token(f["name"], f["id"]), name=name)
         claimed = {i for v, i in claims if v == "explore"}
         rooms = [r for r in s["rooms"] if not r["explored"] and r["id"] not in claimed]
         if rooms:
             far = max(rooms, key=lambda r: r["ticks"])
             self.stats["instructions"] += 1
-            return ASK_EXPLORE.format(room=token(far["name"], far["id"]))
-        return self.voice.cheer()
+            self.asks += 1
+            return ASK_EXPLORE.format(room=token(far["name"], far["id"]), name=name)
+        return None
 
-    def _hesitate(self, s: dict[str, Any]) -> str | None:
+    def _hesitate(self, obs: Observation, view: StructureView | None) -> Reply | None:
         if self.chance(self.temperament.hesitate * self.temperament.talk):
             self.stats["hesitations"] += 1
-            return self.voice.hesitation()
+            return self._say(view, "plan", self.voice.hesitation(), False)
         return None
 
     # ----------------------------------------------------------------- moves
@@ -200,17 +314,20 @@ class HouseholdPersona(PersonaBase):
             if step == task:
                 self.tasks.remove(task)
             self.honour()
-            why = "My teammate asked me to do this, so I will."
+            why = "That's what we agreed, so I'll do it."
             return self.voice.think(why), "", offered[step]
         return None
 
-    def _competent(self, obs: Observation, offered: Offers) -> Reply:
-        """The expert's move, seen through the persona: claims it ignores, talk it holds back."""
+    def _competent(self, obs: Observation, offered: Offers, board: StructureView | None) -> Reply:
+        """The expert's move, seen through the persona: claims it ignores, talk it holds back
+        (messages and board entries alike)."""
         s = obs.state
         view = obs
         honour = self.chance(self.temperament.comply)
         if not self.chance(self.temperament.talk):
-            view = replace(view, actions=[a for a in obs.actions if a != MESSAGE_ACTION])
+            quiet = set(board.update.values()) if board is not None else set()
+            quiet.add(MESSAGE_ACTION)
+            view = replace(view, actions=[a for a in obs.actions if a not in quiet])
         parsed = parse_observed(self.expert.reply(view, honour_claims=honour), view)
         action = parsed.action or next(iter(offered.values()), MESSAGE_ACTION)
         if action == MESSAGE_ACTION:

@@ -4,6 +4,10 @@ Impulses come first (open the game, answer a teammate's request, voice a doubt, 
 stall with a wait, fumble); then an accepted job (onions or dishes) is preferred while it is
 fresh; otherwise :meth:`KitchenExpert.choose` picks the move and openness decides whether the
 persona tries the other job now and then (curious) or sticks to its last one (routine).
+Requests name the teammate they are for. Under a collaboration structure it keeps gates the way
+its temperament lets it (:meth:`PersonaBase.gatekeep`), a leader chooses the gate owners a
+scaffolded team lacks, and with a group-memory board its opening plan goes on the board under
+"responsibilities".
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from collabrl.envs.kitchen.skills import (
     REFERENCE_SKILLS,
     SET_MESSAGE,
 )
+from collabrl.envs.structures import StructureView
 
 JOB_TTL = 60  # ticks an accepted job stays preferred
 ASK_GAP = 30  # ticks before a leader repeats the same instruction
@@ -34,11 +39,21 @@ DOUBTS = (
     "Should I be doing something else? Tell me if I'm in your way.",
     "Are we fast enough? I feel like we're falling behind.",
 )
-SPLIT = "Let's split it: you handle the onions, and I'll take care of the dishes and serving."
-SPLIT_FAR = "I can't reach everything, so I'll pass things over the counter. Please keep cooking."
+SPLIT = (
+    "Let's split it: {name}, you handle the onions, and I'll take care of the dishes and serving."
+)
+SPLIT_FAR = (
+    "I can't reach everything, so I'll pass things over the counter. {name}, please keep cooking."
+)
 ASKS = {
-    "dish": ("Could you grab a dish for the soup?", "Please get a dish ready, the soup is close."),
-    "onion": ("Can you keep bringing onions?", "Please put more onions in the pot."),
+    "dish": (
+        "{name}, could you grab a dish for the soup?",
+        "{name}, please get a dish ready, the soup is close.",
+    ),
+    "onion": (
+        "{name}, can you keep bringing onions?",
+        "{name}, please put more onions in the pot.",
+    ),
 }
 NARRATION = {
     PICKUP_ONION: "Getting an onion.",
@@ -65,16 +80,27 @@ class KitchenPersona(PersonaBase):
     def _decide(self, obs: Observation) -> Reply:
         v, actions = obs.state, obs.actions
         self._hear(v)
+        view = StructureView.of(v)
+        duty = self.gatekeep(view) or self.organise(obs, view)
+        if duty:
+            return duty
         if SET_MESSAGE in actions:
             for speak in (self._open, self._answer, self._doubt, self._chatter):
                 message = speak(v)
                 if message:
-                    return self.voice.think("Better say something first."), message, SET_MESSAGE
+                    said = SET_MESSAGE
+                    if speak == self._open and view is not None and view.has_board:
+                        said = view.update["responsibilities"]
+                    return self.voice.think("Better say something first."), message, said
         for move in (self._stall, self._follow):
             reply = move(v, actions)
             if reply:
                 return reply
         return self._competent(v, actions)
+
+    def _team(self, state: dict[str, Any]) -> tuple[str, list[str]]:
+        chefs = sorted([state["self"], *state["partners"]], key=lambda c: c["index"])
+        return state["self"]["name"], [c["name"] for c in chefs]
 
     def _blunder(self, obs: Observation) -> str | None:
         """A real skill that is not available now, or a wait longer than the rules allow."""
@@ -104,7 +130,8 @@ class KitchenPersona(PersonaBase):
             return None
         if self.temperament.leads:
             self.stats["instructions"] += 1
-            return SPLIT if len(v["self"]["can_reach"]) == 4 else SPLIT_FAR
+            split = SPLIT if len(v["self"]["can_reach"]) == 4 else SPLIT_FAR
+            return split.format(name=" and ".join(p["name"] for p in v["partners"]))
         return self.voice.greeting()
 
     def _doubt(self, v: dict[str, Any]) -> str | None:
@@ -126,7 +153,8 @@ class KitchenPersona(PersonaBase):
             return self.voice.cheer()
         self.asked[job] = v["tick"]
         self.stats["instructions"] += 1
-        return self.voice.pick(ASKS[job])
+        partner = " and ".join(p["name"] for p in v["partners"])
+        return self.voice.pick(ASKS[job]).format(name=partner)
 
     # ----------------------------------------------------------------- moves
     def _stall(self, v: dict[str, Any], actions: list[str]) -> Reply | None:

@@ -8,6 +8,9 @@ job; a claim ("I'll do the dishes") takes one, which leaves the other job to the
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+
+from collabrl.envs.structures import Speech
 
 SENTENCE = re.compile(r"[.!?;\n]+")
 CLAUSE = re.compile(r",|\b(?:and|while|then)\b(?=\s+(?:i\b|i'll|i'm|let me|you\b))")
@@ -28,16 +31,36 @@ def _jobs(clause: str) -> list[str]:
     return [job for job, words in JOB_WORDS.items() if words.search(clause)]
 
 
-def jobs_for_listener(text: str) -> list[str]:
-    """Jobs a chat line hands to its reader, in order: requested ones, then ones left by claims."""
-    wanted: list[str] = []
+def job_acts(text: str) -> list[tuple[str, str]]:
+    """("request", job) and ("claim", job) pairs of a chat line, in the order it says them."""
+    acts: list[tuple[str, str]] = []
     for sentence in SENTENCE.split(text.lower()):
         for clause in CLAUSE.split(sentence):
             jobs = _jobs(clause)
             if not jobs or NEGATION.search(clause):
                 continue
             if REQUEST.search(clause):
-                wanted.extend(jobs)
+                acts.extend(("request", job) for job in jobs)
             elif CLAIM.search(clause) and len(jobs) == 1:
-                wanted.append(OTHER[jobs[0]])
+                acts.append(("claim", jobs[0]))
+    return acts
+
+
+def jobs_for_listener(text: str) -> list[str]:
+    """Jobs a chat line hands to its reader, in order: requested ones, then ones left by claims."""
+    wanted = [job if act == "request" else OTHER[job] for act, job in job_acts(text)]
     return list(dict.fromkeys(wanted))
+
+
+def speech_reader(layout: str) -> Callable[[str], Speech]:
+    """Claims and requests of kitchen chat as the jobs the process trace's work names (the same
+    reading on every layout)."""
+
+    def read(text: str) -> Speech:
+        acts = job_acts(text)
+        return Speech(
+            claims=tuple(job for act, job in acts if act == "claim"),
+            requests=tuple(job for act, job in acts if act == "request"),
+        )
+
+    return read

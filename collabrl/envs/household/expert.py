@@ -7,16 +7,27 @@ and check the fridge; it grabs the apple once it has seen it there. Its own mess
 templates that :class:`~collabrl.envs.household.messages.MessageReader` parses:
 "Found <apple> (301) in <fridge> (105)." / "Placed <apple> (301) into <fridge> (105)." /
 "I'll explore <kitchen> (11)."
+
+Private guidance (:meth:`HouseholdExpert.brief`) is private knowledge: where some goal objects
+are (leads it follows itself) and which containers hold nothing needed (it never checks them);
+it shares the whole of it at its first decision. Under a collaboration structure it does its
+part: it approves every request addressed to it at once (a gated move here is always a step
+toward the goal), as the first seat it chooses the gate owners the team has not chosen
+(:func:`~collabrl.envs.structures.pick_owner`), and with a group-memory board it writes what it
+would have said there instead (its private knowledge under "expertise", finds under "evidence",
+its plans under "responsibilities"), where no dialogue window pushes it out of sight.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from collabrl.envs.base import MESSAGE_ACTION, Observation, format_response
 from collabrl.envs.household.hearsay import MENTION, Hearsay
 from collabrl.envs.household.world import HOLD_LIMIT, token
+from collabrl.envs.structures import StructureView, organises, pick_owner
 
 ACTION = re.compile(r"^\[go(\w+)\] <([^>]+)> \((\d+)\)$")
 CLAIM_TTL = 30  # ticks a teammate's announced plan is honoured
@@ -50,11 +61,23 @@ class HouseholdExpert:
     name = "household-expert"
 
     def __init__(self) -> None:
+        self.found: dict[int, tuple[str, int]] = {}  # private guidance: object -> (name, fixture)
+        self.empty: frozenset[int] = frozenset()  # private guidance: containers with nothing needed
+        self.note = ""  # the guidance as one sentence to share
         self.reset("", 0)
+
+    def brief(self, found: Mapping[int, tuple[str, int]], empty: Iterable[int], note: str) -> None:
+        """Give this player private guidance for every episode from now on: ``found`` goal
+        objects (id -> (name, fixture id)), ``empty`` containers, and ``note`` to share."""
+        self.found, self.empty, self.note = dict(found), frozenset(empty), note
+        self.reset(self.seat, 0)
 
     def reset(self, seat: str, seed: int) -> None:
         self.seat = seat
         self.hearsay = Hearsay()
+        self.hearsay.reported.update({obj: fixture for obj, (_, fixture) in self.found.items()})
+        self.hearsay.names.update({obj: name for obj, (name, _) in self.found.items()})
+        self.shared = not self.note  # nothing to share, or shared already
         self.last_visit: dict[int, int] = {}
         self.my_claim: Move | None = None
         self.my_claim_tick = -1
@@ -182,7 +205,7 @@ class HouseholdExpert:
         order = spread([f["id"] for f in fixtures.values()] + list(ticks), rank, seats)
         options = []
         for f in fixtures.values():
-            if f["container"] and not f["checked"]:
+            if f["container"] and not f["checked"] and f["id"] not in self.empty:
                 taken = ("check", f["id"]) in claimed or f["id"] in self.hearsay.told
                 cost = ticks[f["room"]] + DEFER * (taken or f["room"] in busy_rooms)
                 options.append((cost, order[f["id"]], ("check", f["id"])))
@@ -233,7 +256,38 @@ class HouseholdExpert:
 
     # ----------------------------------------------------------------- Player API
     def act(self, obs: Observation) -> str:
-        return self.reply(obs)
+        self.listen(obs.state)
+        return self.duty(obs) or self.reply(obs)
+
+    def intent(self, obs: Observation) -> str:
+        """The move this seat would make next as a claim ("I'll explore <kitchen> (11)."), without
+        changing anything; empty when that move is not on offer."""
+        s = obs.state
+        plan, _ = self._plan(s, self._yield_to(s, True))
+        action = offered_moves(obs.actions).get(plan)
+        return f"I'll {plan[0]} {action.split('] ', 1)[-1]}." if action else ""
+
+    def duty(self, obs: Observation) -> str | None:
+        """What comes before its own move (None: nothing): decide a request addressed to it,
+        choose gate owners, share private guidance. (A wrapping persona has its own duties and
+        calls :meth:`reply` only.)"""
+        s = obs.state
+        view = StructureView.of(s)
+        if view is not None and view.to_decide:
+            request = view.to_decide[0]
+            why = f"{request['seat']}'s {request['action']} is a step toward the goal"
+            return format_response(f"Approve: {why}.", "", request["approve"])
+        if view is not None and organises(view, s["seat"], s["seats"], s["tick"]):
+            kind = view.unassigned()[0]
+            owner = pick_owner(view, s["seat"], s["seats"])
+            why = f"The team needs an approver for {kind}; {owner} is best placed."
+            return format_response(why, "", view.assign[kind][owner])
+        if not self.shared and len(s["seats"]) > 1:
+            self.shared = True
+            self.hearsay.mentioned.update(int(x) for x in MENTION.findall(self.note))
+            action = talk_action(view, "expertise", obs.actions)
+            return format_response("Share what only I know.", self.note, action)
+        return None
 
     def reply(self, obs: Observation, honour_claims: bool = True) -> str:
         """The expert's answer; ``honour_claims=False`` plays as if it had ignored teammates'
@@ -256,15 +310,22 @@ class HouseholdExpert:
             and not self.last_was_message
         )
         self.last_holding = list(s["holding"])
-        self.last_was_message = (
-            len(s["seats"]) > 1 and MESSAGE_ACTION in obs.actions and bool(news or announce)
+        talk = talk_action(
+            StructureView.of(s), "evidence" if news else "responsibilities", obs.actions
         )
+        self.last_was_message = len(s["seats"]) > 1 and talk is not None and bool(news or announce)
         claim = f"I'll {plan[0]} {action.split('] ', 1)[-1]}."
         if not self.last_was_message:
             return format_response(f"{why}.", claim, action)
         message = " ".join([*news, *self._carrying(s), claim])
         self.hearsay.mentioned.update(int(x) for x in MENTION.findall(message))
         self.my_claim, self.my_claim_tick = plan, s["tick"]
-        return format_response(
-            f"Tell the team first, then {plan[0]}: {why}.", message, MESSAGE_ACTION
-        )
+        return format_response(f"Tell the team first, then {plan[0]}: {why}.", message, talk)
+
+
+def talk_action(view: StructureView | None, section: str, actions: list[str]) -> str | None:
+    """How to tell the team: the board's ``section`` when there is a board, else a message
+    (None when neither is on offer)."""
+    if view is not None and view.has_board:
+        return view.update[section]
+    return MESSAGE_ACTION if MESSAGE_ACTION in actions else None

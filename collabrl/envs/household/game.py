@@ -30,6 +30,17 @@ from collabrl.envs.household.world import (
     load_apartments,
     token,
 )
+from collabrl.envs.structures import (
+    BOARD_TICKS,
+    DECIDE_TICKS,
+    EMPTY_ENTRY,
+    REQUEST_TICKS,
+    WAIT_TICKS,
+    Structure,
+    Structures,
+    Trace,
+    Vocabulary,
+)
 
 TIME_LIMIT = 250  # ticks per episode (CWAH); a failure is scored as this many steps
 TRAINING_DECISIONS = 50  # decisions per seat in a training episode (the released CWAH code)
@@ -43,6 +54,15 @@ MESSAGE_TICKS = 1  # sending a message (also the idle tick of an unusable decisi
 STALLED = "stalled"  # outcome when a seat reaches max_decisions (a safety net, see HouseholdGame)
 # event kinds
 ARRIVE, LOOK, OPEN, GRAB, PUT, IDLE = range(6)
+MOVE_KINDS = ("explore", "check", "grab", "put")  # the action kinds a gate may cover
+DEFAULT_GATED = ("put",)  # putting goal objects in place: the team's consequential step
+WORDS = Vocabulary(
+    update="[update_memory] {section}",
+    approve="[approve] #{id}",
+    deny="[deny] #{id}",
+    assign="[assign_gate] {kind}: {seat}",
+    kind="[go{kind}]",
+)
 
 
 def default_seats(n: int) -> tuple[str, ...]:
@@ -67,6 +87,18 @@ class HouseholdGame:
         is offered: a teammate's message naming an object never makes it grabbable.
         An action not on the list, or a message action without text, idles the seat one tick
         and counts as invalid.
+    Collaboration structure (``structure``, see :mod:`collabrl.envs.structures`): ``memory``
+        adds ``[update_memory] <section>`` (the decision's message becomes a board entry every
+        seat sees; one tick); ``gates`` makes moves of the ``gated`` kinds (default ``put``)
+        file a request to their owner (``gate_owners``, default the second seat) instead of
+        running, and offers the owner ``[approve] #N`` / ``[deny] #N``; ``scaffolded`` is
+        ``memory`` plus gates whose owners seats choose with ``[assign_gate] <kind>: <seat>``.
+        ``default`` changes nothing.
+    Process trace (``summary()["trace"]``, :mod:`collabrl.envs.structures.trace`): one event
+        per decision. A ``work`` event is wasted when it was a grab that ended without effect
+        (a teammate took the object first), or a search (explore a room, check a container) of
+        a place another seat had already searched and where no goal object lay out of place at
+        that moment (walking to the room of a held object's target is travel, never waste).
     Observation: ``text`` (goal, time, own room and hands, explored rooms, fixtures and goal
         objects seen, teammates last seen in the same room, the last dialogue lines verbatim,
         own last actions, lettered actions), ``state`` (the same as ids, see
@@ -87,6 +119,9 @@ class HouseholdGame:
         max_ticks: the time limit (``TIME_LIMIT``; failures are scored as this many steps).
         max_decisions: per-seat decision cap (``TRAINING_DECISIONS`` in training rollouts; a
             safety net in evaluation).
+        structure: ``default``, ``memory``, ``gates`` or ``scaffolded``.
+        gated: action kinds that gates cover (of ``MOVE_KINDS``).
+        gate_owners: kind -> seat that approves it (``gates``; default the second seat).
     """
 
     name = "household"
@@ -98,12 +133,21 @@ class HouseholdGame:
         seats: Sequence[str] | int = ("Alice", "Bob"),
         max_ticks: int = TIME_LIMIT,
         max_decisions: int = TRAINING_DECISIONS,
+        structure: Structure = "default",
+        gated: Sequence[str] = DEFAULT_GATED,
+        gate_owners: Mapping[str, str] | None = None,
     ) -> None:
         self.task = get_task(task) if isinstance(task, str) else task
         names = default_seats(seats) if isinstance(seats, int) else tuple(seats)
         if not names or len(set(names)) != len(names):
             raise ValueError(f"need at least one seat and distinct names, got {names!r}")
         self.agents = list(names)
+        unknown = [k for k in gated if k not in MOVE_KINDS]
+        if unknown:
+            raise ValueError(f"gated: unknown action kind(s) {unknown}; kinds: {MOVE_KINDS}")
+        self.structure, self.gated = structure, tuple(gated)
+        self.gate_owners = dict(gate_owners or {})
+        self.team = Structures(structure, self.agents, WORDS, self.gated, self.gate_owners)
         self.max_ticks = max_ticks
         self.max_decisions = max_decisions
         self.apartment: Apartment = load_apartments()[self.task.apartment]
@@ -144,7 +188,9 @@ class HouseholdGame:
         self.decisions = [0] * n
         self.invalid = [0] * n
         self.messages = [0] * n
-        self.offers: list[dict[str, tuple[str, int]]] = [{} for _ in range(n)]
+        self.offers: list[dict[str, tuple[str, Any]]] = [{} for _ in range(n)]
+        self.team = Structures(self.structure, self.agents, WORDS, self.gated, self.gate_owners)
+        self.trace = Trace()
         self.placed = self._placed_units()
         for i in range(n):
             self._observe(i)
@@ -185,7 +231,8 @@ class HouseholdGame:
     def intro(self, seat: str) -> str:
         """Rules and goal for a seat's prompt."""
         others = [a for a in self.agents if a != seat]
-        return render.intro_text(seat, others, self.goal_text, self.max_ticks)
+        rules = render.intro_text(seat, others, self.goal_text, self.max_ticks)
+        return "\n".join([rules, *self.team.intro(seat)])
 
     def summary(self) -> dict[str, Any]:
         """Episode result; ``steps`` is the success tick, or ``max_ticks`` on failure.
@@ -206,6 +253,8 @@ class HouseholdGame:
             "messages": dict(zip(self.agents, self.messages, strict=True)),
             "goal_progress": self.placed / sum(p.count for p in self.task.goal),
             "goal_placed": self._progress(),
+            **self.team.summary(),
+            "trace": self.trace.records(),
         }
 
     # ----------------------------------------------------------------- decisions
@@ -218,33 +267,73 @@ class HouseholdGame:
         offer = self.offers[i].get(action) if action is not None else None
         if offer is None:
             return self._idle_invalid(i, action or "no action", "action not available")
-        if offer[0] == "message" and not message_text(decision.message):
+        kind, target = offer
+        text = message_text(decision.message)
+        if kind == "message" and not text:
             return self._idle_invalid(i, f"{action} with no message", EMPTY_MESSAGE)
+        if kind == "structure" and self.team.needs_text(target) and not text:
+            return self._idle_invalid(i, f"{action} with no entry", EMPTY_ENTRY)
         self.invalid[i] += not decision.valid
-        self.minds[i].history.append(action)
-        if offer[0] == "message":
+        info: dict[str, Any] = {"invalid": not decision.valid, "action": action}
+        if kind == "message":
+            self.minds[i].history.append(action)
             self._send(i, decision.message)
+        elif kind == "structure":
+            self.minds[i].history.append(action)
+            self._structure(i, target, text)
         else:
-            self._schedule(i, *offer)
-        return {"invalid": not decision.valid, "action": action}
+            verdict = self._move(i, kind, target, action)
+            if verdict != "free":
+                info["gate"] = verdict
+        return info
 
     def _idle_invalid(self, i: int, what: str, reason: str) -> dict[str, Any]:
         """An unusable decision: the seat idles one tick and the decision counts as invalid."""
         self.invalid[i] += 1
-        self.plans[i].append((self.tick + MESSAGE_TICKS, IDLE, None))
+        self._idle(i, MESSAGE_TICKS)
         self.minds[i].history.append(f"(invalid: {what}) [idle]")
+        self.trace.add(self.tick, self.agents[i], "invalid")
         return {"invalid": True, "action": None, "reason": reason}
+
+    def _idle(self, i: int, ticks: int) -> None:
+        self.plans[i].append((self.tick + ticks, IDLE, None))
 
     def _send(self, i: int, text: str) -> None:
         """Broadcast a message: it joins the dialogue verbatim and changes nobody's beliefs."""
-        self.plans[i].append((self.tick + MESSAGE_TICKS, IDLE, None))
+        self._idle(i, MESSAGE_TICKS)
         self.messages[i] += 1
         self.dialogue.append((self.tick, self.agents[i], message_text(text)))
+        self.trace.add(self.tick, self.agents[i], "message", text=message_text(text))
+
+    def _structure(self, i: int, move: tuple[str, Any], text: str) -> None:
+        """A board entry, a gate decision or a gate assignment: one tick, no world change."""
+        kind, target = self.team.apply(self.agents[i], move, text, self.tick)
+        self._idle(i, BOARD_TICKS if kind in ("board", "assign") else DECIDE_TICKS)
+        self.trace.add(self.tick, self.agents[i], kind, target, text if kind == "board" else "")
+
+    def _move(self, i: int, kind: str, target: int, action: str) -> str:
+        """A move, unless a gate holds it: then the seat files a request or waits on its own."""
+        verdict = self.team.gate(self.agents[i], kind, action, self.tick)
+        subgoal = f"{kind}:{target}"
+        if verdict == "request":
+            self._idle(i, REQUEST_TICKS)
+            self.minds[i].history.append(f"{action} (approval requested)")
+            self.trace.add(self.tick, self.agents[i], "request", subgoal)
+        elif verdict == "wait":
+            self._idle(i, WAIT_TICKS)
+            self.minds[i].history.append(f"{action} (waiting for approval)")
+            self.trace.add(self.tick, self.agents[i], "wait", subgoal)
+        else:
+            self.minds[i].history.append(action)
+            self._schedule(i, kind, target)
+        return verdict
 
     def _schedule(self, i: int, kind: str, target: int) -> None:
         """Turn a high-level action into timed events starting now (each at least a tick away)."""
         fixtures = self.apartment.fixtures
         plan, mind, t = self.plans[i], self.minds[i], self.tick
+        wasted = kind in ("explore", "check") and self._searched_in_vain(i, kind, target)
+        event = self.trace.work(t, self.agents[i], f"{kind}:{target}", wasted)
         if kind == "explore":
             t += self.apartment.travel[self.rooms[i], target]
             plan.append((t, ARRIVE, target))
@@ -259,7 +348,7 @@ class HouseholdGame:
             t += OPEN_TICKS
             plan.append((t, OPEN, fixture.id))
         if kind == "grab":
-            plan.append((t + GRAB_TICKS, GRAB, (target, fixture.id)))
+            plan.append((t + GRAB_TICKS, GRAB, (target, fixture.id, event)))
         elif kind == "put":
             carried = [o for o in self.holding[i] if self.goal_of[self.names[o]].target == target]
             for k, obj in enumerate(carried, start=1):
@@ -305,9 +394,10 @@ class HouseholdGame:
         if kind != IDLE:
             self._observe(i)
 
-    def _grab(self, i: int, obj: int, at: int) -> None:
+    def _grab(self, i: int, obj: int, at: int, event: int) -> None:
         if self.loc[obj] != at:
             self.plans[i].clear()  # taken meanwhile: the action ends without effect
+            self.trace.waste(event)
             return
         if at in self.is_open:
             self.is_open[at] = True
@@ -326,6 +416,29 @@ class HouseholdGame:
         self.placed = self._placed_units()
         if self.success_tick is None and self.placed == sum(p.count for p in self.task.goal):
             self.success_tick = self.tick
+
+    def _searched_in_vain(self, i: int, kind: str, target: int) -> bool:
+        """A search of a place another seat already searched, holding no goal object out of place
+        (walking to the room of a held object's target is travel, not search)."""
+        others = [m for j, m in enumerate(self.minds) if j != i]
+        fixtures = self.apartment.fixtures
+        if kind == "explore":
+            searched = any(target in m.explored for m in others)
+            carrying = any(
+                fixtures[self.goal_of[self.names[o]].target].room == target for o in self.holding[i]
+            )
+            if not searched or carrying:
+                return False
+            places = self.room_fixtures[target]
+        else:
+            if not any(target in m.checked for m in others):
+                return False
+            places = [target]
+        return not any(self._out_of_place(o) for f in places for o in self.contents[f])
+
+    def _out_of_place(self, obj: int) -> bool:
+        goal = self.goal_of.get(self.names[obj])
+        return goal is not None and self.loc[obj] != goal.target
 
     # ----------------------------------------------------------------- goals
     def _progress(self) -> dict[str, int]:
@@ -356,11 +469,12 @@ class HouseholdGame:
             if j != i and self.rooms[j] == room:
                 mind.see_partner(other, room, tuple(self.holding[j]), self.tick)
 
-    def _offers(self, i: int) -> dict[str, tuple[str, int]]:
-        """Available actions of seat i (action text -> (kind, target id)), in letter order.
+    def _offers(self, i: int) -> dict[str, tuple[str, Any]]:
+        """Available actions of seat i (action text -> (kind, target)), in letter order.
 
         Built from seat i's own beliefs only, so it never names a container, object or target
-        the seat has not seen itself (whatever teammates said about it).
+        the seat has not seen itself (whatever teammates said about it); the structure's
+        actions (kind ``structure``) come last.
         """
         apt, mind = self.apartment, self.minds[i]
         offers = {}
@@ -382,6 +496,8 @@ class HouseholdGame:
                 offers[f"[goput] {apt.fixture_token(fid)}"] = ("put", fid)
         if len(self.agents) > 1:
             offers[MESSAGE_ACTION] = ("message", -1)
+        for action, move in self.team.offers(self.agents[i]).items():
+            offers[action] = ("structure", move)
         return offers
 
     def _observations(self, seats) -> dict[str, Observation]:

@@ -3,7 +3,10 @@
 A report ("Found <apple> (301) in <fridge> (105)") is a lead: it tells the player where to go and
 look, but only the player's own observation (the game's state) lets it grab or check anything.
 Claims ("I'll explore <kitchen> (11)") and requests ("could you check the fridge?") are kept per
-teammate with the tick they were said, so the player can honour or answer them while fresh.
+teammate with the tick they were said, so the player can honour or answer them while fresh. A
+request addressed to other seats by name ("Charlie, could you check the fridge?") is theirs: it
+counts as their claim, so the listener leaves that work to them. Entries on the group-memory
+board (collaboration structure ``memory`` or ``scaffolded``) are heard like messages.
 """
 
 from __future__ import annotations
@@ -49,13 +52,16 @@ class Hearsay:
         return self.reader.apartment
 
     def listen(self, state: dict[str, Any]) -> list[Line]:
-        """Take in the dialogue lines of ``state`` not heard before; returns the new ones."""
+        """Take in the dialogue lines (and board entries) of ``state`` not heard before; returns
+        the new ones."""
         if self.reader is None:
             apartment = load_apartments()[state["apartment"]]
-            self.reader = MessageReader(apartment, (g["object"] for g in state["goal"]))
+            goal = (g["object"] for g in state["goal"])
+            self.reader = MessageReader(apartment, goal, state["seats"])
+        board = (state.get("structure") or {}).get("board", [])
+        said = [(d["tick"], d["speaker"], d["text"]) for d in state["dialogue"]]
         new = []
-        for d in state["dialogue"]:
-            line = (d["tick"], d["speaker"], d["text"])
+        for line in [*said, *((e["tick"], e["author"], e["text"]) for e in board)]:
             if line in self.heard:
                 continue
             self.heard.add(line)
@@ -64,10 +70,10 @@ class Hearsay:
             self.mentioned |= ids
             if line[1] != state["seat"]:
                 self.told |= ids
-                self._take_in(line, self.reader.read(line[2]))
+                self._take_in(line, self.reader.read(line[2]), state["seat"])
         return new
 
-    def _take_in(self, line: Line, info: MessageInfo) -> None:
+    def _take_in(self, line: Line, info: MessageInfo, listener: str) -> None:
         """Update leads, carriers, claims and requests from one teammate's parsed message."""
         tick, speaker, _ = line
         self.names.update(info.names)
@@ -79,5 +85,17 @@ class Hearsay:
             self.reported.pop(obj, None)
         if info.claims:
             self.claims[speaker] = Said(tick, tuple(info.claims))
-        if info.requests:
-            self.requests[speaker] = Said(tick, tuple(info.requests))
+        mine = [
+            m for m in info.requests if listener in info.asked.get(m, ()) or not info.asked.get(m)
+        ]
+        if mine:
+            self.requests[speaker] = Said(tick, tuple(mine))
+        for move in info.requests:
+            for other in info.asked.get(move, ()):
+                if other != listener:
+                    self.claims[other] = Said(tick, (*self._fresh(other, tick), move))
+
+    def _fresh(self, seat: str, tick: int) -> tuple[tuple[str, int], ...]:
+        """``seat``'s claims voiced at ``tick`` (one message may hand it several moves)."""
+        said = self.claims.get(seat)
+        return said.items if said is not None and said.tick == tick else ()

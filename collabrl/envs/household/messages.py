@@ -8,16 +8,19 @@ Understands the expert's templates ("Found <apple> (301) in <fridge> (105).", "I
 Rooms and fixtures must exist in the apartment under that name and id (or be named without an id
 when the name is unique there). An object counts when it is written with an id and its name is
 one the listener listens for (e.g. the goal objects); whether it is really there is for the
-listener to go and see.
+listener to go and see. A request sentence that names seats ("Bob, could you check the fridge?")
+is addressed to them (:attr:`MessageInfo.asked`); one naming nobody is for anyone who hears it.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from collabrl.envs.household.world import Apartment
+from collabrl.envs.household.tasks import get_task
+from collabrl.envs.household.world import Apartment, load_apartments
+from collabrl.envs.structures import Speech
 
 TOKEN = re.compile(r"<\s*([a-z_ ]+?)\s*>\s*\((\d+)\)|\b([a-z]+)\b(?:\s*\((\d+)\))?")
 TWO_WORDS = re.compile(
@@ -55,14 +58,18 @@ class MessageInfo:
     names: dict[int, str] = field(default_factory=dict)  # object id -> the name it was given
     held: list[int] = field(default_factory=list)  # objects the speaker says it is carrying
     requests: list[tuple[str, int]] = field(default_factory=list)  # what the speaker asks of us
+    asked: dict[tuple[str, int], tuple[str, ...]] = field(default_factory=dict)  # request -> seats
 
 
 class MessageReader:
     """Parses messages against one apartment's floor plan and the object names of interest."""
 
-    def __init__(self, apartment: Apartment, object_names: Iterable[str]) -> None:
+    def __init__(
+        self, apartment: Apartment, object_names: Iterable[str], seats: Iterable[str] = ()
+    ) -> None:
         self.apartment = apartment
         self.object_names = frozenset(object_names)
+        self.seat_words = {s.lower(): s for s in seats}
         self.room_names = {r.name: r.id for r in apartment.rooms.values()}
         counts: dict[str, list[int]] = {}
         for fx in apartment.fixtures.values():
@@ -106,11 +113,20 @@ class MessageReader:
         info = MessageInfo()
         for sentence in SENTENCE.split(TWO_WORDS.sub(r"\1\2", text.lower())):
             if REQUEST.search(sentence):
+                asked_before = len(info.requests)
                 for clause in CLAUSE.split(sentence):
                     self._read_sentence(clause, info)
+                named = self._addressees(sentence)
+                for move in info.requests[asked_before:]:
+                    info.asked[move] = named
             else:
                 self._read_sentence(sentence, info)
         return info
+
+    def _addressees(self, sentence: str) -> tuple[str, ...]:
+        """Seats named in a request sentence, as the game spells them."""
+        words = set(re.findall(r"[a-z0-9]+", sentence))
+        return tuple(name for word, name in self.seat_words.items() if word in words)
 
     def _read_sentence(self, sentence: str, info: MessageInfo) -> None:
         """Add what one sentence (or one clause of a request sentence) says to ``info``."""
@@ -155,3 +171,19 @@ class MessageReader:
             elif self.apartment.fixtures[ident].container:
                 claims.append(("check", ident))
         return claims
+
+
+def speech_reader(task: str) -> Callable[[str], Speech]:
+    """Claims and requests of messages in ``task`` as trace subgoals (``"check:105"``): what
+    process metrics compare with the work seats later did (the game itself never reads them)."""
+    spec = get_task(task)
+    reader = MessageReader(load_apartments()[spec.apartment], (p.object for p in spec.goal))
+
+    def read(text: str) -> Speech:
+        info = reader.read(text)
+        return Speech(
+            claims=tuple(f"{verb}:{ident}" for verb, ident in info.claims),
+            requests=tuple(f"{verb}:{ident}" for verb, ident in info.requests),
+        )
+
+    return read

@@ -124,6 +124,7 @@ def build_state(game: HouseholdGame, i: int) -> dict[str, Any]:
             {"tick": t, "speaker": s, "text": m} for t, s, m in game.dialogue[-DIALOGUE_LINES:]
         ],
         "history": mind.history[-HISTORY_LINES:],
+        **({"structure": game.team.view(game.agents[i])} if game.team.active else {}),
     }
 
 
@@ -176,13 +177,15 @@ def render_text(game: HouseholdGame, state: dict[str, Any], actions: list[str]) 
         lines.append("(no messages yet)")
     lines.append("Your previous actions (last 10):")
     lines.extend(state["history"] or ["(none yet)"])
+    lines.extend(game.team.lines(you))
     lines.append("Available actions:")
     lines.append(lettered(actions))
     return "\n".join(lines)
 
 
 def anchor(game: HouseholdGame, i: int) -> tuple:
-    """GiGPO anchor: own room, hands, known goal-object places, containers, progress, partners."""
+    """GiGPO anchor: own room, hands, known goal-object places, containers, progress, partners,
+    and, under a collaboration structure, what it adds (board sections filled, gate state)."""
     mind, names = game.minds[i], game.names
     goal_where = tuple(sorted((o, at) for o, at in mind.where.items() if names[o] in game.goal_of))
     containers = tuple(
@@ -193,4 +196,5 @@ def anchor(game: HouseholdGame, i: int) -> tuple:
         for p in game.task.goal
     )
     partners = tuple((n, v.room, v.holding) for n, v in sorted(mind.partners.items()))
-    return (game.rooms[i], tuple(game.holding[i]), goal_where, containers, progress, partners)
+    key = (game.rooms[i], tuple(game.holding[i]), goal_where, containers, progress, partners)
+    return (*key, game.team.anchor(game.agents[i])) if game.team.active else key

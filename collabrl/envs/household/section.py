@@ -5,11 +5,19 @@ from __future__ import annotations
 import math
 from typing import Any, ClassVar, Literal
 
-from pydantic import Field, NonNegativeInt, PositiveFloat, field_validator
+from pydantic import Field, NonNegativeInt, PositiveFloat, field_validator, model_validator
 
-from collabrl.envs.household.game import TIME_LIMIT, TRAINING_DECISIONS, HouseholdGame
+from collabrl.envs.household.game import (
+    DEFAULT_GATED,
+    MOVE_KINDS,
+    TIME_LIMIT,
+    TRAINING_DECISIONS,
+    HouseholdGame,
+    default_seats,
+)
 from collabrl.envs.household.tasks import get_task, load_tasks
 from collabrl.envs.registry import GameSection, Split
+from collabrl.envs.structures import Structure
 from collabrl.numbers import PositiveInt
 from collabrl.sections import MAX_TICKS, SeatNames
 
@@ -34,6 +42,14 @@ class HouseholdSection(GameSection):
     """Efficiency reward: exp(-efficiency_rate * max(0, steps - free_steps)) on success, else 0."""
     efficiency_rate: PositiveFloat = EFFICIENCY_RATE
     """Decay of the efficiency reward per step beyond free_steps."""
+    structure: Structure = "default"
+    """Collaboration structure: default, memory (group-memory board), gates (approval gates with preassigned owners) or scaffolded (board + gates whose owners the team chooses)."""
+    gated: list[Literal[MOVE_KINDS]] = Field(default_factory=lambda: list(DEFAULT_GATED))  # type: ignore[valid-type]
+    """Action kinds approval gates cover (explore, check, grab, put)."""
+    gate_owners: dict[str, str] = Field(default_factory=dict)
+    """Structure gates: gated kind -> the seat that approves it (default: the second seat)."""
+    guidance: bool = False
+    """Teammates (every seat but the trained or evaluated one, in seat order) hold the task's shipped private guidance, one pack each."""
 
     title: ClassVar[str] = "CWAH-MultiPlayer (household)"
     description: ClassVar[str] = (
@@ -51,6 +67,7 @@ class HouseholdSection(GameSection):
     expert: ClassVar[str | None] = "collabrl.envs.household.expert:HouseholdExpert"
     persona: ClassVar[str | None] = "collabrl.agents.persona.household:HouseholdPersona"
     events: ClassVar[str | None] = "collabrl.envs.household.events:own_events"
+    speech: ClassVar[str | None] = "collabrl.envs.household.messages:speech_reader"
 
     @field_validator("task")
     @classmethod
@@ -61,10 +78,32 @@ class HouseholdSection(GameSection):
             raise ValueError(str(exc)) from None
         return task
 
+    @model_validator(mode="after")
+    def _gate_owners_fit(self) -> HouseholdSection:
+        for kind, owner in self.gate_owners.items():
+            if kind not in self.gated:
+                raise ValueError(f"gate_owners: {kind!r} is not a gated kind ({self.gated})")
+            if owner not in self.seats:
+                raise ValueError(f"gate_owners: {owner!r} is not a seat ({self.seats})")
+        return self
+
     def make_game(self) -> HouseholdGame:
         return HouseholdGame(
-            self.task, seats=self.seats, max_ticks=self.max_ticks, max_decisions=self.max_decisions
+            self.task,
+            seats=self.seats,
+            max_ticks=self.max_ticks,
+            max_decisions=self.max_decisions,
+            structure=self.structure,
+            gated=self.gated,
+            gate_owners=self.gate_owners,
         )
+
+    def with_team(self, seats: int, structure: str) -> HouseholdSection:
+        """Any team size: the first seats of this section, then Alice, Bob, ... names."""
+        names = self.seats[:seats] if seats <= len(self.seats) else list(default_seats(seats))
+        owners = {k: o for k, o in self.gate_owners.items() if o in names}
+        data = {**self.model_dump(), "seats": names, "structure": structure, "gate_owners": owners}
+        return type(self).model_validate(data)
 
     def efficiency(self, summary: dict[str, Any]) -> float:
         if not summary["success"]:

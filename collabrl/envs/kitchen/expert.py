@@ -3,6 +3,9 @@
 It reads only what a seat is shown (structured observation and offered actions) and coordinates
 through the partner's visible held item and running skill, so two experts split the work
 (one fetches the dish while the other fetches onions) instead of doing the same thing.
+Under a collaboration structure it approves every request addressed to it at once, as the first
+seat chooses the gate owners a scaffolded team lacks, and with a group-memory board it writes
+its opening plan there (under "responsibilities") instead of saying it.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from collabrl.envs.kitchen.skills import (
     START_COOKING,
     WAIT,
 )
+from collabrl.envs.structures import StructureView, organises, pick_owner
 
 # Scores of two rule-based skill agents over 400 ticks on Overcooked-AI 1.1.0 (collabbench-facts.md;
 # counter_circuit is Overcooked-AI's counter_circuit_o_1order).
@@ -61,6 +65,14 @@ class KitchenExpert:
 
     def respond(self, obs: Observation) -> tuple[str, str, str]:
         """(think, message, action) for this decision point."""
+        view = StructureView.of(obs.state)
+        if view is not None and view.to_decide:
+            return "A request for my approval: approve it.", "", view.to_decide[0]["approve"]
+        chefs = sorted([obs.state["self"], *obs.state["partners"]], key=lambda c: c["index"])
+        seats, me = [c["name"] for c in chefs], obs.state["self"]["name"]
+        if view is not None and organises(view, me, seats, obs.state["tick"]):
+            kind = view.unassigned()[0]
+            return "The team needs an approver.", "", view.assign[kind][pick_owner(view, me, seats)]
         action, reason = self.choose(obs.state, obs.actions)
         plan = {
             PICKUP_ONION: "I'll bring an onion.",
@@ -80,7 +92,9 @@ class KitchenExpert:
                 if "pots" in obs.state["self"]["can_reach"]
                 else f"Hi {partner}! I can't reach the pots, so I'll pass you onions and dishes "
                 "over the counter; you cook and serve.",
-                SET_MESSAGE,
+                view.update["responsibilities"]
+                if view is not None and view.has_board
+                else SET_MESSAGE,
             )
         return reason, plan, action
 

@@ -17,12 +17,25 @@ block each other indefinitely, shuffle at random while waiting, and have the pap
 a long blocking, and an extra ``pickup(soup)`` skill; chefs sharing a floor (cramped_room,
 coordination_ring, counter_circuit) then never lose an episode to a blocking, which the paper's
 analysis of coordination failures relies on.
+
+Collaboration structures (``structure``, :mod:`collabrl.envs.structures`) work as in the
+household game, worded as skills: ``update_memory(<section>)``, ``approve(N)``, ``deny(N)``,
+``assign_gate(<skill>, <seat>)``; the ``gated`` skills (default ``deliver_soup()``) of anyone but
+their owner file a request instead of running. The process trace (``summary()["trace"]``)
+records every skill started as ``work`` on its job (onion, dish or counter; a subgoal is a job
+within one soup cycle, counted by soups delivered), wasted when it ended impossible (a teammate
+did it first) or blocked; messages, board entries and gate events; a voluntary ``wait`` is not
+recorded.
+
+``tick_listeners`` are called with the game after every tick (several run inside one ``step``):
+the hook through which :mod:`collabrl.envs.kitchen.board` draws each tick for people. They are
+kept across ``reset``.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,9 +51,36 @@ from collabrl.envs.kitchen.layouts import load_layout
 from collabrl.envs.kitchen.motion import Intent, make_motion
 from collabrl.envs.kitchen.planner import Planner
 from collabrl.envs.kitchen.render import anchor_key, build_state, reach_kinds, render_text
-from collabrl.envs.kitchen.skills import SET_MESSAGE, WAIT, SkillBook, parse_timed
+from collabrl.envs.kitchen.skills import (
+    DELIVER,
+    JOBS,
+    REFERENCE_SKILLS,
+    SET_MESSAGE,
+    WAIT,
+    SkillBook,
+    parse_timed,
+)
+from collabrl.envs.structures import (
+    BOARD_TICKS,
+    EMPTY_ENTRY,
+    REQUEST_TICKS,
+    WAIT_TICKS,
+    Structure,
+    Structures,
+    Trace,
+    Vocabulary,
+)
 
 EVAL_HORIZON, TRAIN_HORIZON = 400, 150
+GATEABLE = (*REFERENCE_SKILLS, "pickup(soup)")  # skills a gate may cover
+DEFAULT_GATED = (DELIVER,)  # serving a soup: the team's consequential step
+WORDS = Vocabulary(
+    update="update_memory({section})",
+    approve="approve({id})",
+    deny="deny({id})",
+    assign="assign_gate({kind}, {seat})",
+    kind="{kind}",
+)
 
 
 @dataclass
@@ -51,6 +91,7 @@ class Activity:
     skill: str | None = None  # movement skill name; None for timed activities
     ticks_left: int = 0
     stuck: int = 0  # walking moves in a row that went nowhere
+    event: int | None = None  # its work event in the process trace (a movement skill)
 
 
 class KitchenGame:
@@ -67,12 +108,20 @@ class KitchenGame:
         motion: str = "reference",
         seats: list[str] | None = None,
         chat_window: int = 5,
+        structure: Structure = "default",
+        gated: tuple[str, ...] | list[str] = DEFAULT_GATED,
+        gate_owners: Mapping[str, str] | None = None,
     ) -> None:
         self.layout = load_layout(layout)
         n = len(self.layout.starts)
         self.agents = list(seats) if seats else [f"Player {i}" for i in range(n)]
         if len(self.agents) != n or len(set(self.agents)) != n:
             raise ValueError(f"layout {layout!r} needs {n} distinct seat names, got {self.agents}")
+        unknown = [k for k in gated if k not in GATEABLE]
+        if unknown:
+            raise ValueError(f"gated: unknown skill(s) {unknown}; skills: {GATEABLE}")
+        self.structure, self.gated = structure, tuple(gated)
+        self.gate_owners = dict(gate_owners or {})
         self.engine = KitchenEngine(self.layout, cook_mode=cook_mode)
         self.planner = Planner(self.layout)
         self.motion = make_motion(motion, self.layout, self.planner)
@@ -80,6 +129,7 @@ class KitchenGame:
         self.horizon = horizon
         self.chat_window = chat_window
         self.message_action = SET_MESSAGE
+        self.tick_listeners: list[Callable[[KitchenGame], None]] = []
         self.reset(0)
 
     # ----------------------------------------------------------------- Game protocol
@@ -108,6 +158,9 @@ class KitchenGame:
             k: dict.fromkeys(self.agents, 0) for k in ("decisions", "invalid", "messages")
         }
         self._offered: dict[int, list[str]] = {}
+        self._moves: dict[int, dict[str, Any]] = {}
+        self.team = Structures(self.structure, self.agents, WORDS, self.gated, self.gate_owners)
+        self.trace = Trace()
         return self._observations()
 
     def step(self, decisions: Mapping[str, Decision | None]) -> StepResult:
@@ -157,7 +210,7 @@ class KitchenGame:
                 f"You can only reach: {', '.join(reach)}. Pass items to your partner over the "
                 "counters between you."
             )
-        return "\n".join(lines)
+        return "\n".join([*lines, *self.team.intro(seat)])
 
     def summary(self) -> dict[str, Any]:
         """Score, soups delivered, ticks and per-seat decision / invalid / message counts."""
@@ -172,12 +225,16 @@ class KitchenGame:
             "horizon": self.horizon,
             **{k: dict(v) for k, v in self.counts.items()},
             "chat": [{"tick": t, "seat": s, "text": m} for t, s, m in self.chat],
+            **self.team.summary(),
+            "trace": self.trace.records(),
         }
 
     # ----------------------------------------------------------------- decisions
     def offered(self, index: int) -> list[str]:
-        """Actions offered to seat ``index`` now: legal movement skills, wait(x), set_message()."""
-        return [*self.skills.legal(self.state, index), WAIT, SET_MESSAGE]
+        """Actions offered to seat ``index`` now: legal movement skills, wait(x), set_message(),
+        then the collaboration structure's actions."""
+        structure = self.team.offers(self.agents[index])
+        return [*self.skills.legal(self.state, index), WAIT, SET_MESSAGE, *structure]
 
     def _start(self, i: int, decision: Decision | None) -> dict[str, Any]:
         """Count seat i's decision and begin it. A usable action from a reply flagged invalid
@@ -205,17 +262,41 @@ class KitchenGame:
             if kind == "message":
                 self.chat.append((self.state.tick, seat, text))
                 self.counts["messages"][seat] += 1
+                self.trace.add(self.state.tick, seat, "message", text=text)
                 return {"invalid": False, "action": action, "message_sent": True}
             return {"invalid": False, "action": action}
-        if action in offered:
-            self.activities[i] = Activity(action, skill=action)
+        moves = self._moves.pop(i, None) or self.team.offers(seat)
+        if action in moves:
+            if self.team.needs_text(moves[action]) and not text:
+                return self._idle_invalid(i, EMPTY_ENTRY)
+            kind, target = self.team.apply(seat, moves[action], text, self.state.tick)
+            self.activities[i] = Activity(action, ticks_left=BOARD_TICKS)
+            self.trace.add(self.state.tick, seat, kind, target, text if kind == "board" else "")
             return {"invalid": False, "action": action}
+        if action in offered:
+            return self._skill(i, action)
         return self._idle_invalid(i, f"not available: {action!r}")
+
+    def _skill(self, i: int, skill: str) -> dict[str, Any]:
+        """Start a movement skill, unless a gate holds it (a request filed, or a blocked wait)."""
+        seat, tick = self.agents[i], self.state.tick
+        verdict = self.team.gate(seat, skill, skill, tick)
+        job = JOBS[skill]
+        if verdict in ("request", "wait"):
+            ticks = REQUEST_TICKS if verdict == "request" else WAIT_TICKS
+            self.activities[i] = Activity(f"{skill} (awaiting approval)", ticks_left=ticks)
+            self.trace.add(tick, seat, verdict, job)
+            return {"invalid": False, "action": skill, "gate": verdict}
+        event = self.trace.work(tick, seat, job, instance=f"{job}#{self.delivered}")
+        self.activities[i] = Activity(skill, skill=skill, event=event)
+        info: dict[str, Any] = {"invalid": False, "action": skill}
+        return info if verdict == "free" else {**info, "gate": verdict}
 
     def _idle_invalid(self, i: int, reason: str) -> dict[str, Any]:
         """An unusable decision: the seat idles one tick and the decision counts as invalid."""
         self.counts["invalid"][self.agents[i]] += 1
         self.activities[i] = Activity("idle", ticks_left=1)
+        self.trace.add(self.state.tick, self.agents[i], "invalid")
         return {"invalid": True, "action": None, "reason": reason}
 
     # ----------------------------------------------------------------- ticks
@@ -234,6 +315,10 @@ class KitchenGame:
             if ended:
                 self.activities[i] = None
                 infos[self.agents[i]].setdefault("ended", []).append((activity.label, ended))
+                if ended != "done" and activity.event is not None:
+                    self.trace.waste(activity.event)
+        for listener in self.tick_listeners:
+            listener(self)
         return points
 
     def _intent(self, i: int) -> Intent:
@@ -277,6 +362,7 @@ class KitchenGame:
     def _observe(self, i: int) -> Observation:
         actions = self.offered(i)
         self._offered[i] = actions
+        self._moves[i] = self.team.offers(self.agents[i])
         view = build_state(
             layout=self.layout,
             state=self.state,
@@ -293,12 +379,16 @@ class KitchenGame:
             chat=self.chat[-self.chat_window :],
         )
         view["actions"] = actions
+        anchor = anchor_key(view)
+        if self.team.active:
+            view["structure"] = self.team.view(self.agents[i])
+            anchor = (*anchor, self.team.anchor(self.agents[i]))
         return Observation(
             seat=self.agents[i],
             tick=self.state.tick,
-            text=render_text(view, actions),
+            text=render_text(view, actions, self.team.lines(self.agents[i])),
             actions=actions,
-            anchor=anchor_key(view),
+            anchor=anchor,
             state=view,
             message_action=self.message_action,
         )

@@ -7,7 +7,7 @@ disagree. No positions are shown: CollabBench's Cook prompts forbid location inf
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Hashable
+from collections.abc import Hashable, Sequence
 from typing import Any
 
 from collabrl.envs.base import lettered
@@ -124,8 +124,9 @@ def _pot_line(i: int, pot: dict[str, Any]) -> str:
     return f"Pot {i + 1}: {text}."
 
 
-def render_text(view: dict[str, Any], actions: list[str]) -> str:
-    """Prompt text: timestep, kitchen, who holds what, pots, counters, recent chat, actions."""
+def render_text(view: dict[str, Any], actions: list[str], notes: Sequence[str] = ()) -> str:
+    """Prompt text: timestep, kitchen, who holds what, pots, counters, recent chat, ``notes``
+    (the collaboration structure's lines), actions."""
     me = view["self"]
     lines = [
         f"Timestep {view['tick']} of {view['horizon']}. Score {view['score']} "
@@ -149,5 +150,5 @@ def render_text(view: dict[str, Any], actions: list[str]) -> str:
         lines += [f"  [{c['tick']}] {c['seat']}: {c['text']}" for c in view["chat"]]
     else:
         lines.append("Recent chat: none yet.")
-    lines += ["Available actions:", lettered(actions)]
+    lines += [*notes, "Available actions:", lettered(actions)]
     return "\n".join(lines)

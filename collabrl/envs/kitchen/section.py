@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, Literal
 
-from pydantic import Field, PositiveFloat, ValidationInfo, field_validator
+from pydantic import Field, PositiveFloat, ValidationInfo, field_validator, model_validator
 
-from collabrl.envs.kitchen.game import EVAL_HORIZON, KitchenGame
+from collabrl.envs.kitchen.game import DEFAULT_GATED, EVAL_HORIZON, GATEABLE, KitchenGame
 from collabrl.envs.kitchen.layouts import LAYOUT_NAMES, load_layout
 from collabrl.envs.registry import GameSection, Split
+from collabrl.envs.structures import Structure, replay_options
 from collabrl.numbers import PositiveInt
 from collabrl.sections import MAX_TICKS, SeatNames
 
@@ -33,6 +34,12 @@ class KitchenSection(GameSection):
     """Reference: the paper's skill controller (ProAgent's; chefs may block each other for good); cooperative: collabrl's (reserved paths, stepping aside, giving up, pickup(soup))."""
     efficiency_scale: PositiveFloat = EFFICIENCY_SCALE
     """Efficiency reward = score / this."""
+    structure: Structure = "default"
+    """Collaboration structure: default, memory (group-memory board), gates (approval gates with preassigned owners) or scaffolded (board + gates whose owners the team chooses)."""
+    gated: list[Literal[GATEABLE]] = Field(default_factory=lambda: list(DEFAULT_GATED))  # type: ignore[valid-type]
+    """Skills approval gates cover (e.g. deliver_soup())."""
+    gate_owners: dict[str, str] = Field(default_factory=dict)
+    """Structure gates: gated skill -> the seat that approves it (default: the second seat)."""
 
     title: ClassVar[str] = "Cook-MultiPlayer (kitchen)"
     description: ClassVar[str] = (
@@ -48,6 +55,8 @@ class KitchenSection(GameSection):
     expert: ClassVar[str | None] = "collabrl.envs.kitchen.expert:KitchenExpert"
     persona: ClassVar[str | None] = "collabrl.agents.persona.kitchen:KitchenPersona"
     events: ClassVar[str | None] = "collabrl.envs.kitchen.events:own_events"
+    board: ClassVar[str | None] = "collabrl.envs.kitchen.board:BOARD"
+    speech: ClassVar[str | None] = "collabrl.agents.persona.kitchen_chat:speech_reader"
 
     @property
     def task(self) -> str:
@@ -69,6 +78,15 @@ class KitchenSection(GameSection):
             )
         return seats
 
+    @model_validator(mode="after")
+    def _gate_owners_fit(self) -> KitchenSection:
+        for skill, owner in self.gate_owners.items():
+            if skill not in self.gated:
+                raise ValueError(f"gate_owners: {skill!r} is not a gated skill ({self.gated})")
+            if owner not in self.seats:
+                raise ValueError(f"gate_owners: {owner!r} is not a seat ({self.seats})")
+        return self
+
     def make_game(self) -> KitchenGame:
         return KitchenGame(
             self.layout,
@@ -76,10 +94,35 @@ class KitchenSection(GameSection):
             horizon=self.horizon,
             cook_mode=self.cooking,
             motion=self.motion,
+            structure=self.structure,
+            gated=self.gated,
+            gate_owners=self.gate_owners,
         )
+
+    def with_team(self, seats: int, structure: str) -> KitchenSection:
+        """Any structure; the team stays one chef per start of the layout."""
+        if seats != len(self.seats):
+            raise ValueError(f"the kitchen layout {self.layout!r} seats {len(self.seats)} chefs")
+        return type(self).model_validate({**self.model_dump(), "structure": structure})
 
     def efficiency(self, summary: dict[str, Any]) -> float:
         return summary["score"] / self.efficiency_scale
+
+    @classmethod
+    def tick_limit(cls, game: KitchenGame) -> int:  # type: ignore[override]
+        return game.horizon
+
+    @classmethod
+    def from_summary(cls, summary: dict[str, Any]) -> KitchenSection:
+        """The summary holds every option, and its per-seat counts name the seats in order."""
+        return cls(
+            layout=summary["layout"],
+            seats=list(summary["decisions"]),
+            horizon=summary["horizon"],
+            cooking=summary["cook_mode"],
+            motion=summary["motion"],
+            **replay_options(summary),
+        )
 
     @classmethod
     def tasks(cls, split: Split) -> tuple[str, ...]:

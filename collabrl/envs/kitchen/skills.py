@@ -40,6 +40,18 @@ REFERENCE_SKILLS = (
 # The cooperative motion layer adds a way to take back a soup put down on a counter.
 COOPERATIVE_SKILLS = (*REFERENCE_SKILLS, PICKUP_SOUP)
 
+# The job each movement skill serves (process metrics: claims like "I'll do the dishes" name jobs).
+JOBS = {
+    PICKUP_ONION: "onion",
+    PUT_ONION: "onion",
+    START_COOKING: "onion",
+    PICKUP_DISH: "dish",
+    FILL_DISH: "dish",
+    DELIVER: "dish",
+    PICKUP_SOUP: "dish",
+    PLACE_ON_COUNTER: "counter",
+}
+
 _WAIT_RE = re.compile(r"wait\(\s*(\d+|x)\s*\)")
 
 # What a chef must hold for each skill, and what it holds once the skill succeeded.

@@ -57,11 +57,7 @@ function render(msg) {
   sent = false;
   document.body.dataset.version = String(msg.version);
   $("title").textContent = `${msg.game}: you are ${msg.seat}`;
-  const left = msg.limit - msg.tick;
-  $("clock").textContent = msg.game === "kitchen"
-    ? `tick ${msg.tick} of ${msg.limit} (${left} left)`
-    : `step ${msg.tick} of ${msg.limit}`;
-  $("score").textContent = msg.game === "kitchen" ? `score ${msg.score}` : "";
+  $("clock").textContent = `tick ${msg.tick} of ${msg.limit} (${msg.limit - msg.tick} left)`;
   $("turn").textContent = msg.done ? "Episode over"
     : msg.your_turn ? "Your turn"
     : `Waiting for ${msg.waiting_for.length ? msg.waiting_for.join(", ") : "your teammates"}…`;
@@ -70,7 +66,7 @@ function render(msg) {
   renderObservation(msg.observation);
   renderActions(msg.observation);
   renderChat(msg.chat);
-  if (msg.game === "kitchen") queueFrames(msg.kitchen, msg.frames);
+  if (canDraw(msg.board)) queueFrames(msg.board, msg.frames);
   renderResult(msg);
   setEnabled(msg.your_turn);
 }
@@ -135,25 +131,21 @@ function renderResult(msg) {
   const box = $("result");
   if (!msg.done) { box.hidden = true; return; }
   clear(box);
-  const s = msg.summary;
-  const outcome = msg.game === "kitchen"
-    ? `Final score ${s.score} (${s.soups_delivered} soups in ${s.ticks} ticks).`
-    : s.success ? `Success in ${s.steps} steps!` : `Not finished: ${s.outcome} after ${s.ticks} steps.`;
-  box.appendChild(el("p", outcome));
+  box.appendChild(el("p", msg.outcome));
   const again = el("a", "Play another episode");
   again.href = `/?token=${encodeURIComponent(token)}`;
   box.appendChild(again);
   box.hidden = false;
 }
 
-function queueFrames(layout, frames) {
-  const svg = $("kitchen");
+function queueFrames(board, frames) {
+  const svg = $("drawing");
   svg.removeAttribute("hidden");
   frameQueue.push(...frames);
   if (frameTimer) return;
   const tick = () => {
     const frame = frameQueue.shift();
-    if (frame) drawKitchen(svg, layout, frame);
+    if (frame) $("caption").textContent = drawBoard(svg, board, frame);
     frameTimer = frameQueue.length ? setTimeout(tick, 40) : null;
   };
   tick();

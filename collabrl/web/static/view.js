@@ -1,6 +1,7 @@
 "use strict";
 // The trajectory viewer: filterable episode list; per episode its decisions (prompt, reply,
-// parse, rewards, advantages, judge), the household timeline of every seat, the kitchen replay.
+// parse, rewards, advantages, judge), the timeline of every seat, and the board replay of games
+// that have a board.
 
 const token = pageToken();
 const FILTERS = ["source", "game", "task", "profile", "player_type", "seat", "iteration", "success"];
@@ -83,15 +84,18 @@ async function openEpisode(id, row) {
   summary.appendChild(el("summary", "summary"));
   summary.appendChild(el("pre", JSON.stringify(record.summary, null, 1)));
   box.appendChild(summary);
-  if (record.game === "kitchen") box.appendChild(replay(record));
-  else box.appendChild(timeline(record.turns));
+  if (record.board || record.replay_note) box.appendChild(replay(record));
+  box.appendChild(timeline(record.turns));
   box.appendChild(decisions(record.turns));
 }
 
 function replay(record) {
   const wrap = el("section", undefined, "replay");
-  wrap.appendChild(el("h3", "Kitchen replay"));
-  if (!record.frames) { wrap.appendChild(el("p", record.replay_note || "no frames")); return wrap; }
+  wrap.appendChild(el("h3", "Replay"));
+  if (!canDraw(record.board) || !record.frames) {
+    wrap.appendChild(el("p", record.replay_note || `no drawer for boards of kind ${record.board.kind}`));
+    return wrap;
+  }
   const svg = document.createElementNS(SVG_NS, "svg");
   svg.dataset.testid = "replay";
   const slider = el("input");
@@ -100,8 +104,8 @@ function replay(record) {
   const label = el("span", "", "meta");
   const show = () => {
     const frame = record.frames[Number(slider.value)];
-    drawKitchen(svg, record.kitchen, frame);
-    label.textContent = ` tick ${frame.tick} · score ${frame.score}`;
+    const caption = drawBoard(svg, record.board, frame);
+    label.textContent = ` tick ${frame.tick}${caption ? ` · ${caption}` : ""}`;
   };
   slider.addEventListener("input", show);
   const play = el("button", "▶ play");

@@ -1,5 +1,9 @@
 "use strict";
-// Draws a kitchen frame as SVG: terrain from the layout grid, then pots, counter items and chefs.
+// Board drawers by kind: a game's board (collabrl.envs.registry.Board) names its kind, and the
+// pages draw its frames with the drawer of that kind. A drawer draws one frame into an SVG and
+// returns a short caption for the header ("score 20"); a board of an unknown kind is not drawn.
+
+// overcooked-grid: terrain from the layout grid, then pots, counter items and chefs.
 // X counter, P pot, O onion dispenser, D dish dispenser, S serving window, space floor.
 
 const SVG_NS = "http://www.w3.org/2000/svg";
@@ -15,7 +19,7 @@ function svgEl(tag, attrs, text) {
   return node;
 }
 
-function drawKitchen(svg, layout, frame) {
+function drawOvercookedGrid(svg, layout, frame) {
   while (svg.firstChild) svg.removeChild(svg.firstChild);
   const rows = layout.grid;
   const width = Math.max(...rows.map((r) => r.length));
@@ -61,4 +65,15 @@ function drawKitchen(svg, layout, frame) {
     g.appendChild(svgEl("title", {}, `${name}: facing ${FACING[chef.facing.join(",")]}, holding ${chef.held || "nothing"}`));
     svg.appendChild(g);
   });
+  return `score ${frame.score}`;
+}
+
+const BOARDS = { "overcooked-grid": drawOvercookedGrid };
+
+function canDraw(board) {
+  return Boolean(board && BOARDS[board.kind]);
+}
+
+function drawBoard(svg, board, frame) {
+  return BOARDS[board.kind](svg, board.layout, frame);
 }

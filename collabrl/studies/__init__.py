@@ -1,0 +1,1 @@
+"""Study files shipped with collabrl (``collabrl study lint NAME``)."""

@@ -1,0 +1,245 @@
+"""The study's state and events in one SQLite file (write-ahead log).
+
+Why SQLite: one file a lab can copy and audit, transactions that survive a killed server, and
+concurrent readers (``collabrl study export`` while the server runs). Every event is appended
+with a wall-clock timestamp and a sequence number; participant and group rows hold where each
+one is, so a participant resumes by token after a reload or a server restart. A state change and
+the event that records it commit together (:meth:`StudyDB.batch`).
+
+Tokens are stored only as SHA-256 hashes: a copy of the database cannot be used to impersonate
+a participant. Nothing about a participant is stored beyond what the study file declares.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from collabrl.errors import CollabrlError
+
+if TYPE_CHECKING:
+    from collabrl.study.load import LoadedStudy
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS participants (
+  pid TEXT PRIMARY KEY, token_hash TEXT UNIQUE NOT NULL, kind TEXT NOT NULL, profile TEXT,
+  page TEXT NOT NULL, position INTEGER NOT NULL DEFAULT 0, phase TEXT NOT NULL DEFAULT '',
+  gid TEXT, seat TEXT, status TEXT NOT NULL, code TEXT, fields TEXT NOT NULL DEFAULT '{}',
+  created REAL NOT NULL, updated REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS groups (
+  gid TEXT PRIMARY KEY, unit INTEGER UNIQUE NOT NULL, task TEXT NOT NULL, conditions TEXT NOT NULL,
+  members TEXT NOT NULL, position INTEGER NOT NULL DEFAULT 0, attempt INTEGER NOT NULL DEFAULT 0,
+  phase TEXT NOT NULL, created REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS events (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT, t REAL NOT NULL, kind TEXT NOT NULL, pid TEXT, gid TEXT,
+  node TEXT, data TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS episodes (
+  gid TEXT NOT NULL, position INTEGER NOT NULL, record TEXT NOT NULL,
+  PRIMARY KEY (gid, position));
+CREATE INDEX IF NOT EXISTS events_by_group ON events (gid, kind);
+"""
+JSON_COLUMNS = {"fields", "conditions", "members", "data", "record"}
+
+
+def token_hash(token: str) -> str:
+    """What the database keeps of a participant's token."""
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def _row(row: sqlite3.Row) -> dict[str, Any]:
+    return {k: json.loads(row[k]) if k in JSON_COLUMNS else row[k] for k in row.keys()}  # noqa: SIM118
+
+
+class StudyDB:
+    """One study's database; every method is safe to call from any thread."""
+
+    def __init__(self, path: Path, durable: bool = True) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        self._conn = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+        self._conn.row_factory = sqlite3.Row
+        self._lock = threading.RLock()
+        self._depth = 0
+        self._conn.execute("PRAGMA journal_mode=WAL")
+        # full: every commit is on disk before the server answers; normal: a killed server loses
+        # nothing either, only a power cut may lose the last commits (faster on slow disks)
+        self._conn.execute(f"PRAGMA synchronous={'FULL' if durable else 'NORMAL'}")
+        self._conn.execute("PRAGMA busy_timeout=5000")
+        self._conn.executescript(SCHEMA)
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+    @contextmanager
+    def batch(self) -> Iterator[None]:
+        """Everything inside commits together (nested batches join the outer one)."""
+        with self._lock:
+            if self._depth == 0:
+                self._conn.execute("BEGIN IMMEDIATE")
+            self._depth += 1
+            try:
+                yield
+            except BaseException:
+                self._depth -= 1
+                if self._depth == 0:
+                    self._conn.execute("ROLLBACK")
+                raise
+            self._depth -= 1
+            if self._depth == 0:
+                self._conn.execute("COMMIT")
+
+    def _write(self, sql: str, args: tuple = ()) -> sqlite3.Cursor:
+        with self.batch():
+            return self._conn.execute(sql, args)
+
+    def _read(self, sql: str, args: tuple = ()) -> list[dict[str, Any]]:
+        with self._lock:
+            return [_row(r) for r in self._conn.execute(sql, args).fetchall()]
+
+    # --- the study this database belongs to -------------------------------------------------
+
+    def bind(self, sha256: str, meta: dict[str, str]) -> None:
+        """Tie the database to one resolved study; another study's database is refused."""
+        bound = self.meta().get("study_sha256")
+        if bound is not None and bound != sha256:
+            raise CollabrlError(
+                f"{self.path} holds study {self.meta().get('study_name')} "
+                f"(sha256 {bound[:12]}), not this one ({sha256[:12]}): the study file or its "
+                "overrides changed; use another database (--db) or the same study"
+            )
+        if bound is None:
+            with self.batch():
+                for key, value in {**meta, "study_sha256": sha256}.items():
+                    self._conn.execute("INSERT INTO meta VALUES (?, ?)", (key, value))
+
+    def meta(self) -> dict[str, str]:
+        return {r["key"]: r["value"] for r in self._read("SELECT key, value FROM meta")}
+
+    # --- events -----------------------------------------------------------------------------
+
+    def event(
+        self, name: str, /, pid: str | None = None, gid: str | None = None,
+        node: str | None = None, **data: Any,
+    ) -> int:
+        """Append one event of kind ``name``; its sequence number."""
+        cursor = self._write(
+            "INSERT INTO events (t, kind, pid, gid, node, data) VALUES (?, ?, ?, ?, ?, ?)",
+            (time.time(), name, pid, gid, node, json.dumps(data, ensure_ascii=True)),
+        )
+        return int(cursor.lastrowid)
+
+    def events(self, kind: str | None = None, gid: str | None = None) -> list[dict[str, Any]]:
+        """Events in order, optionally of one kind and one group."""
+        sql, args = "SELECT * FROM events WHERE 1=1", []
+        if kind is not None:
+            sql, args = sql + " AND kind = ?", [*args, kind]
+        if gid is not None:
+            sql, args = sql + " AND gid = ?", [*args, gid]
+        return self._read(sql + " ORDER BY seq", tuple(args))
+
+    def event_count(self) -> int:
+        return self._read("SELECT COUNT(*) AS n FROM events")[0]["n"]
+
+    # --- participants -----------------------------------------------------------------------
+
+    def add_participant(self, row: dict[str, Any]) -> None:
+        now = time.time()
+        row = {"created": now, "updated": now, **row}
+        row["fields"] = json.dumps(row.get("fields", {}))
+        keys = ", ".join(row)
+        self._write(
+            f"INSERT INTO participants ({keys}) VALUES ({', '.join('?' * len(row))})",
+            tuple(row.values()),
+        )
+
+    def update_participant(self, pid: str, **fields: Any) -> None:
+        sets = ", ".join(f"{k} = ?" for k in fields)
+        self._write(
+            f"UPDATE participants SET {sets}, updated = ? WHERE pid = ?",
+            (*fields.values(), time.time(), pid),
+        )
+
+    def participant(self, pid: str) -> dict[str, Any] | None:
+        rows = self._read("SELECT * FROM participants WHERE pid = ?", (pid,))
+        return rows[0] if rows else None
+
+    def participant_by_token(self, token: str) -> dict[str, Any] | None:
+        rows = self._read("SELECT * FROM participants WHERE token_hash = ?", (token_hash(token),))
+        return rows[0] if rows else None
+
+    def participants(self) -> list[dict[str, Any]]:
+        return self._read("SELECT * FROM participants ORDER BY created, pid")
+
+    # --- groups and episodes ----------------------------------------------------------------
+
+    def next_unit(self) -> int:
+        return self._read("SELECT COALESCE(MAX(unit) + 1, 0) AS n FROM groups")[0]["n"]
+
+    def add_group(self, row: dict[str, Any]) -> None:
+        row = {"created": time.time(), **row}
+        row["conditions"], row["members"] = json.dumps(row["conditions"]), json.dumps(row["members"])
+        keys = ", ".join(row)
+        self._write(
+            f"INSERT INTO groups ({keys}) VALUES ({', '.join('?' * len(row))})", tuple(row.values())
+        )
+
+    def update_group(self, gid: str, **fields: Any) -> None:
+        fields = {k: json.dumps(v) if k in JSON_COLUMNS else v for k, v in fields.items()}
+        sets = ", ".join(f"{k} = ?" for k in fields)
+        self._write(f"UPDATE groups SET {sets} WHERE gid = ?", (*fields.values(), gid))
+
+    def group(self, gid: str) -> dict[str, Any] | None:
+        rows = self._read("SELECT * FROM groups WHERE gid = ?", (gid,))
+        return rows[0] if rows else None
+
+    def groups(self) -> list[dict[str, Any]]:
+        return self._read("SELECT * FROM groups ORDER BY unit")
+
+    def save_episode(self, gid: str, position: int, record: dict[str, Any]) -> None:
+        self._write(
+            "INSERT OR REPLACE INTO episodes VALUES (?, ?, ?)",
+            (gid, position, json.dumps(record, ensure_ascii=True, default=str)),
+        )
+
+    def episode(self, gid: str, position: int) -> dict[str, Any] | None:
+        rows = self._read("SELECT record FROM episodes WHERE gid = ? AND position = ?", (gid, position))
+        return rows[0]["record"] if rows else None
+
+    def episodes(self) -> list[dict[str, Any]]:
+        return self._read("SELECT * FROM episodes ORDER BY gid, position")
+
+
+def open_database(loaded: LoadedStudy, path: Path, durable: bool = True) -> StudyDB:
+    """The study's database at ``path``, created and bound to the resolved study if new; a
+    database of another protocol is refused."""
+    import secrets
+
+    from collabrl import __version__
+
+    db = StudyDB(path, durable)
+    try:
+        db.bind(
+            loaded.sha256,
+            {
+                "study_name": loaded.study.name,
+                "study_yaml": loaded.resolved_yaml,
+                "sources": json.dumps([{"where": s.where, "sha256": s.sha256} for s in loaded.sources]),
+                "overrides": json.dumps(loaded.overrides),
+                "collabrl": __version__,
+                "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+                "join_key": secrets.token_urlsafe(12),
+            },
+        )
+    except CollabrlError:
+        db.close()
+        raise
+    return db

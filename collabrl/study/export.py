@@ -1,0 +1,227 @@
+"""``collabrl study export``: the study's database as files a lab can analyse and audit.
+
+- ``responses.csv`` (and ``responses_hf/``): one row per participant x condition played: order
+  position, task, the game's efficiency column (steps) and success, the participant's decisions
+  and messages, every Likert rating, the dimension means, free text, intake answers;
+- ``participants.csv``: one row per participant (status, completion code, declared fields);
+- ``events.jsonl``: every event, in order;
+- ``trajectories.jsonl`` (and ``trajectories_hf/``): every round in ``collabrl eval``'s
+  trajectory schema, stamped with study, group, position and condition;
+- ``manifest.json``: the resolved study and its hash, the files it came from, the agents' model
+  identifiers, collabrl's version, and each exported file's hash.
+
+All files are written as one set (:func:`collabrl.records.output_set`): a killed export leaves
+the previous one whole.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import platform
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from collabrl.envs.base import sends_message
+from collabrl.records import output_set, write_hf_dataset, write_jsonl, write_text
+from collabrl.study.db import StudyDB
+from collabrl.study.load import LoadedStudy
+from collabrl.study.players import player_label
+from collabrl.web.recording import HF_NESTED
+
+STAND_IN = ("stand-in", "idle-substitute")
+
+
+def _intake(db: StudyDB) -> dict[str, dict[str, Any]]:
+    """Each participant's survey answers as ``<page>.<question>`` columns."""
+    out: dict[str, dict[str, Any]] = defaultdict(dict)
+    for event in db.events("answers"):
+        for question, value in event["data"]["answers"].items():
+            out[event["pid"]][f"{event['data']['form']}.{question}"] = value
+    return out
+
+
+def response_rows(loaded: LoadedStudy, db: StudyDB) -> list[dict[str, Any]]:
+    """One row per participant x round played (rated or not), in group and order position."""
+    study = loaded.study
+    metric = type(study.game).efficiency_metric
+    message_action = study.game.make_game().message_action
+    people = {p["pid"]: p for p in db.participants()}
+    episodes = {(e["gid"], e["position"]): e["record"] for e in db.episodes()}
+    rated = {(e["pid"], e["data"]["position"]): e["data"] for e in db.events("questionnaire")}
+    stood_in: dict[tuple, int] = defaultdict(int)
+    for event in db.events("decision"):
+        d = event["data"]
+        if d["by"] in STAND_IN:
+            stood_in[(event["gid"], d["position"], d["seat"])] += 1
+    intake = _intake(db)
+    dimensions = list(dict.fromkeys(item.dimension for item in study.questionnaire.items))
+    rows = []
+    for group in db.groups():
+        for seat, pid in group["members"].items():
+            if pid is None:
+                continue
+            person = people[pid]
+            for position, cid in enumerate(group["conditions"]):
+                record = episodes.get((group["gid"], position))
+                if record is None:
+                    continue
+                condition = study.condition(cid)
+                mine = [t for t in record["turns"] if t["seat"] == seat]
+                summary = record["summary"]
+                answers = rated.get((pid, position), {})
+                row: dict[str, Any] = {
+                    "study": study.name,
+                    "participant": pid,
+                    "kind": person["kind"],
+                    "profile": person["profile"],
+                    "status": person["status"],
+                    "group": group["gid"],
+                    "unit": group["unit"],
+                    "seat": seat,
+                    "design": study.design.kind,
+                    "order": ">".join(group["conditions"]),
+                    "position": position + 1,
+                    "condition": cid,
+                    "condition_name": condition.name,
+                    "agent": player_label(condition.agent),
+                    "task": group["task"],
+                    "seed": record["seed"],
+                    metric: summary.get(metric),
+                    "success": summary.get("success"),
+                    "decisions": len(mine),
+                    "messages": sum(
+                        sends_message(t["action"], t["message"], message_action) for t in mine
+                    ),
+                    "stand_in_decisions": stood_in[(group["gid"], position, seat)],
+                    "rated": bool(answers),
+                }
+                given = answers.get("ratings", {})
+                for item in study.questionnaire.items:
+                    row[f"q_{item.id}"] = given.get(item.id)
+                for dim in dimensions:
+                    values = [given[i.id] for i in study.questionnaire.items
+                              if i.dimension == dim and i.id in given]
+                    row[dim] = sum(values) / len(values) if values else None
+                row["free_text"] = answers.get("free_text", "")
+                row.update({f"intake.{k}": v for k, v in intake[pid].items()})
+                row.update({f"field.{k}": v for k, v in person["fields"].items()})
+                rows.append(row)
+    return rows
+
+
+def participant_rows(db: StudyDB) -> list[dict[str, Any]]:
+    """One row per participant: who, how far, completion code, declared fields."""
+    intake = _intake(db)
+    return [
+        {
+            "participant": p["pid"],
+            "kind": p["kind"],
+            "profile": p["profile"],
+            "status": p["status"],
+            "page": p["page"],
+            "group": p["gid"],
+            "seat": p["seat"],
+            "code": p["code"],
+            "joined": _iso(p["created"]),
+            "last_change": _iso(p["updated"]),
+            **{f"intake.{k}": v for k, v in intake[p["pid"]].items()},
+            **{f"field.{k}": v for k, v in p["fields"].items()},
+        }
+        for p in db.participants()
+    ]
+
+
+def _iso(t: float) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(t)) + f".{int(t % 1 * 1000):03d}Z"
+
+
+def write_csv(path: Path, rows: list[dict[str, Any]]) -> None:
+    columns = list(dict.fromkeys(k for row in rows for k in row))
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        writer = csv.DictWriter(f, fieldnames=columns)
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def manifest(loaded: LoadedStudy, db: StudyDB, counts: dict[str, int]) -> dict[str, Any]:
+    """What the data can be audited against: the protocol, its sources, models, versions."""
+    from collabrl import __version__
+
+    study = loaded.study
+    meta = db.meta()
+    return {
+        "study": study.name,
+        "study_sha256": loaded.sha256,
+        "study_yaml": loaded.resolved_yaml,
+        "sources": [
+            {"where": s.where, "sha256": s.sha256, "text": s.text} for s in loaded.sources
+        ],
+        "overrides": loaded.overrides,
+        "database": {
+            "study_sha256": meta.get("study_sha256"),
+            "created": meta.get("created"),
+            "collabrl": meta.get("collabrl"),
+        },
+        "conditions": [
+            {
+                "id": c.id,
+                "name": c.name,
+                "agent": player_label(c.agent),
+                "kind": c.agent.kind,
+                "backend": c.agent.engine.backend if c.agent.engine else None,
+                "model": c.agent.engine.model if c.agent.engine else None,
+                "sampling": c.agent.sampling.model_dump() if c.agent.kind == "llm" else None,
+                "profile": c.agent.profile,
+            }
+            for c in study.conditions
+        ],
+        "stand_in": player_label(study.simulated),
+        "collabrl": __version__,
+        "python": platform.python_version(),
+        "exported": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "counts": counts,
+    }
+
+
+def export_study(loaded: LoadedStudy, db: StudyDB, out: Path) -> dict[str, Any]:
+    """Write every export file into ``out``; the manifest."""
+    rows = response_rows(loaded, db)
+    events = db.events()
+    trajectories = [e["record"] for e in db.episodes()]
+    people = participant_rows(db)
+    counts = {
+        "participants": len(people),
+        "completed": sum(p["status"] == "completed" for p in people),
+        "rows": len(rows),
+        "episodes": len(trajectories),
+        "events": len(events),
+    }
+    with output_set(out, "export") as staging:
+        write_csv(staging / "responses.csv", rows)
+        write_csv(staging / "participants.csv", people)
+        write_jsonl(staging / "events.jsonl", (
+            {**e, "time": _iso(e["t"])} for e in events
+        ))
+        write_jsonl(staging / "trajectories.jsonl", trajectories)
+        if rows:
+            write_hf_dataset(staging / "responses_hf", rows)
+        if trajectories:
+            write_hf_dataset(staging / "trajectories_hf", trajectories, HF_NESTED)
+        info = manifest(loaded, db, counts)
+        info["files"] = {
+            p.name: _sha256(p) for p in sorted(staging.iterdir()) if p.is_file()
+        }
+        write_text(staging / "manifest.json", json.dumps(info, indent=2) + "\n")
+    return info

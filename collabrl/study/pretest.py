@@ -1,0 +1,157 @@
+"""In-silico pretests: the study file run with simulated participants in the human seats.
+
+Each simulated participant is a client of the same :class:`StudyRuntime` a browser talks to
+through the web app: it joins, reads its page, consents, fills the intake survey, waits in the
+pool, plays its seat with a persona-scripted or LLM player of a profile drawn for its task, and
+rates every round with the answer model. The database and the export are those of a live study,
+so a pilot's data can be checked with the same analysis before anyone is recruited.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from pathlib import Path
+from typing import Any
+
+from tqdm import tqdm
+
+from collabrl.agents.llm_player import LLMPlayer
+from collabrl.agents.persona.temperament import stable_seed
+from collabrl.agents.player import Player
+from collabrl.agents.protocol import parse_observed
+from collabrl.profiles import Profile
+from collabrl.study.answers import AnswerModel, round_facts
+from collabrl.study.compile import CompiledStudy
+from collabrl.study.db import StudyDB, open_database
+from collabrl.study.forms import FormError
+from collabrl.study.players import simulated_player, task_profiles
+from collabrl.study.runtime import StudyRuntime
+from collabrl.web.session import DecisionError
+
+
+def survey_answer(question: dict[str, Any], rng: random.Random) -> Any:
+    """A valid answer to an intake question (the pretest checks the flow, not the survey)."""
+    if question["kind"] == "likert":
+        return rng.randint(1, question["points"])
+    if question["kind"] == "choice":
+        return rng.choice(question["options"])
+    if question["kind"] == "number":
+        low = question["min"] if question["min"] is not None else 0
+        high = question["max"] if question["max"] is not None else low + 10
+        return rng.randint(int(low), int(high))
+    return ""
+
+
+class SimulatedParticipant:
+    """One simulated participant, driving the runtime through its public calls."""
+
+    def __init__(self, rt: StudyRuntime, answers: AnswerModel, index: int) -> None:
+        self.rt, self.answers, self.index = rt, answers, index
+        self.rng = random.Random(stable_seed(rt.study.seed, "participant", index))
+        self.pid = ""
+        self.profile: Profile | None = None
+        self.player: Player | None = None
+        self.sid = ""  # the session self.player plays
+
+    async def run(self) -> None:
+        self.pid, _ = await self.rt.join(kind="simulated")
+        while True:
+            seen = self.rt.notifier.version(self.pid)
+            view = self.rt.view(self.pid)
+            if view["status"] != "active":
+                return
+            await self.act(view)
+            await self.rt.wait(self.pid, seen)
+
+    async def act(self, view: dict[str, Any]) -> None:
+        kind, node = view["kind"], view["node"]
+        try:
+            if kind == "text":
+                await self.rt.submit(self.pid, {"node": node})
+            elif kind == "consent":
+                await self.rt.submit(self.pid, {"node": node, "agree": True})
+            elif kind == "survey":
+                answers = {q["id"]: survey_answer(q, self.rng) for q in view["questions"]}
+                await self.rt.submit(self.pid, {"node": node, "answers": answers})
+            elif kind == "conditions" and view["phase"] == "play":
+                await self.play()
+            elif kind == "conditions" and view["phase"] == "rate":
+                await self.rt.submit(self.pid, {"node": node, **self.rate()})
+        except (FormError, DecisionError):
+            pass  # the page moved on meanwhile: the next view says what to do
+
+    def _seat_player(self) -> Player:
+        """This participant's player for the current round (a fresh one each round)."""
+        group = self.rt.group_of(self.pid)
+        session, seat = group.session, self.rt.people[self.pid]["seat"]
+        if self.sid != session.sid:
+            spec, study = self.rt.study.pretest.participants, self.rt.study
+            if self.profile is None and spec.kind != "expert":
+                profiles = task_profiles(spec, study.game.name, group.row["task"])
+                slot = group.row["unit"] * len(study.seats.humans) + study.seats.humans.index(seat)
+                self.profile = profiles[slot % len(profiles)]
+                self.rt.describe(self.pid, profile=self.profile.id)
+            self.player = simulated_player(
+                spec, self.profile, group.section(), session.game, session.seed, self.rt.engines
+            )
+            self.player.reset(seat, session.seed)
+            self.sid = session.sid
+        return self.player
+
+    async def play(self) -> None:
+        group = self.rt.group_of(self.pid)
+        seat = self.rt.people[self.pid]["seat"]
+        session = group.session
+        if session.done or seat not in session.waiting_for():
+            return
+        obs = session.seats[seat].obs
+        player = self._seat_player()
+        if isinstance(player, LLMPlayer):
+            response = await asyncio.to_thread(player.act, obs)
+        else:
+            response = player.act(obs)
+        parsed = parse_observed(response, obs)
+        await self.rt.decide(self.pid, parsed.action or "", parsed.message)
+
+    def rate(self) -> dict[str, Any]:
+        group = self.rt.group_of(self.pid)
+        study, seat = self.rt.study, self.rt.people[self.pid]["seat"]
+        record = self.rt.db.episode(group.gid, group.position)
+        efficiency = group.section().efficiency(record["summary"])
+        facts = round_facts(
+            record, efficiency, seat, study.seats.agents, group.session.game.message_action
+        )
+        ratings = self.answers.answer(
+            facts, self.profile, record, group.condition().name,
+            group.session.game.message_action, f"{self.pid}:{group.position}",
+        )
+        return {"ratings": ratings, "free_text": ""}
+
+
+async def _run(compiled: CompiledStudy, db: StudyDB, participants: int, progress: bool) -> dict:
+    rt = StudyRuntime(compiled, db)
+    await rt.recover()
+    answers = AnswerModel(compiled.study.pretest.answers, compiled.study.questionnaire, rt.engines)
+    clients = [SimulatedParticipant(rt, answers, i) for i in range(participants)]
+    bar = tqdm(total=participants, desc="simulated participants", disable=not progress)
+
+    async def one(client: SimulatedParticipant) -> None:
+        await client.run()
+        bar.update(1)
+
+    try:
+        await asyncio.gather(*(one(c) for c in clients))
+    finally:
+        bar.close()
+        rt.shutdown()
+    return {"participants": participants, "answer_fallbacks": answers.fallbacks}
+
+
+def run_pretest(compiled: CompiledStudy, db_path: Path, participants: int, progress: bool = True):
+    """Run ``participants`` simulated participants through the study into ``db_path``."""
+    db = open_database(compiled.loaded, db_path, durable=False)
+    try:
+        return asyncio.run(_run(compiled, db, participants, progress))
+    finally:
+        db.close()

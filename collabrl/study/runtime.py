@@ -1,0 +1,388 @@
+"""The study as it runs: participants moving through the compiled pages, the waiting pool,
+session groups and their rounds, timers. Transport-free: the web app, the pretest's simulated
+participants and the load benchmark's clients all drive it through the same five calls
+(:meth:`StudyRuntime.join`, :meth:`view`, :meth:`submit`, :meth:`decide`, :meth:`wait`), so a
+pretest runs exactly the protocol a live session runs.
+
+The database is the truth: every change is written (with its event) before anyone is told,
+and :meth:`recover` rebuilds everything else after a restart.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+import time
+from collections import Counter
+from typing import Any
+
+from collabrl.study.compile import CompiledStudy
+from collabrl.study.db import StudyDB, token_hash
+from collabrl.study.forms import FormError, ratings, survey_answers
+from collabrl.study.players import Engines
+from collabrl.study.rounds import GroupRun
+from collabrl.study.schema import (
+    ConditionsPage,
+    ConsentPage,
+    EndPage,
+    MatchPage,
+    SurveyPage,
+    TextPage,
+)
+from collabrl.study.signals import Deadlines, Notifier
+from collabrl.web.session import DecisionError
+
+TIMED_PAGES = (TextPage, ConsentPage, SurveyPage)  # pages.page_s applies to these and ratings
+
+
+class StudyRuntime:
+    """One study's live state over its database."""
+
+    def __init__(self, compiled: CompiledStudy, db: StudyDB) -> None:
+        self.compiled, self.loaded, self.study = compiled, compiled.loaded, compiled.study
+        self.flow, self.db = compiled.flow, db
+        self.engines = Engines()
+        self.notifier, self.deadlines = Notifier(), Deadlines()
+        self.people: dict[str, dict[str, Any]] = {}
+        self.groups: dict[str, GroupRun] = {}
+        self.pool: list[str] = []  # waiting participants, oldest first
+        self.waiting_since: dict[str, float] = {}
+        self.connected: Counter[str] = Counter()
+        self.lock = asyncio.Lock()  # pool and group formation
+        self.tasks: set[asyncio.Task] = set()
+        self.admin_version = 0
+
+    # --- start and stop ---------------------------------------------------------------------
+
+    async def recover(self) -> None:
+        """Load participants and groups, rebuild running rounds by replay, re-arm timers."""
+        self.people = {row["pid"]: row for row in self.db.participants()}
+        for row in self.db.groups():
+            group = GroupRun(self, row)
+            self.groups[row["gid"]] = group
+            for event in self.db.events("questionnaire", row["gid"]):
+                group.rated.setdefault(event["data"]["position"], set()).add(event["pid"])
+        for pid, row in self.people.items():
+            page = self.study.page(row["page"])
+            if row["status"] != "active":
+                continue
+            if isinstance(page, MatchPage) and row["gid"] is None:
+                self._wait_in_pool(pid)
+            elif isinstance(page, TIMED_PAGES) or row["phase"] == "rate":
+                self._arm_page_timer(pid)
+        resumed = [g for g in self.groups.values() if g.row["phase"] == "play"]
+        for group in resumed:
+            await group.resume()
+        self.db.event("server_start", resumed_rounds=len(resumed), participants=len(self.people))
+        async with self.lock:
+            await self._match()
+
+    def shutdown(self) -> None:
+        self.deadlines.cancel_all()
+        for task in self.tasks:
+            task.cancel()
+
+    def spawn(self, coro) -> None:
+        """Run ``coro`` in the background (timer callbacks are synchronous)."""
+        task = asyncio.get_running_loop().create_task(coro)
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+
+    # --- the five calls ---------------------------------------------------------------------
+
+    async def join(
+        self, kind: str = "human", fields: dict[str, str] | None = None
+    ) -> tuple[str, str]:
+        """A new participant at the first page: (participant id, token)."""
+        token = secrets.token_urlsafe(18)
+        pid = f"p{secrets.token_hex(4)}"
+        allowed = {k: str(v)[:200] for k, v in (fields or {}).items() if k in self.study.privacy.url_fields}
+        first = self.flow.first
+        row = {
+            "pid": pid, "token_hash": token_hash(token), "kind": kind, "page": first,
+            "status": "active", "fields": allowed,
+        }
+        with self.db.batch():
+            self.db.add_participant(row)
+            self.db.event("join", pid=pid, node=first, kind=kind, fields=allowed)
+        self.people[pid] = self.db.participant(pid)
+        await self.enter(pid, first)
+        return pid, token
+
+    def participant(self, token: str) -> str | None:
+        """The participant id of ``token`` (None: no such participant)."""
+        row = self.db.participant_by_token(token)
+        return row["pid"] if row else None
+
+    def view(self, pid: str) -> dict[str, Any]:
+        from collabrl.study.views import page_view
+
+        return page_view(self, pid)
+
+    async def wait(self, pid: str, seen: int) -> int:
+        """Wait until the participant's page changes; the new version."""
+        return await self.notifier.wait(pid, seen)
+
+    async def submit(self, pid: str, payload: dict[str, Any]) -> None:
+        """What a page sends: continue, consent, survey answers, ratings. Raises FormError."""
+        row = self.people[pid]
+        if row["status"] != "active":
+            raise FormError("this session has ended")
+        if payload.get("node") != self.node(pid):
+            raise FormError("this page is out of date; it has been reloaded")
+        page = self.study.page(row["page"])
+        if isinstance(page, TextPage):
+            await self.enter(pid, self.flow.following(page.id))
+        elif isinstance(page, ConsentPage):
+            agree = payload.get("agree") is True
+            self.db.event("consent", pid=pid, node=page.id, agree=agree)
+            await self.enter(pid, self.flow.following(page.id) if agree else page.decline_to)
+        elif isinstance(page, SurveyPage):
+            answers = survey_answers(page.questions, payload.get("answers"))
+            self.db.event("answers", pid=pid, node=page.id, form=page.id, answers=answers)
+            await self.enter(pid, self.flow.after_survey(page, answers))
+        elif isinstance(page, ConditionsPage) and row["phase"] == "rate":
+            await self._rate(pid, payload)
+        else:
+            raise FormError("nothing to submit on this page")
+
+    async def decide(self, pid: str, action: str, message: str) -> None:
+        """A participant's game decision. Raises DecisionError."""
+        row = self.people[pid]
+        group = self.groups.get(row["gid"] or "")
+        if group is None or row["phase"] != "play" or row["status"] != "active":
+            raise DecisionError("you are not in a game now")
+        await group.decide(row["seat"], action, message, "participant")
+
+    # --- where participants are -------------------------------------------------------------
+
+    def node(self, pid: str) -> str:
+        """The graph node the participant is at (``rounds.play2``, ``consent``, ...)."""
+        row = self.people[pid]
+        page = self.study.page(row["page"])
+        if isinstance(page, ConditionsPage):
+            phase = row["phase"] or "wait"
+            return f"{page.id}.{phase}{row['position'] + 1}"
+        return page.id
+
+    def describe(self, pid: str, **fields: Any) -> None:
+        """Facts about a participant that are not a move (a simulated participant's profile)."""
+        self.db.update_participant(pid, **fields)
+        self.people[pid].update(fields)
+
+    def is_active(self, pid: str) -> bool:
+        return self.people[pid]["status"] == "active"
+
+    def notify(self, pid: str) -> None:
+        self.notifier.bump(pid)
+        self.admin_version += 1
+
+    def move(self, pid: str, **fields: Any) -> None:
+        """Change the participant's row (and log where they are now)."""
+        self.db.update_participant(pid, **fields)
+        self.people[pid].update(fields)
+        self.db.event("page_enter", pid=pid, gid=self.people[pid]["gid"], node=self.node(pid))
+        if self.people[pid]["phase"] == "rate":
+            self._arm_page_timer(pid)
+        self.notify(pid)
+
+    async def enter(self, pid: str, page_id: str) -> None:
+        """Move the participant to page ``page_id`` and do what that page does on arrival."""
+        page = self.study.page(page_id)
+        self.deadlines.cancel(("page", pid))
+        if isinstance(page, EndPage):
+            self._finish(pid, page)
+            return
+        self.move(pid, page=page_id, position=0, phase="")
+        if isinstance(page, TIMED_PAGES):
+            self._arm_page_timer(pid)
+        elif isinstance(page, MatchPage):
+            async with self.lock:
+                self._wait_in_pool(pid)
+                await self._match()
+        elif isinstance(page, ConditionsPage):
+            await self._arrive(pid)
+
+    def _finish(self, pid: str, page: EndPage) -> None:
+        code = None
+        if page.outcome == "completed":
+            completion = self.study.completion
+            code = secrets.token_hex(4).upper() if completion.unique else completion.code
+        fields = {"page": page.id, "phase": "", "status": page.outcome, "code": code}
+        with self.db.batch():
+            self.db.update_participant(pid, **fields)
+            self.db.event("finished", pid=pid, node=page.id, outcome=page.outcome, code=code)
+        self.people[pid].update(fields)
+        self.notify(pid)
+
+    async def release(self, pid: str, reason: str) -> None:
+        """End a participant's session (idle, page or match timeout): to ``release_to``."""
+        if not self.is_active(pid):
+            return
+        target = (
+            self.study.page(self.people[pid]["page"]).release_to
+            if reason == "match"
+            else self.study.timers.release_to
+        )
+        self.db.event("released", pid=pid, gid=self.people[pid]["gid"], node=self.node(pid),
+                      reason=reason)
+        if pid in self.pool:
+            self.pool.remove(pid)
+        await self.enter(pid, target)
+        group = self.groups.get(self.people[pid]["gid"] or "")
+        if group is not None:
+            if group.session is not None:
+                group.after_change()  # a stand-in takes the seat
+            await self._round_check(group)
+
+    def _arm_page_timer(self, pid: str) -> None:
+        seconds = self.study.timers.page_s
+        if seconds:
+            self.deadlines.arm(("page", pid), seconds, lambda: self._page_timeout(pid))
+
+    def _page_timeout(self, pid: str) -> None:
+        self.db.event("page_timeout", pid=pid, node=self.node(pid),
+                      page_s=self.study.timers.page_s)
+        self.spawn(self.release(pid, "page"))
+
+    # --- matchmaking ------------------------------------------------------------------------
+
+    def _wait_in_pool(self, pid: str) -> None:
+        if pid not in self.pool:
+            self.pool.append(pid)
+            self.waiting_since[pid] = time.monotonic()
+            self.db.event("match_join", pid=pid, node=self.node(pid), waiting=len(self.pool))
+
+    async def _match(self) -> None:
+        """Form groups while enough participants wait (call with ``self.lock``)."""
+        humans = len(self.study.seats.humans)
+        while len(self.pool) >= humans:
+            await self._form([self.pool.pop(0) for _ in range(humans)], "matched")
+        self._arm_match_timer()
+
+    def _arm_match_timer(self) -> None:
+        if not self.pool:
+            self.deadlines.cancel(("match",))
+            return
+        oldest = self.pool[0]
+        page = self.study.page(self.people[oldest]["page"])
+        left = page.timeout_s - (time.monotonic() - self.waiting_since[oldest])
+        self.deadlines.arm(("match",), max(0.0, left), lambda: self.spawn(self._match_timeout(oldest)))
+
+    async def _match_timeout(self, pid: str) -> None:
+        async with self.lock:
+            if not self.pool or self.pool[0] != pid:
+                self._arm_match_timer()
+                return
+            page = self.study.page(self.people[pid]["page"])
+            waited = time.monotonic() - self.waiting_since[pid]
+            self.db.event("match_timeout", pid=pid, node=page.id, waited_s=round(waited, 3),
+                          then=page.on_timeout)
+            if page.on_timeout == "simulate":
+                humans = len(self.study.seats.humans)
+                members = [self.pool.pop(0) for _ in range(min(humans, len(self.pool)))]
+                await self._form(members, "timeout")
+                self._arm_match_timer()
+                return
+        await self.release(pid, "match")
+        async with self.lock:
+            self._arm_match_timer()
+
+    async def _form(self, pids: list[str], how: str) -> None:
+        """A new session group of ``pids`` (stand-ins in the seats left over), assigned the next
+        unit's order and task; its members go on from the waiting room."""
+        unit = self.db.next_unit()
+        assignment = self.compiled.assigner(unit)
+        seats = self.study.seats.humans
+        members = {seat: (pids[i] if i < len(pids) else None) for i, seat in enumerate(seats)}
+        gid = f"g{unit:04d}"
+        row = {
+            "gid": gid, "unit": unit, "task": assignment.task, "conditions": assignment.order,
+            "members": members, "position": 0, "attempt": 0, "phase": "wait",
+        }
+        with self.db.batch():
+            self.db.add_group(row)
+            for seat, pid in members.items():
+                if pid:
+                    self.db.update_participant(pid, gid=gid, seat=seat)
+                    self.people[pid].update(gid=gid, seat=seat)
+            self.db.event(
+                "group_formed", gid=gid, how=how, unit=unit, order=assignment.order,
+                task=assignment.task, members=members,
+                waited_s={p: round(time.monotonic() - self.waiting_since.pop(p, time.monotonic()), 3)
+                          for p in pids},
+            )
+        self.groups[gid] = GroupRun(self, self.db.group(gid))
+        for pid in pids:
+            page = self.study.page(self.people[pid]["page"])
+            if isinstance(page, MatchPage):
+                await self.enter(pid, self.flow.following(page.id))
+
+    # --- rounds -----------------------------------------------------------------------------
+
+    async def _arrive(self, pid: str) -> None:
+        """At the conditions page: a participant without a group forms one alone (one-person
+        studies); the first round starts once every active member has arrived."""
+        if self.people[pid]["gid"] is None:
+            async with self.lock:
+                await self._form([pid], "solo")
+        group = self.groups[self.people[pid]["gid"]]
+        await self._round_check(group)
+
+    async def _round_check(self, group: GroupRun) -> None:
+        """Start the next round, or send the group on, once every active member is ready."""
+        conditions = self.flow.conditions_page.id
+        active = group.active()
+        phase = group.row["phase"]
+        if not active:
+            if phase not in ("done", "abandoned"):
+                group.row["phase"] = "abandoned"
+                group.session = None
+                self.db.update_group(group.gid, phase="abandoned")
+                self.db.event("group_abandoned", gid=group.gid, position=group.position)
+            return
+        ready = all(
+            self.people[p]["page"] == conditions and self.people[p]["phase"] in ("", "wait")
+            for p in active
+        )
+        if phase == "wait" and ready:
+            await group.start(0)
+        elif phase == "rate" and set(active) <= group.rated.get(group.position, set()):
+            if group.position + 1 < self.flow.rounds:
+                await group.start(group.position + 1)
+            else:
+                group.row["phase"] = "done"
+                self.db.update_group(group.gid, phase="done")
+                for p in active:
+                    await self.enter(p, self.flow.following(conditions))
+
+    def round_over(self, group: GroupRun) -> None:
+        """The round's episode ended: its active members rate it."""
+        for pid in group.active():
+            self.move(pid, phase="rate")
+
+    async def _rate(self, pid: str, payload: dict[str, Any]) -> None:
+        group = self.groups[self.people[pid]["gid"]]
+        answers = ratings(self.study.questionnaire, payload.get("ratings"), payload.get("free_text"))
+        position = group.position
+        self.deadlines.cancel(("page", pid))
+        self.db.event(
+            "questionnaire", pid=pid, gid=group.gid, node=self.node(pid), position=position,
+            condition=group.condition().id, **answers,
+        )
+        group.rated.setdefault(position, set()).add(pid)
+        self.move(pid, phase="wait")
+        await self._round_check(group)
+
+    # --- lookups for the web app ------------------------------------------------------------
+
+    def seat_session(self, pid: str, sid: str, seat: str):
+        """The session ``sid`` if the participant plays ``seat`` in it now (else None)."""
+        row = self.people.get(pid)
+        group = self.groups.get(row["gid"] or "") if row else None
+        if group is None or group.session is None or group.session.sid != sid:
+            return None
+        return group.session if row["seat"] == seat else None
+
+    def group_of(self, pid: str) -> GroupRun | None:
+        return self.groups.get(self.people[pid]["gid"] or "")

@@ -1,0 +1,437 @@
+"""The study file: one YAML document that declares a whole user study.
+
+Pages (text, consent, intake survey, matchmaking, the condition rounds, end pages), the game and
+which of its seats people and agents take, the conditions (agent variants), the design
+(counterbalancing and task assignment), the questionnaire after each condition, timers, the
+completion code, disclosure and privacy. Every field has a docstring line
+(``collabrl study lint --explain`` would print them like a recipe's); every mistake is a one-line
+error at load. Cross-page checks (routing, balance, checkpoints on disk) live in
+:mod:`collabrl.study.compile`, which every ``collabrl study`` command runs.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import Field, PositiveFloat, model_validator
+
+from collabrl.config import GameSpec, PlayerSpec, SamplingSpec
+from collabrl.config.roles import EngineSpec, check_profile, require_engine
+from collabrl.numbers import PositiveInt
+from collabrl.sections import Seed, Strict
+from collabrl.study.questionnaires import template_items
+
+Ident = Annotated[str, Field(pattern=r"^[A-Za-z][A-Za-z0-9_-]{0,63}$")]
+"""An id used in routes, events and CSV columns: a letter, then letters, digits, _ or -."""
+
+Text = Annotated[str, Field(max_length=20_000)]
+"""Markdown shown to participants (rendered without raw HTML)."""
+
+MAX_TIMEOUT_S = 7 * 24 * 3600.0  # a week: far above any real wait, but finite
+
+
+class Question(Strict):
+    """One intake-survey question."""
+
+    id: Ident
+    """Column name of the answer in the export."""
+    text: Text
+    """The question as shown."""
+    kind: Literal["likert", "choice", "text", "number"] = "likert"
+    """likert (1..points), choice (one of options), text (free) or number (min..max)."""
+    points: int = Field(5, ge=2, le=11)
+    """likert: scale points."""
+    labels: tuple[str, str] = ("strongly disagree", "strongly agree")
+    """likert: words under the lowest and the highest point."""
+    options: list[str] = Field(default_factory=list)
+    """choice: the options."""
+    min: float | None = None
+    """number: smallest accepted value."""
+    max: float | None = None
+    """number: largest accepted value."""
+    required: bool = True
+    """Whether the page refuses to continue without an answer."""
+    max_chars: int = Field(1000, ge=1, le=10_000)
+    """text: longest accepted answer."""
+
+    @model_validator(mode="after")
+    def _complete(self) -> Question:
+        if self.kind == "choice" and len(self.options) < 2:
+            raise ValueError(f"question {self.id}: a choice question needs at least two options")
+        return self
+
+
+class Item(Strict):
+    """One questionnaire item: a statement rated on a Likert scale."""
+
+    id: Ident
+    """Column name of the rating in the export (q_<id>)."""
+    dimension: Ident
+    """The dimension it measures (helpfulness, trustfulness, empathy, ...); the report averages
+    a participant's items per dimension."""
+    text: Text
+    """The statement; {partner} is replaced by the agent seat's name."""
+    points: int = Field(5, ge=2, le=11)
+    """Scale points (5: the paper's 5-point scale)."""
+    labels: tuple[str, str] = ("strongly disagree", "strongly agree")
+    """Words under the lowest and the highest point."""
+
+
+class Questionnaire(Strict):
+    """What every participant rates after each condition."""
+
+    template: Literal["collabbench"] | None = None
+    """collabbench: the paper's five items (helpfulness x2, trustfulness x2, empathy x1), in our
+    own wording; added before ``items``."""
+    intro: Text = "Please rate the round you just played with {partner}."
+    """Shown above the items."""
+    items: list[Item] = Field(default_factory=list)
+    """Further items (or all of them, without a template)."""
+    free_text: Text | None = "Anything else you want to tell us about {partner}? (optional)"
+    """An optional free-text question after the items (null: none)."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _expand_template(cls, data: Any) -> Any:
+        """The template's items are written out, so the resolved study shows every item."""
+        if isinstance(data, dict) and data.get("template"):
+            own = list(data.get("items") or [])
+            return {**data, "template": None, "items": [*template_items(data["template"]), *own]}
+        return data
+
+    @model_validator(mode="after")
+    def _items(self) -> Questionnaire:
+        ids = [item.id for item in self.items]
+        if not ids:
+            raise ValueError("questionnaire: no items; give items or template: collabbench")
+        if len(set(ids)) != len(ids):
+            raise ValueError(f"questionnaire: item ids repeat: {sorted(ids)}")
+        return self
+
+
+class Branch(Strict):
+    """A survey page's conditional route: answer ``equals`` value -> page ``to``."""
+
+    question: Ident
+    """A question of this page."""
+    equals: str | float | int
+    """The answer that takes this route."""
+    to: Ident
+    """The page it leads to."""
+
+
+class _Page(Strict):
+    id: Ident
+    """Unique page id (routes, events, the graph)."""
+    title: str = ""
+    """Heading of the page."""
+    text: Text = ""
+    """Markdown body."""
+    next: Ident | None = None
+    """The page after this one (default: the next page in the list)."""
+
+
+class TextPage(_Page):
+    """Instructions or information, with one button."""
+
+    kind: Literal["text"] = "text"
+    """text"""
+    button: str = "Continue"
+    """Label of the button."""
+
+
+class ConsentPage(_Page):
+    """Informed consent: agreeing continues, declining goes to ``decline_to``."""
+
+    kind: Literal["consent"] = "consent"
+    """consent"""
+    agree: str = "I agree to take part"
+    """Label of the agree button."""
+    decline: str = "I do not agree"
+    """Label of the decline button."""
+    decline_to: Ident
+    """The (end) page a participant who declines goes to."""
+
+
+class SurveyPage(_Page):
+    """A questionnaire page (e.g. the intake survey); answers are events and export columns."""
+
+    kind: Literal["survey"] = "survey"
+    """survey"""
+    questions: list[Question] = Field(min_length=1)
+    """The questions, in order."""
+    branches: list[Branch] = Field(default_factory=list)
+    """Conditional routes, checked in order before ``next``."""
+
+
+class MatchPage(_Page):
+    """The waiting room: arriving participants are grouped until the game's human seats fill."""
+
+    kind: Literal["match"] = "match"
+    """match"""
+    timeout_s: float = Field(300.0, gt=0, le=MAX_TIMEOUT_S)
+    """How long the first participant waits for others."""
+    on_timeout: Literal["simulate", "release"] = "simulate"
+    """simulate: start with simulated players (``simulated``) in the empty human seats;
+    release: send the waiting participant to ``release_to``."""
+    release_to: Ident | None = None
+    """on_timeout=release: the (end) page a released participant goes to."""
+
+    @model_validator(mode="after")
+    def _target(self) -> MatchPage:
+        if self.on_timeout == "release" and not self.release_to:
+            raise ValueError(f"page {self.id}: on_timeout=release needs release_to (a page id)")
+        return self
+
+
+class ConditionsPage(_Page):
+    """The rounds: one game episode per condition of the participant's order, each followed by
+    the questionnaire."""
+
+    kind: Literal["conditions"] = "conditions"
+    """conditions"""
+    text: Text = "Round {round} of {rounds}: you play with {partner}."
+    """Shown above the game ({round}, {rounds}, {partner} are filled in)."""
+
+
+class EndPage(_Page):
+    """A final page; ``outcome`` is the participant's recorded status."""
+
+    kind: Literal["end"] = "end"
+    """end"""
+    outcome: Literal["completed", "declined", "released"] = "completed"
+    """Status recorded for participants who end here."""
+    show_code: bool = True
+    """Show the completion code (completion.code) on this page."""
+
+
+Page = Annotated[
+    Union[TextPage, ConsentPage, SurveyPage, MatchPage, ConditionsPage, EndPage],  # noqa: UP007
+    Field(discriminator="kind"),
+]
+
+
+class Seats(Strict):
+    """Which of the game's seats people take and which the condition's agent takes."""
+
+    humans: list[str] = Field(min_length=1)
+    """Seats played by participants (several: they are matched into one session)."""
+    agents: list[str] = Field(default_factory=list)
+    """Seats played by the condition's agent."""
+
+
+class Condition(Strict):
+    """One agent variant: who plays the agent seats in this condition."""
+
+    id: Ident
+    """Id in the export, the report and the graph (never shown to participants)."""
+    name: str = Field(min_length=1, max_length=60)
+    """What participants see (keep it neutral, e.g. "Agent A", to keep conditions blind)."""
+    agent: PlayerSpec
+    """The agent: llm (a checkpoint through any engine, optionally with a profile), persona or
+    expert."""
+    hub_model: bool = False
+    """The llm's model is a Hugging Face hub id, not a local checkpoint folder (lint then does
+    not look for it on disk)."""
+
+    @model_validator(mode="after")
+    def _not_human(self) -> Condition:
+        if self.agent.kind == "human":
+            raise ValueError(f"condition {self.id}: an agent cannot be kind human")
+        return self
+
+
+class Design(Strict):
+    """Who plays which conditions, in which order, on which task."""
+
+    kind: Literal["within", "between"] = "within"
+    """within: every participant plays every condition; between: one condition each."""
+    counterbalance: Literal["latin_square", "williams"] = "latin_square"
+    """within: condition orders from a cyclic Latin square (each condition once per position)
+    or a Williams design (also balances which condition follows which)."""
+    participants: PositiveInt = Field(15, le=100_000)
+    """The recruitment target; lint refuses a target that cannot balance orders and tasks."""
+    shuffle: bool = False
+    """Randomly permute the assignments within each balanced block (seeded by ``seed``);
+    between-subject studies usually set it."""
+
+
+class Simulated(Strict):
+    """A simulated participant or stand-in: a persona-scripted player or an LLM player drawn
+    from the profile library for the session's task, or the rule-based expert."""
+
+    kind: Literal["persona", "llm", "expert"] = "persona"
+    """persona (scripted, no LLM), llm (role-plays the profile) or expert."""
+    split: Literal["train", "test"] = "test"
+    """The profile split drawn from."""
+    profiles: list[str] = Field(default_factory=list)
+    """Explicit profile ids (instead of every profile of the task and split)."""
+    engine: EngineSpec | None = None
+    """llm: the engine."""
+    sampling: SamplingSpec = Field(default_factory=SamplingSpec)
+    """llm: sampling."""
+
+    @model_validator(mode="after")
+    def _complete(self) -> Simulated:
+        require_engine(self.kind, self.engine, "simulated participant")
+        for profile in self.profiles:
+            check_profile(profile)
+        return self
+
+
+class Answers(Strict):
+    """How simulated participants answer the questionnaire."""
+
+    kind: Literal["persona", "llm"] = "persona"
+    """persona: a rule-based answer model from the profile's Big Five and what happened in the
+    round; llm: an LLM asked in character (engine)."""
+    engine: EngineSpec | None = None
+    """llm: the engine."""
+    sampling: SamplingSpec = Field(default_factory=lambda: SamplingSpec(temperature=0.0))
+    """llm: sampling (greedy by default)."""
+
+    @model_validator(mode="after")
+    def _complete(self) -> Answers:
+        require_engine(self.kind, self.engine, "answer model")
+        return self
+
+
+class Pretest(Strict):
+    """In-silico pretests: the same study with simulated participants in the human seats."""
+
+    participants: Simulated = Field(default_factory=Simulated)
+    """Who the simulated participants are."""
+    answers: Answers = Field(default_factory=Answers)
+    """How they answer the questionnaire."""
+
+
+class Timers(Strict):
+    """What happens when a participant goes quiet."""
+
+    idle_s: float | None = Field(120.0, gt=0, le=MAX_TIMEOUT_S)
+    """Seconds a participant may take for one game decision (null: no limit)."""
+    on_idle: Literal["substitute", "release"] = "substitute"
+    """substitute: the simulated stand-in makes that one decision; release: the participant is
+    sent to ``release_to`` and the stand-in plays their seat from then on."""
+    page_s: float | None = Field(None, gt=0, le=MAX_TIMEOUT_S)
+    """Seconds a participant may stay on any other page before being released (null: no limit)."""
+    release_to: Ident | None = None
+    """The (end) page released participants go to."""
+
+    @model_validator(mode="after")
+    def _target(self) -> Timers:
+        releases = (self.idle_s and self.on_idle == "release") or self.page_s
+        if releases and not self.release_to:
+            raise ValueError("timers: releasing idle participants needs release_to (a page id)")
+        return self
+
+
+class Completion(Strict):
+    """The code participants get at the end (e.g. for a recruitment platform)."""
+
+    code: str | None = Field(None, max_length=64)
+    """One code for everyone (null with unique=false: no code)."""
+    unique: bool = False
+    """Give every participant their own random code instead (recorded in the export)."""
+
+
+class Disclosure(Strict):
+    """What participants are told about their AI partners."""
+
+    ai_partners: bool = True
+    """During play, say that the partner is an AI agent (false: only its neutral name)."""
+    debrief: Text | None = None
+    """Markdown shown on every end page (e.g. what the conditions were)."""
+
+
+class Privacy(Strict):
+    """Personal data: nothing beyond what is declared here and in the surveys is stored (no IP
+    address, no user agent, no name)."""
+
+    url_fields: list[Ident] = Field(default_factory=list)
+    """Query parameters of the join link recorded with the participant (e.g. a platform id)."""
+
+
+class Study(Strict):
+    """A user study, declared in one file."""
+
+    name: Ident
+    """Name of the study (files, database, manifest)."""
+    title: str = "A study on working with AI teammates"
+    """Heading of every page."""
+    seed: Seed = 0
+    """Seed of assignments, episodes and simulated participants."""
+    game: GameSpec
+    """The game: a recipe's game section."""
+    seats: Seats
+    """Which seats are human and which are the agent's."""
+    tasks: list[str] = Field(default_factory=list)
+    """Tasks (or kitchen layouts) balanced across sessions (empty: the game section's)."""
+    conditions: list[Condition] = Field(min_length=1)
+    """The agent variants."""
+    design: Design = Field(default_factory=Design)
+    """Counterbalancing and task assignment."""
+    pages: list[Page] = Field(min_length=2)
+    """The pages, in default order (the first is where participants arrive)."""
+    questionnaire: Questionnaire
+    """Rated after each condition."""
+    simulated: Simulated = Field(default_factory=lambda: Simulated(kind="expert"))
+    """Who plays a human seat nobody plays: a match that timed out, an idle participant."""
+    timers: Timers = Field(default_factory=Timers)
+    """Idle and page timeouts."""
+    completion: Completion = Field(default_factory=Completion)
+    """Completion code."""
+    disclosure: Disclosure = Field(default_factory=Disclosure)
+    """Disclosure of AI partners."""
+    privacy: Privacy = Field(default_factory=Privacy)
+    """Personal fields."""
+    pretest: Pretest = Field(default_factory=Pretest)
+    """In-silico pretests."""
+    output_dir: str = "runs/study"
+    """Folder of the database and the exports."""
+
+    @model_validator(mode="after")
+    def _seats_cover_the_game(self) -> Study:
+        declared = [*self.seats.humans, *self.seats.agents]
+        if sorted(declared) != sorted(self.game.seats) or len(set(declared)) != len(declared):
+            raise ValueError(
+                f"seats: humans + agents must name each game seat once "
+                f"(game.seats: {list(self.game.seats)}; got {declared})"
+            )
+        if not self.seats.agents:
+            raise ValueError("seats.agents: name at least one seat for the condition's agent")
+        return self
+
+    @model_validator(mode="after")
+    def _tasks_fit(self) -> Study:
+        for task in self.task_list:
+            try:
+                self.game.for_task(task)
+            except ValueError as exc:
+                errors = getattr(exc, "errors", None)
+                message = errors()[0]["msg"] if errors else str(exc)
+                raise ValueError(f"tasks: {message.removeprefix('Value error, ')}") from None
+        return self
+
+    @model_validator(mode="after")
+    def _unique_ids(self) -> Study:
+        for what, ids in (
+            ("conditions", [c.id for c in self.conditions]),
+            ("pages", [p.id for p in self.pages]),
+        ):
+            repeated = sorted({i for i in ids if ids.count(i) > 1})
+            if repeated:
+                raise ValueError(f"{what}: ids must be unique; repeated: {repeated}")
+        return self
+
+    @property
+    def task_list(self) -> list[str]:
+        """The balanced tasks (the game section's own task when none are listed)."""
+        key = type(self.game).task_key
+        return list(self.tasks) or [getattr(self.game, key)]
+
+    def condition(self, cid: str) -> Condition:
+        return next(c for c in self.conditions if c.id == cid)
+
+    def page(self, pid: str) -> Page:
+        return next(p for p in self.pages if p.id == pid)

@@ -1,0 +1,110 @@
+"""What a participant's page shows at each node, as one JSON object the study page renders.
+
+Markdown written by the study's author is rendered here with raw HTML disabled (markdown-it's
+CommonMark preset, which also refuses ``javascript:`` links); everything a model, a partner or a
+participant wrote is only ever sent as text. Condition ids and model names never reach a page:
+participants see each condition's neutral ``name``.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
+
+from collabrl.study.schema import (
+    ConditionsPage,
+    ConsentPage,
+    EndPage,
+    MatchPage,
+    SurveyPage,
+    TextPage,
+)
+
+if TYPE_CHECKING:
+    from collabrl.study.runtime import StudyRuntime
+
+
+@lru_cache(maxsize=256)
+def markdown(text: str) -> str:
+    """Author Markdown as HTML, without raw HTML."""
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark", {"html": False}).render(text)
+
+
+def fill(text: str, values: dict[str, Any]) -> str:
+    """``{round}``, ``{rounds}``, ``{partner}`` filled in (other braces are left alone)."""
+    for key, value in values.items():
+        text = text.replace("{" + key + "}", str(value))
+    return text
+
+
+def page_view(rt: StudyRuntime, pid: str) -> dict[str, Any]:
+    """The page of participant ``pid`` now."""
+    row, study = rt.people[pid], rt.study
+    page = study.page(row["page"])
+    view: dict[str, Any] = {
+        "type": "page",
+        "version": rt.notifier.version(pid),
+        "study": study.title,
+        "node": rt.node(pid),
+        "kind": page.kind,
+        "title": page.title,
+        "status": row["status"],
+        "deadline_s": rt.deadlines.remaining(("page", pid)),
+    }
+    if isinstance(page, ConditionsPage):
+        view.update(_round_view(rt, pid, page))
+        return view
+    view["html"] = markdown(page.text)
+    if isinstance(page, TextPage):
+        view["button"] = page.button
+    elif isinstance(page, ConsentPage):
+        view.update(agree=page.agree, decline=page.decline)
+    elif isinstance(page, SurveyPage):
+        view["questions"] = [q.model_dump(mode="json") for q in page.questions]
+    elif isinstance(page, MatchPage):
+        view["waiting"] = len(rt.pool)
+    elif isinstance(page, EndPage):
+        view["code"] = row["code"] if page.show_code else None
+        view["debrief"] = markdown(study.disclosure.debrief) if study.disclosure.debrief else None
+    return view
+
+
+def _round_view(rt: StudyRuntime, pid: str, page: ConditionsPage) -> dict[str, Any]:
+    row, study = rt.people[pid], rt.study
+    group = rt.group_of(pid)
+    if group is None or row["phase"] in ("", "wait") or group.session is None:
+        return {"phase": "wait", "html": "", "message": "Waiting for your teammates…"}
+    condition = group.condition()
+    values = {"round": group.position + 1, "rounds": rt.flow.rounds, "partner": condition.name}
+    if row["phase"] == "rate":
+        questionnaire = study.questionnaire
+        return {
+            "phase": "rate",
+            "round": values["round"],
+            "rounds": values["rounds"],
+            "html": markdown(fill(questionnaire.intro, values)),
+            "items": [
+                {"id": i.id, "text": fill(i.text, values), "points": i.points, "labels": i.labels}
+                for i in questionnaire.items
+            ],
+            "free_text": fill(questionnaire.free_text, values) if questionnaire.free_text else None,
+        }
+    agents = ", ".join(study.seats.agents)
+    disclosure = (
+        f"{agents} is an AI agent ({condition.name})."
+        if study.disclosure.ai_partners
+        else f"You play with {agents}."
+    )
+    seat, session = row["seat"], group.session
+    return {
+        "phase": "play",
+        "round": values["round"],
+        "rounds": values["rounds"],
+        "html": markdown(fill(page.text, values)),
+        "disclosure": disclosure,
+        "game": {"url": f"/play/{session.sid}/{quote(seat, safe='')}", "seat": seat},
+        "deadline_s": rt.deadlines.remaining(("idle", group.gid, seat)),
+    }
