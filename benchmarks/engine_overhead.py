@@ -142,9 +142,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         model_dir = args.model or str(make_tiny_model(tmp, seed=0, size="small"))
         hf = transformers_ratio(model_dir, args.batch, args.new_tokens, args.repeats)
-    oa = {
-        c: openai_ratio(c * args.requests_per_slot, c, args.latency, 3) for c in args.concurrency
-    }
+    oa = {c: openai_ratio(c * args.requests_per_slot, c, args.latency, 3) for c in args.concurrency}
     print(f"transformers engine / bare generate wall time: {hf:.3f} (goal <= 1.05)")
     for c, ratio in oa.items():
         print(f"openai throughput / concurrency bound at {c:>3}:  {ratio:.3f} (goal >= 0.95)")

@@ -139,6 +139,7 @@ def _register_groups() -> None:
     from collabrl.models.cli import models
     from collabrl.profiles.cli import profiles
     from collabrl.sft.cli import demos_command, sft_command
+    from collabrl.study.cli import study
     from collabrl.web.cli import serve_command, view_command
 
     cli.add_command(models)
@@ -148,6 +149,7 @@ def _register_groups() -> None:
     cli.add_command(eval_command)
     cli.add_command(serve_command)
     cli.add_command(view_command)
+    cli.add_command(study)
 
 
 _register_groups()

@@ -3,7 +3,7 @@ and the outer loop (paper settings by default)."""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field, NonNegativeFloat, PositiveFloat, field_validator, model_validator
 
@@ -42,6 +42,22 @@ class LoraSpec(Strict):
         return modules
 
 
+MAX_BUCKET_MB = 1 << 20  # one weight-push bucket: 1 TiB, above any model's weights
+
+
+class WeightSyncSpec(Strict):
+    """How updated weights reach a vLLM rollout engine that shares the trainer's GPUs (the
+    transformers engine holds the trainer's own model and needs none of this)."""
+
+    sleep_level: Literal[0, 1, 2] = 0
+    """vLLM sleeps during each update and wakes before the rollout: 0 never; 1 offloads its weights
+    to CPU and drops the KV cache; 2 drops both (full-weight runs: the push restores them). Needs
+    policy.engine_options.enable_sleep_mode."""
+    bucket_mb: PositiveInt = Field(1024, le=MAX_BUCKET_MB)
+    """Full-weight pushes send whole decoder layers in buckets of about this many MiB; under ZeRO-3
+    each bucket is gathered alone, so a push never holds a full copy of the model."""
+
+
 class PolicySpec(Strict):
     """The trained model and how it generates rollouts."""
 
@@ -57,6 +73,32 @@ class PolicySpec(Strict):
     """Rollout sampling."""
     max_prompt_tokens: PositiveInt = Field(4096, le=MAX_PROMPT_TOKENS)
     """A longer prompt is not generated from: the decision is invalid and counted as a failure."""
+    chat_template_kwargs: dict[str, Any] = Field(default_factory=dict)
+    """Extra variables of the tokenizer's chat template, e.g. {enable_thinking: false} for Qwen3,
+    whose own thinking mode would collide with the <think> tag of our reply format."""
+    weight_sync: WeightSyncSpec = Field(default_factory=WeightSyncSpec)
+    """vLLM only: sleep during updates and how weights are pushed."""
+
+    @model_validator(mode="after")
+    def _weight_sync_fits(self) -> PolicySpec:
+        """Sleep settings that vLLM would reject, or that would lose weights, fail at lint."""
+        level = self.weight_sync.sleep_level
+        if level == 0:
+            return self
+        if self.backend != "vllm":
+            raise ValueError(
+                "policy.weight_sync.sleep_level puts vLLM to sleep: needs backend=vllm"
+            )
+        if not self.engine_options.get("enable_sleep_mode"):
+            raise ValueError(
+                "policy.weight_sync.sleep_level needs policy.engine_options.enable_sleep_mode=true"
+            )
+        if level == 2 and self.lora is not None:
+            raise ValueError(
+                "policy.weight_sync.sleep_level=2 drops vLLM's base weights, which a LoRA run never "
+                "pushes (it pushes adapters): use sleep_level=1"
+            )
+        return self
 
 
 class RolloutSpec(Strict):
@@ -161,6 +203,27 @@ class DumpSpec(Strict):
     """Episodes written each time."""
 
 
+ValidationMetric = Literal["efficiency", "affective", "helpfulness", "trustfulness", "empathy"]
+
+
+class ValidationSpec(Strict):
+    """Held-out evaluation during training, through the recipe's ``eval`` section (its partners,
+    judge and game options) narrowed to a small subset; the best policy so far is kept in
+    <run>/best."""
+
+    every: NonNegativeInt = Field(0, le=MAX_ITERATIONS)
+    """Validate every N iterations and after the last one; 0: never."""
+    tasks: PositiveInt | None = Field(2, le=MAX_GROUPS)
+    """N of the game's test tasks, spread evenly over them (None: all)."""
+    profiles_per_type: PositiveInt = Field(1, le=MAX_GROUPS)
+    """Test profiles per player type and task."""
+    seats: list[Literal[1, 2]] = Field(default_factory=lambda: [1], min_length=1)
+    """Seats the policy plays: 1 (Agent 1), 2 (Agent 2) or both."""
+    metric: ValidationMetric = "efficiency"
+    """Overall metric that picks the best policy (efficiency in the game's direction, e.g. fewer
+    household steps; the affective ones higher)."""
+
+
 class TrainSpec(Strict):
     """The outer loop: iterations, checkpoints, resume, logging."""
 
@@ -176,8 +239,15 @@ class TrainSpec(Strict):
     """W&B mode; auto: online when WANDB_API_KEY is set, else offline."""
     wandb_project: str = "collabrl"
     """W&B project."""
+    trackers: list[Literal["jsonl", "wandb", "tensorboard"]] = Field(
+        default_factory=lambda: ["jsonl", "wandb"]
+    )
+    """Where metrics go: jsonl (metrics.jsonl, read by resume and the report), wandb (as
+    train.wandb says), tensorboard (<run>/tensorboard: a local dashboard, no account)."""
     max_failure_rate: float = Field(0.5, ge=0, le=1)
     """Stop when, in one iteration, more than this share of one role's requests failed (policy,
     LLM partner, judge); 1.0 never stops. Counts are logged either way."""
     dump_rollouts: DumpSpec = Field(default_factory=DumpSpec)
     """Sampled rollouts for the trajectory viewer."""
+    validation: ValidationSpec = Field(default_factory=ValidationSpec)
+    """Held-out evaluation while training, and the best policy kept."""

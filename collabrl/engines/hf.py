@@ -10,7 +10,7 @@ import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import torch
 from transformers import (
@@ -67,15 +67,18 @@ def prepare_tokenizer(tokenizer: PreTrainedTokenizerBase) -> PreTrainedTokenizer
 
 class TransformersEngine:
     """Batched chat generation with sampled-token logprobs; see :class:`Completion` for their
-    exact meaning. ``engine.model`` is shared, not copied: update it in place to push weights."""
+    exact meaning. ``engine.model`` is shared, not copied: update it in place to push weights.
+    ``chat_template_kwargs``: extra variables of the chat template (``enable_thinking``, ...)."""
 
     def __init__(
         self,
         model: PreTrainedModel,
         tokenizer: PreTrainedTokenizerBase,
         options: TransformersOptions | None = None,
+        chat_template_kwargs: dict[str, Any] | None = None,
     ) -> None:
         self.options = options or TransformersOptions()
+        self.chat_template_kwargs = chat_template_kwargs or {}
         self.model = model
         self.tokenizer = prepare_tokenizer(tokenizer)
         eos = model.generation_config.eos_token_id
@@ -114,7 +117,10 @@ class TransformersEngine:
     def encode(self, conversation: Conversation) -> list[int]:
         """Prompt token ids: chat template with the assistant turn opened."""
         text = self.tokenizer.apply_chat_template(
-            list(conversation), add_generation_prompt=True, tokenize=False
+            list(conversation),
+            add_generation_prompt=True,
+            tokenize=False,
+            **self.chat_template_kwargs,
         )
         return self.tokenizer(text, add_special_tokens=False)["input_ids"]
 

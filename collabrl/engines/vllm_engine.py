@@ -1,8 +1,9 @@
 """Policy engine on an in-process ``vllm.LLM``: fast rollouts on GPU (or vLLM's CPU build).
 
 Why: rollouts dominate RL wall time; vLLM batches them well. The trainer pushes new weights after
-each update (full weights through ``apply_model`` + the model's ``load_weights``, or a LoRA
-adapter folder), and sleep/wake frees GPU memory while the trainer runs on the same GPU.
+each update (full weights in buckets through the workers' ``reload_weights``, or a LoRA adapter
+folder through vLLM's LoRA loading), and sleep/wake frees GPU memory while the trainer runs on the
+same GPU (:mod:`collabrl.training.weight_sync` drives both).
 
 Logprobs: the engine runs with ``logprobs_mode="processed_logprobs"``, i.e. after temperature
 (and top-p) processing. With ``top_p == 1`` this is ``log_softmax(logits / T)`` over the full
@@ -13,7 +14,7 @@ over the nucleus. For greedy decoding (T = 0) the values are at T = 1.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import vllm
@@ -32,10 +33,17 @@ if TYPE_CHECKING:
 
 
 class VLLMEngine:
-    """Batched chat generation on vLLM with sampled-token logprobs and prompt token ids."""
+    """Batched chat generation on vLLM with sampled-token logprobs and prompt token ids.
+    ``chat_template_kwargs``: extra variables of the chat template (``enable_thinking``, ...)."""
 
-    def __init__(self, model: str, options: VLLMOptions | None = None) -> None:
+    def __init__(
+        self,
+        model: str,
+        options: VLLMOptions | None = None,
+        chat_template_kwargs: dict[str, Any] | None = None,
+    ) -> None:
         self.options = o = options or VLLMOptions()
+        self.chat_template_kwargs = chat_template_kwargs or None
         kwargs: dict[str, Any] = {
             "dtype": o.dtype,
             "gpu_memory_utilization": o.gpu_memory_utilization,
@@ -92,7 +100,11 @@ class VLLMEngine:
     ) -> list[Any]:
         messages = [[dict(m) for m in conv] for conv in conversations]
         return self.llm.chat(
-            messages, sampling_params=sampling, use_tqdm=False, lora_request=self._lora
+            messages,
+            sampling_params=sampling,
+            use_tqdm=False,
+            lora_request=self._lora,
+            chat_template_kwargs=self.chat_template_kwargs,
         )
 
     def _generate_one(
@@ -124,17 +136,22 @@ class VLLMEngine:
             latency_s=latency,
         )
 
-    def load_weights(self, named_tensors: Iterable[tuple[str, torch.Tensor]]) -> None:
-        """Push full weights (HF parameter names), e.g. ``model.state_dict().items()``, through
-        vLLM's RPC (tensors are copied to the workers); cached prefixes from the old weights are
-        dropped. For large models on GPU prefer LoRA pushes or vLLM's NCCL weight transfer."""
-        # clone: tied weights share storage, which safetensors refuses to serialise
-        blob = save({name: t.detach().cpu().contiguous().clone() for name, t in named_tensors})
-        self.llm.collective_rpc("collabrl_load_weights", args=(blob,))
+    def load_weights(self, buckets: Iterable[Mapping[str, torch.Tensor]]) -> None:
+        """Push full weights (HF parameter names), one RPC per bucket, e.g.
+        ``[model.state_dict()]`` or :func:`collabrl.training.weight_sync.weight_buckets`, whose
+        buckets are gathered one at a time under ZeRO-3 as this loop asks for them. A bucket must
+        hold whole layers: vLLM reprocesses each layer it receives, and a fused layer (qkv, gate
+        and up) given only some of its parts would lose the others. Cached prefixes computed with
+        the old weights are dropped at the end."""
+        for bucket in buckets:
+            # clone: tied weights share storage, which safetensors refuses to serialise
+            blob = save({name: t.detach().cpu().contiguous().clone() for name, t in bucket.items()})
+            self.llm.collective_rpc("collabrl_load_weights", args=(blob,))
         self.llm.reset_prefix_cache()
 
     def load_lora(self, adapter_dir: str) -> None:
-        """Generate with the LoRA adapter saved in ``adapter_dir`` (a fresh id per push)."""
+        """Generate with the LoRA adapter saved in ``adapter_dir`` (a fresh id per push, so vLLM
+        reads the folder again even when its path is the same)."""
         if not self.options.enable_lora:
             raise ValueError("start the vllm engine with enable_lora=True to use adapters")
         self._lora_versions += 1
@@ -144,8 +161,10 @@ class VLLMEngine:
         """Free accelerator memory for training (1: offload weights, 2: drop them too)."""
         self.llm.sleep(level=level)
 
-    def wake_up(self) -> None:
-        self.llm.wake_up()
+    def wake_up(self, tags: Sequence[str] | None = None) -> None:
+        """Reallocate what sleep freed: all of it, or only ``tags`` ("weights", "kv_cache"), so
+        new weights can be loaded before the KV cache takes its memory back."""
+        self.llm.wake_up(tags=list(tags) if tags else None)
 
     def close(self) -> None:
         del self.llm

@@ -64,6 +64,7 @@ def eval_command(
 
     from collabrl.eval.protocol import PROXY_NOTE, run_evaluation
     from collabrl.eval.report import summary_table
+    from collabrl.eval.teams import team_markdown
 
     spec = build_spec(args, checkpoint, oracle)
     out = claim_folder(
@@ -74,6 +75,8 @@ def eval_command(
     if result.stamp["judge_is_proxy"]:
         click.echo(PROXY_NOTE)
     click.echo(summary_table(result.tables))
+    if result.teams:
+        click.echo(team_markdown(result.teams))
     for warning in result.warnings:
         click.echo(warning, err=True)
     click.echo(f"wrote {result.output_dir}/tables.md (and .csv, results.json, trajectories)")

@@ -8,7 +8,7 @@ from typing import Any
 
 from collabrl.eval.runner import EpisodeOutcome
 
-NESTED = ("scores", "summary", "turns", "windows", "stamp")
+NESTED = ("scores", "summary", "turns", "windows", "stamp", "process")
 
 
 def trajectory(outcome: EpisodeOutcome, stamp: dict[str, Any]) -> dict[str, Any]:
@@ -26,6 +26,7 @@ def trajectory(outcome: EpisodeOutcome, stamp: dict[str, Any]) -> dict[str, Any]
         "message_ratio": outcome.message_ratio,
         "tokens_per_step_k": outcome.tokens_per_step_k,
         "scores": outcome.scores,
+        "process": outcome.process,
         "summary": outcome.record.summary,
         "turns": _turns(outcome),
         "windows": [

@@ -12,7 +12,8 @@ episode; "teammates" are every seat but the agent's):
   Study: "Total Work" is non-message actions of all participants; here structure actions
   (board entries, approvals, assignments) and waits are not work either.
 - ``messages_*``: messages sent (the game's message action with text); ``board_total``: group
-  memory entries written.
+  memory entries written with the board action (the note a gate assignment leaves is counted
+  under the assignment, not here).
 - ``initiative_entropy``: how evenly seats take the initiative. A seat's initiatives are its work
   that starts a subgoal no seat had started (household: the first move on a room, container,
   object or target; kitchen: the first move on a job, onion supply or dish handling, within a
@@ -108,7 +109,7 @@ def initiative_entropy(initiatives: Sequence[int]) -> float | None:
     if len(initiatives) < 2 or total == 0:
         return None
     h = -sum(c / total * math.log(c / total) for c in initiatives if c)
-    return h / math.log(len(initiatives))
+    return abs(h) / math.log(len(initiatives))  # abs: one seat alone gives -0.0
 
 
 def seat_process(summary: dict[str, Any], speech: SpeechReader) -> dict[str, dict[str, int]]:

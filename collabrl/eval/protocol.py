@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
@@ -20,8 +20,9 @@ from collabrl.config import EvalSpec
 from collabrl.errors import CollabrlError
 from collabrl.eval import export, report
 from collabrl.eval.players import EngineCache, partner_factory, policy_factory, policy_label
-from collabrl.eval.runner import EpisodeOutcome, play_all, select_jobs
+from collabrl.eval.runner import EpisodeOutcome, Job, play_all, select_jobs
 from collabrl.eval.scoring import judge_outcomes, score_outcome
+from collabrl.eval.teams import team_markdown, team_tables
 from collabrl.factory import make_judge
 from collabrl.records import output_set, write_hf_dataset, write_jsonl
 from collabrl.rewards.judges import DIMENSIONS, Judge
@@ -58,6 +59,7 @@ class EvalResult:
     stamp: dict[str, Any]
     output_dir: Path
     warnings: list[str]
+    teams: list[dict[str, Any]] = field(default_factory=list)  # the team grid's rows
 
 
 def attempts_label(retries: int) -> str:
@@ -102,6 +104,13 @@ def _stamp(spec: EvalSpec, judge: Judge, profiles: list[str], wall_s: float) -> 
     }
 
 
+def _profile_ids(jobs: list[Job]) -> list[str | None]:
+    """Every profile played (each teammate's in the team grid), sorted; a job without any
+    profile (a profile-free game, a team of one) adds None, listed first."""
+    ids = {p.id if p is not None else None for j in jobs for p in (j.team or (j.profile,))}
+    return sorted(ids, key=lambda i: (i is not None, i or ""))
+
+
 def run_evaluation(
     spec: EvalSpec,
     *,
@@ -144,15 +153,23 @@ def run_evaluation(
         engines.close()
     for outcome in outcomes:
         score_outcome(outcome, a=spec.a, b=spec.b)
-    profiles = sorted({j.profile_id for j in jobs})
+    profiles = _profile_ids(jobs)
     stamp = _stamp(spec, judge, profiles, time.perf_counter() - start)
-    result = EvalResult(outcomes, report.build_tables(outcomes), stamp, Path(spec.output_dir), [])
+    result = EvalResult(
+        outcomes,
+        report.build_tables(outcomes),
+        stamp,
+        Path(spec.output_dir),
+        [],
+        team_tables(outcomes) if spec.teams is not None else [],
+    )
     write_outputs(result, proxy=judge.proxy)
     return result
 
 
 def write_outputs(result: EvalResult, *, proxy: bool) -> None:
-    """tables.md, tables.csv, episodes.csv, results.json, trajectories.jsonl, trajectories_hf/.
+    """tables.md, tables.csv, episodes.csv, results.json, trajectories.jsonl, trajectories_hf/
+    (and, for the team grid, teams.md and teams.csv).
 
     They are written as one set (:func:`collabrl.records.output_set`): staged, then moved into
     ``output_dir`` together, so a killed eval never leaves new results beside old trajectories.
@@ -182,6 +199,12 @@ def _write_files(result: EvalResult, out: Path, *, proxy: bool) -> None:
     report.write_csv(out / "episodes.csv", report.episode_rows(result.outcomes))
     failures = report.judge_failures(result.outcomes)
     payload = {"stamp": result.stamp, "note": note, "tables": rows, "judge_failures": failures}
+    if result.teams:
+        (out / "teams.md").write_text(
+            f"{team_markdown(result.teams)}\n_{stamp_line}_\n", encoding="utf-8"
+        )
+        report.write_csv(out / "teams.csv", result.teams)
+        payload["teams"] = result.teams
     (out / "results.json").write_text(json.dumps(payload, indent=2, default=str), encoding="utf-8")
     short = {k: result.stamp[k] for k in TRAJECTORY_STAMP}
     short["partners"] = result.stamp["partner_set"]["kind"]

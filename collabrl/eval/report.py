@@ -238,6 +238,9 @@ def episode_rows(outcomes: Sequence[EpisodeOutcome]) -> list[dict[str, Any]]:
             "tokens_per_step_k": round(o.tokens_per_step_k, 4),
             "windows": len(o.windows),
             **{k: (None if v is None else round(v, 4)) for k, v in o.scores.items()},
+            "team_size": o.job.size,
+            "structure": o.job.structure,
+            **{k: v for k, v in o.process.items() if k != "seats"},
         }
         for o in outcomes
     ]

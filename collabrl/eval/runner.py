@@ -1,8 +1,11 @@
 """Enumerate the evaluation episodes and play them, keeping what the judges and tables need.
 
-One job = (game, task, test profile in the partner seat, evaluated seat, seed). Each episode gets
-fresh players, so jobs are independent and may run on several threads (useful when the policy or
-partner is a remote LLM; local engines should keep ``workers=1``).
+One job = (game, task, test profile in the partner seat, evaluated seat, seed); in the team grid
+(``eval.teams``) also the team size and collaboration structure, with one profile per teammate
+(:mod:`collabrl.agents.team`). Each episode gets fresh players, so jobs are independent and may
+run on several threads (useful when the policy or partner is a remote LLM; local engines should
+keep ``workers=1``). Every episode's process metrics (:mod:`collabrl.eval.process`) are computed
+from the agent's seat.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
+from collabrl.agents.team import brief, guidance_packs, guided, team_profiles
 from collabrl.config import EvalSpec, eval_section
 from collabrl.envs.registry import GameSection, get_game
 from collabrl.errors import CollabrlError
@@ -22,6 +26,7 @@ from collabrl.eval.players import (
     RecordingPlayer,
     generated_tokens,
 )
+from collabrl.eval.process import episode_process
 from collabrl.profiles import Profile, has_profiles, interleaved_by_type, load_profiles
 from collabrl.rewards.judges import StepView, WindowJudgement, step_views
 from collabrl.rollout.episode import EpisodeRecord, play_episode
@@ -34,6 +39,9 @@ class Job:
     profile: Profile | None  # None: a game without test profiles, played by a profile-free partner
     seat: int  # 1 = Agent 1 (first seat), 2 = Agent 2
     seed: int
+    size: int | None = None  # team grid: seats in the team (None: the recipe's seats)
+    structure: str | None = None  # team grid: the collaboration structure
+    team: tuple[Profile | None, ...] = ()  # team grid: each teammate's profile, in seat order
 
     @property
     def profile_id(self) -> str | None:
@@ -58,6 +66,7 @@ class EpisodeOutcome:
     windows: list[list[int]] = field(default_factory=list)  # decision indices per window
     judgements: list[dict[str, WindowJudgement]] = field(default_factory=list)
     scores: dict[str, float | None] = field(default_factory=dict)
+    process: dict[str, Any] = field(default_factory=dict)  # collabrl.eval.process metrics
     # seat -> the observation text of each of its decisions, in order (the prompts the viewer shows)
     observations: dict[str, list[str]] = field(default_factory=dict)
 
@@ -72,29 +81,75 @@ class EpisodeOutcome:
 
 
 def select_jobs(spec: EvalSpec) -> list[Job]:
-    """Every requested task x test profile x seat x seed, in a stable order.
+    """Every requested task x test profile x seat x seed, in a stable order (the team grid:
+    :func:`team_jobs`).
 
     A game without test profiles is played once per task and seed with ``profile=None``, by a
     partner that needs none (the expert, or the profile-free LLM)."""
+    if spec.teams is not None:
+        return team_jobs(spec)
     jobs = []
     for game in spec.games or ():
-        library = has_profiles(game)
-        tasks = [t for t in get_game(game).tasks("test") if spec.tasks is None or t in spec.tasks]
-        for task in tasks:
-            profiles = load_profiles(game=game, split="test", task=task) if library else []
-            if spec.profiles is not None:
-                profiles = [p for p in profiles if p.id in spec.profiles]
-            if spec.max_profiles:  # a small sample still spans the player types
-                profiles = interleaved_by_type(profiles)[: spec.max_profiles]
-            if not profiles and spec.profiles is None:
-                profiles = [_profile_free(spec, game)]
+        for task in _tasks(spec, game):
             jobs += [
                 Job(game, task, p, seat, seed)
-                for p in profiles
+                for p in _profiles(spec, game, task)
                 for seat in spec.seats
                 for seed in spec.seeds
             ]
     return jobs
+
+
+def team_jobs(spec: EvalSpec) -> list[Job]:
+    """The team grid: structure x size x task x first teammate's profile x seat x seed.
+
+    Sizes a game cannot field are skipped (the kitchen stays two chefs); a team of one plays
+    each task once per seat and seed, with no profile; seats past the team size are skipped."""
+    assert spec.teams is not None
+    jobs = []
+    for game in spec.games or ():
+        for structure in spec.teams.structures:
+            for size in spec.teams.sizes:
+                for task in _tasks(spec, game):
+                    section = eval_section(game, task, spec.game_options.get(game))
+                    try:
+                        section.with_team(size, structure)
+                    except ValueError:
+                        continue
+                    pool = _pool(game, task)
+                    firsts = _profiles(spec, game, task) if size > 1 else [None]
+                    jobs += [
+                        Job(game, task, first, seat, seed, size, structure, team)
+                        for first in firsts
+                        for team in [team_profiles(first, pool, size - 1)]
+                        for seat in spec.seats
+                        if seat <= size
+                        for seed in spec.seeds
+                    ]
+    return jobs
+
+
+def _tasks(spec: EvalSpec, game: str) -> list[str]:
+    return [t for t in get_game(game).tasks("test") if spec.tasks is None or t in spec.tasks]
+
+
+def _pool(game: str, task: str) -> list[Profile]:
+    """A task's test profiles spread over player types: the order teammates are drawn in."""
+    if not has_profiles(game):
+        return []
+    return interleaved_by_type(load_profiles(game=game, split="test", task=task))
+
+
+def _profiles(spec: EvalSpec, game: str, task: str) -> list[Profile | None]:
+    """The test profiles a task is played with (the partner's, or the first teammate's)."""
+    profiles = load_profiles(game=game, split="test", task=task) if has_profiles(game) else []
+    if spec.profiles is not None:
+        profiles = [p for p in profiles if p.id in spec.profiles]
+    if spec.max_profiles:  # a small sample still spans the player types
+        profiles = interleaved_by_type(profiles)[: spec.max_profiles]
+    if not profiles and spec.profiles is None:
+        return [_profile_free(spec, game)]
+    return list(profiles)
 
 
 def _profile_free(spec: EvalSpec, game: str) -> None:
@@ -107,8 +162,10 @@ def _profile_free(spec: EvalSpec, game: str) -> None:
 
 
 def game_spec(spec: EvalSpec, job: Job) -> GameSection:
-    """The game section of one job: the game's evaluation options for the job's task."""
-    return eval_section(job.game, job.task, spec.game_options.get(job.game))
+    """The game section of one job: the game's evaluation options for the job's task (and, in
+    the team grid, the job's team size and structure)."""
+    section = eval_section(job.game, job.task, spec.game_options.get(job.game))
+    return section if job.size is None else section.with_team(job.size, job.structure)
 
 
 def efficiency(game: str, summary: dict[str, Any]) -> float:
@@ -125,13 +182,21 @@ def play_job(
 
     gspec = game_spec(spec, job)
     game = make_game(gspec)
-    me, other = game.agents[job.seat - 1], game.agents[2 - job.seat]
+    me = game.agents[job.seat - 1]
+    mates = [seat for seat in game.agents if seat != me]
+    profiles = job.team or (job.profile,) * len(mates)
+    packs = guidance_packs(gspec, len(mates))
+    partners = {
+        seat: RecordingPlayer(
+            brief(make_partner(guided(p, pack), game, gspec, job.seed), pack, p is not None)
+        )
+        for seat, p, pack in zip(mates, profiles, packs, strict=True)
+    }
     policy = make_policy(game, gspec, job.seed)
-    partner = RecordingPlayer(make_partner(job.profile, game, gspec, job.seed))
     oracle = spec.oracle and job.profile is not None
-    seated = OraclePlayer(policy, job.profile, partner) if oracle else policy
+    seated = OraclePlayer(policy, job.profile, partners[mates[0]]) if oracle else policy
     recorder = RecordingPlayer(seated)
-    record = play_episode(game, {me: recorder, other: partner}, seed=job.seed)
+    record = play_episode(game, {me: recorder, **partners}, seed=job.seed)
     views = step_views(
         job.game,
         recorder.observations,
@@ -147,7 +212,10 @@ def play_job(
         efficiency=efficiency(job.game, record.summary),
         tokens_per_step_k=tokens / len(views) / 1000 if views else 0.0,
         stalled=bool(record.summary.get("stalled", False)),
-        observations={p.seat: [o.text for o in p.observations] for p in (recorder, partner)},
+        observations={
+            p.seat: [o.text for o in p.observations] for p in (recorder, *partners.values())
+        },
+        process=episode_process(job.game, record.summary, me),
     )
 
 

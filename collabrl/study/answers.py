@@ -56,7 +56,11 @@ def round_facts(
     turns = record["turns"]
     theirs = [t for t in turns if t["seat"] in agents]
     said = [t for t in theirs if sends_message(t["action"], t["message"], action)]
-    mine = [t["tick"] for t in turns if t["seat"] == me and sends_message(t["action"], t["message"], action)]
+    mine = [
+        t["tick"]
+        for t in turns
+        if t["seat"] == me and sends_message(t["action"], t["message"], action)
+    ]
     replied = [any(0 < t["tick"] - tick <= REPLY_WINDOW for t in said) for tick in mine]
     talk = min(1.0, (len(said) / len(theirs) if theirs else 0.0) / TALK_SATURATION)
     return RoundFacts(
@@ -104,7 +108,8 @@ def llm_prompt(
     """The chat asking an LLM, in character, for one rating per item."""
     summary = record["summary"]
     chat = [
-        f"- {t['seat']}: {t['message']}" for t in record["turns"]
+        f"- {t['seat']}: {t['message']}"
+        for t in record["turns"]
         if sends_message(t["action"], t["message"], action)
     ][-30:]
     who = profile.persona() if profile is not None else "An ordinary study participant."

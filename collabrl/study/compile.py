@@ -170,9 +170,19 @@ def _check_graph(flow: Flow) -> None:
     study, edges = flow.study, flow.edges
     conditions = [p for p in study.pages if isinstance(p, ConditionsPage)]
     if len(conditions) != 1:
-        raise RecipeError(f"pages: give exactly one page of kind conditions (got {len(conditions)})")
+        raise RecipeError(
+            f"pages: give exactly one page of kind conditions (got {len(conditions)})"
+        )
     if isinstance(study.pages[0], EndPage):
         raise RecipeError(f"pages: the first page ({study.pages[0].id}) is an end page")
+    pages = {p.id: p for p in study.pages}
+    for target, where in _release_targets(study):
+        if target not in pages:
+            raise RecipeError(f"{where}: unknown page {target!r}")
+        if not isinstance(pages[target], EndPage):
+            raise RecipeError(
+                f"{where}: {target!r} must be an end page (released participants stop)"
+            )
     nodes = flow.nodes()
     reached = _reachable(nodes[0], edges)
     unreachable = [n for n in nodes if n not in reached]
@@ -184,12 +194,6 @@ def _check_graph(flow: Flow) -> None:
     stuck = [n for n in nodes if n not in finishing]
     if stuck:
         raise RecipeError(f"pages: no end page can be reached from {', '.join(stuck)}")
-    pages = {p.id: p for p in study.pages}
-    for target, where in _release_targets(study):
-        if target not in pages:
-            raise RecipeError(f"{where}: unknown page {target!r}")
-        if not isinstance(pages[target], EndPage):
-            raise RecipeError(f"{where}: {target!r} must be an end page (released participants stop)")
     play = f"{conditions[0].id}.play1"
     if len(study.seats.humans) > 1:
         rooms = frozenset(p.id for p in study.pages if isinstance(p, MatchPage))
@@ -202,8 +206,11 @@ def _check_graph(flow: Flow) -> None:
 
 def _release_targets(study: Study) -> list[tuple[str, str]]:
     """(page, where it is named) of every page released participants are sent to."""
-    targets = [(p.release_to, f"page {p.id}: release_to") for p in study.pages
-               if isinstance(p, MatchPage) and p.release_to]
+    targets = [
+        (p.release_to, f"page {p.id}: release_to")
+        for p in study.pages
+        if isinstance(p, MatchPage) and p.release_to
+    ]
     if study.timers.release_to:
         targets.append((study.timers.release_to, "timers.release_to"))
     return targets
@@ -251,14 +258,18 @@ def _check_simulated(study: Study) -> None:
     """Simulated participants and stand-ins need profiles for every task of the study."""
     from collabrl.profiles import get_profile, load_profiles
 
-    for what, spec in (("simulated", study.simulated), ("pretest.participants",
-                                                         study.pretest.participants)):
+    for what, spec in (
+        ("simulated", study.simulated),
+        ("pretest.participants", study.pretest.participants),
+    ):
         if spec.kind == "expert":
             continue
         if spec.profiles:
             wrong = [p for p in spec.profiles if get_profile(p).game != study.game.name]
             if wrong:
-                raise RecipeError(f"{what}.profiles: {wrong[0]!r} is not a {study.game.name} profile")
+                raise RecipeError(
+                    f"{what}.profiles: {wrong[0]!r} is not a {study.game.name} profile"
+                )
             continue
         for task in study.task_list:
             load_profiles(game=study.game.name, split=spec.split, task=task)
@@ -287,7 +298,5 @@ def compile_study(loaded: LoadedStudy) -> CompiledStudy:
     for index, condition in enumerate(study.conditions):
         check_condition(study, index, condition)
     _check_simulated(study)
-    assigner = Assigner(
-        study.design, [c.id for c in study.conditions], study.task_list, study.seed
-    )
+    assigner = Assigner(study.design, [c.id for c in study.conditions], study.task_list, study.seed)
     return CompiledStudy(loaded, flow, assigner)

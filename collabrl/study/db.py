@@ -127,8 +127,13 @@ class StudyDB:
     # --- events -----------------------------------------------------------------------------
 
     def event(
-        self, name: str, /, pid: str | None = None, gid: str | None = None,
-        node: str | None = None, **data: Any,
+        self,
+        name: str,
+        /,
+        pid: str | None = None,
+        gid: str | None = None,
+        node: str | None = None,
+        **data: Any,
     ) -> int:
         """Append one event of kind ``name``; its sequence number."""
         cursor = self._write(
@@ -186,7 +191,10 @@ class StudyDB:
 
     def add_group(self, row: dict[str, Any]) -> None:
         row = {"created": time.time(), **row}
-        row["conditions"], row["members"] = json.dumps(row["conditions"]), json.dumps(row["members"])
+        row["conditions"], row["members"] = (
+            json.dumps(row["conditions"]),
+            json.dumps(row["members"]),
+        )
         keys = ", ".join(row)
         self._write(
             f"INSERT INTO groups ({keys}) VALUES ({', '.join('?' * len(row))})", tuple(row.values())
@@ -211,7 +219,9 @@ class StudyDB:
         )
 
     def episode(self, gid: str, position: int) -> dict[str, Any] | None:
-        rows = self._read("SELECT record FROM episodes WHERE gid = ? AND position = ?", (gid, position))
+        rows = self._read(
+            "SELECT record FROM episodes WHERE gid = ? AND position = ?", (gid, position)
+        )
         return rows[0]["record"] if rows else None
 
     def episodes(self) -> list[dict[str, Any]]:
@@ -232,7 +242,9 @@ def open_database(loaded: LoadedStudy, path: Path, durable: bool = True) -> Stud
             {
                 "study_name": loaded.study.name,
                 "study_yaml": loaded.resolved_yaml,
-                "sources": json.dumps([{"where": s.where, "sha256": s.sha256} for s in loaded.sources]),
+                "sources": json.dumps(
+                    [{"where": s.where, "sha256": s.sha256} for s in loaded.sources]
+                ),
                 "overrides": json.dumps(loaded.overrides),
                 "collabrl": __version__,
                 "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),

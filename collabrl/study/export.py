@@ -40,7 +40,7 @@ def _intake(db: StudyDB) -> dict[str, dict[str, Any]]:
     out: dict[str, dict[str, Any]] = defaultdict(dict)
     for event in db.events("answers"):
         for question, value in event["data"]["answers"].items():
-            out[event["pid"]][f"{event['data']['form']}.{question}"] = value
+            out[event["pid"]][f"{event['data']['form']}.{question}"] = value  # page.question
     return out
 
 
@@ -103,11 +103,14 @@ def response_rows(loaded: LoadedStudy, db: StudyDB) -> list[dict[str, Any]]:
                 for item in study.questionnaire.items:
                     row[f"q_{item.id}"] = given.get(item.id)
                 for dim in dimensions:
-                    values = [given[i.id] for i in study.questionnaire.items
-                              if i.dimension == dim and i.id in given]
+                    values = [
+                        given[i.id]
+                        for i in study.questionnaire.items
+                        if i.dimension == dim and i.id in given
+                    ]
                     row[dim] = sum(values) / len(values) if values else None
                 row["free_text"] = answers.get("free_text", "")
-                row.update({f"intake.{k}": v for k, v in intake[pid].items()})
+                row.update(intake[pid])
                 row.update({f"field.{k}": v for k, v in person["fields"].items()})
                 rows.append(row)
     return rows
@@ -128,7 +131,7 @@ def participant_rows(db: StudyDB) -> list[dict[str, Any]]:
             "code": p["code"],
             "joined": _iso(p["created"]),
             "last_change": _iso(p["updated"]),
-            **{f"intake.{k}": v for k, v in intake[p["pid"]].items()},
+            **intake[p["pid"]],
             **{f"field.{k}": v for k, v in p["fields"].items()},
         }
         for p in db.participants()
@@ -165,9 +168,7 @@ def manifest(loaded: LoadedStudy, db: StudyDB, counts: dict[str, int]) -> dict[s
         "study": study.name,
         "study_sha256": loaded.sha256,
         "study_yaml": loaded.resolved_yaml,
-        "sources": [
-            {"where": s.where, "sha256": s.sha256, "text": s.text} for s in loaded.sources
-        ],
+        "sources": [{"where": s.where, "sha256": s.sha256, "text": s.text} for s in loaded.sources],
         "overrides": loaded.overrides,
         "database": {
             "study_sha256": meta.get("study_sha256"),
@@ -197,6 +198,9 @@ def manifest(loaded: LoadedStudy, db: StudyDB, counts: dict[str, int]) -> dict[s
 
 def export_study(loaded: LoadedStudy, db: StudyDB, out: Path) -> dict[str, Any]:
     """Write every export file into ``out``; the manifest."""
+    import datasets
+
+    datasets.disable_progress_bars()  # a CLI export prints its own summary
     rows = response_rows(loaded, db)
     events = db.events()
     trajectories = [e["record"] for e in db.episodes()]
@@ -211,17 +215,13 @@ def export_study(loaded: LoadedStudy, db: StudyDB, out: Path) -> dict[str, Any]:
     with output_set(out, "export") as staging:
         write_csv(staging / "responses.csv", rows)
         write_csv(staging / "participants.csv", people)
-        write_jsonl(staging / "events.jsonl", (
-            {**e, "time": _iso(e["t"])} for e in events
-        ))
+        write_jsonl(staging / "events.jsonl", ({**e, "time": _iso(e["t"])} for e in events))
         write_jsonl(staging / "trajectories.jsonl", trajectories)
         if rows:
             write_hf_dataset(staging / "responses_hf", rows)
         if trajectories:
             write_hf_dataset(staging / "trajectories_hf", trajectories, HF_NESTED)
         info = manifest(loaded, db, counts)
-        info["files"] = {
-            p.name: _sha256(p) for p in sorted(staging.iterdir()) if p.is_file()
-        }
+        info["files"] = {p.name: _sha256(p) for p in sorted(staging.iterdir()) if p.is_file()}
         write_text(staging / "manifest.json", json.dumps(info, indent=2) + "\n")
     return info

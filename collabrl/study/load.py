@@ -17,11 +17,13 @@ from typing import Any
 
 import yaml
 from omegaconf import OmegaConf
+from omegaconf.errors import OmegaConfBaseException
+from pydantic import ValidationError
 
-from collabrl.config import load_settings
+from collabrl.config import apply_override, describe_validation_error
 from collabrl.errors import RecipeError
-from collabrl.settings_files import clip, read_text_file, yaml_mapping
-from collabrl.study.schema import Study
+from collabrl.settings_files import clip, read_text_file, resolve_bounded, yaml_mapping
+from collabrl.study.schema import PAGE_KINDS, Study
 
 SHIPPED = "collabrl.studies"
 
@@ -29,7 +31,9 @@ SHIPPED = "collabrl.studies"
 def shipped_studies() -> list[str]:
     """Names of the studies shipped inside the package."""
     folder = resources.files(SHIPPED)
-    return sorted(p.name.removesuffix(".yaml") for p in folder.iterdir() if p.name.endswith(".yaml"))
+    return sorted(
+        p.name.removesuffix(".yaml") for p in folder.iterdir() if p.name.endswith(".yaml")
+    )
 
 
 @dataclass(frozen=True)
@@ -93,13 +97,37 @@ def _raw(name_or_path: str, relative_to: Path | None, seen: tuple[str, ...]) -> 
         raise RecipeError(f"{source.where}: base must name another study (and not form a cycle)")
     folder = Path(source.where).parent if not source.where.startswith("studies/") else None
     parent, chain = _raw(base, folder, (*seen, source.where))
+    game = raw["game"].get("name") if isinstance(raw.get("game"), dict) else None
+    if game is not None and game != parent.get("game", {}).get("name"):
+        parent.pop("game", None)  # another game: its options replace the base's, not merge in
     return OmegaConf.merge(parent, node), [source, *chain]
+
+
+def _describe(err: ValidationError) -> str:
+    """The validation problems on one line; an unknown key of a page names that page kind's
+    keys (the recipe describer only knows plain sections, not the page union)."""
+    for item in err.errors():
+        loc = item["loc"]
+        if item["type"] == "extra_forbidden" and loc[0] == "pages" and len(loc) == 4:
+            keys = ", ".join(PAGE_KINDS[loc[2]].model_fields)
+            return f"pages.{loc[1]} ({loc[2]} page): unknown key {loc[3]!r}; allowed: {keys}"
+    return describe_validation_error(err, Study)
 
 
 def load_study(name_or_path: str, overrides: list[str] | tuple[str, ...] = ()) -> LoadedStudy:
     """Read, merge, override and validate a study. Raises only RecipeError."""
     node, sources = _raw(name_or_path, None, ())
-    study = load_settings(Study, node, list(overrides), sources[0].where)
+    where = sources[0].where
+    try:
+        for item in overrides:
+            apply_override(node, item)
+        data = resolve_bounded(node, where)
+    except (OmegaConfBaseException, TypeError, ValueError, IndexError) as exc:
+        raise RecipeError(f"{where}: {clip(str(exc).splitlines()[0], 160)}") from None
+    try:
+        study = Study.model_validate(data)
+    except ValidationError as exc:
+        raise RecipeError(f"{where}: {_describe(exc)}") from None
     return LoadedStudy(study, sources, list(overrides))
 
 

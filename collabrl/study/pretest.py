@@ -27,6 +27,7 @@ from collabrl.study.db import StudyDB, open_database
 from collabrl.study.forms import FormError
 from collabrl.study.players import simulated_player, task_profiles
 from collabrl.study.runtime import StudyRuntime
+from collabrl.study.signals import run_coroutine
 from collabrl.web.session import DecisionError
 
 
@@ -123,8 +124,12 @@ class SimulatedParticipant:
             record, efficiency, seat, study.seats.agents, group.session.game.message_action
         )
         ratings = self.answers.answer(
-            facts, self.profile, record, group.condition().name,
-            group.session.game.message_action, f"{self.pid}:{group.position}",
+            facts,
+            self.profile,
+            record,
+            group.condition().name,
+            group.session.game.message_action,
+            f"{study.seed}:{self.index}:{group.position}",
         )
         return {"ratings": ratings, "free_text": ""}
 
@@ -152,6 +157,6 @@ def run_pretest(compiled: CompiledStudy, db_path: Path, participants: int, progr
     """Run ``participants`` simulated participants through the study into ``db_path``."""
     db = open_database(compiled.loaded, db_path, durable=False)
     try:
-        return asyncio.run(_run(compiled, db, participants, progress))
+        return run_coroutine(_run(compiled, db, participants, progress))
     finally:
         db.close()

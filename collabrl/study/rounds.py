@@ -99,22 +99,30 @@ class GroupRun:
     async def start(self, position: int) -> None:
         """Start round ``position``: a new session; the members' pages move to it."""
         self.row.update(position=position, phase="play")
-        self.rt.db.update_group(self.gid, position=position, phase="play", attempt=self.row["attempt"])
+        self.rt.db.update_group(
+            self.gid, position=position, phase="play", attempt=self.row["attempt"]
+        )
         self.session = self._build(position)
         self.rt.db.event(
-            "episode_start", gid=self.gid, node=self.node("play"), position=position,
-            condition=self.condition().id, seed=self.seed(position), attempt=self.row["attempt"],
+            "episode_start",
+            gid=self.gid,
+            node=self.node("play"),
+            position=position,
+            condition=self.condition().id,
+            seed=self.seed(position),
+            attempt=self.row["attempt"],
         )
+        await self.session.start()  # before any page can reach the session
         for pid in self.active():
             self.rt.move(pid, page=self.rt.flow.conditions_page.id, position=position, phase="play")
-        await self.session.start()
         self.after_change()
 
     async def resume(self) -> None:
         """Rebuild the running round after a restart by replaying its recorded decisions."""
         position, attempt = self.position, self.row["attempt"]
         decisions = [
-            e["data"] for e in self.rt.db.events("decision", self.gid)
+            e["data"]
+            for e in self.rt.db.events("decision", self.gid)
             if e["data"]["position"] == position and e["data"]["attempt"] == attempt
         ]
         self.session = self._build(position)
@@ -123,7 +131,10 @@ class GroupRun:
             obs = self.session.seats[decision["seat"]].obs
             if obs is None or obs.tick != decision["tick"] or self.session.done:
                 self.rt.db.event(
-                    "episode_restarted", gid=self.gid, node=self.node("play"), position=position,
+                    "episode_restarted",
+                    gid=self.gid,
+                    node=self.node("play"),
+                    position=position,
                     reason=f"replayed decision of {decision['seat']} at tick {decision['tick']} "
                     "no longer fits (an agent decided differently)",
                 )
@@ -133,8 +144,12 @@ class GroupRun:
             await self.session.decide(decision["seat"], decision["action"], decision["message"])
         self.logged = len(self.session.turns)
         self.rt.db.event(
-            "episode_replayed", gid=self.gid, node=self.node("play"), position=position,
-            decisions=len(decisions), tick=self.session.game.tick,
+            "episode_replayed",
+            gid=self.gid,
+            node=self.node("play"),
+            position=position,
+            decisions=len(decisions),
+            tick=self.session.game.tick,
         )
         self.after_change()
 
@@ -150,9 +165,14 @@ class GroupRun:
         with self.rt.db.batch():  # the episode, its event and the move to the questionnaire
             self.rt.db.save_episode(self.gid, self.position, record)
             self.rt.db.event(
-                "episode_end", gid=self.gid, node=self.node("play"), position=self.position,
-                condition=self.condition().id, success=summary.get("success"),
-                **{metric: summary.get(metric)}, ticks=session.game.tick,
+                "episode_end",
+                gid=self.gid,
+                node=self.node("play"),
+                position=self.position,
+                condition=self.condition().id,
+                success=summary.get("success"),
+                **{metric: summary.get(metric)},
+                ticks=session.game.tick,
             )
             self.row["phase"] = "rate"
             self.rt.db.update_group(self.gid, phase="rate")
@@ -166,6 +186,11 @@ class GroupRun:
         for seat, pid in self.members.items():
             labels[seat] = f"participant:{pid}" if pid else "stand-in"
         record["players"] = labels
+        if condition.agent.profile:  # the partner's profile, as collabrl serve records it
+            from collabrl.profiles import get_profile
+
+            partner = get_profile(condition.agent.profile)
+            record.update(profile=partner.id, player_type=partner.player_type)
         record["stamp"].update(
             source="study",
             study=self.rt.study.name,
@@ -190,9 +215,17 @@ class GroupRun:
         tick = obs.tick if obs is not None else None
         await session.decide(seat, action, message)
         self.rt.db.event(
-            "decision", pid=self.members.get(seat), gid=self.gid, node=self.node("play"),
-            seat=seat, tick=tick, action=action, message=message, by=by,
-            position=self.position, attempt=self.row["attempt"],
+            "decision",
+            pid=self.members.get(seat),
+            gid=self.gid,
+            node=self.node("play"),
+            seat=seat,
+            tick=tick,
+            action=action,
+            message=message,
+            by=by,
+            position=self.position,
+            attempt=self.row["attempt"],
         )
         if session is self.session:
             self.after_change()
@@ -216,16 +249,23 @@ class GroupRun:
                 self.rt.deadlines.cancel(key)
                 self._stand_in_soon(seat, "stand-in")
             elif self.rt.study.timers.idle_s and not self.rt.deadlines.armed(key):
-                self.rt.deadlines.arm(key, self.rt.study.timers.idle_s, lambda s=seat: self._idle(s))
+                self.rt.deadlines.arm(
+                    key, self.rt.study.timers.idle_s, lambda s=seat: self._idle(s)
+                )
 
     def _log_messages(self) -> None:
         session = self.session
         for turn in session.turns[self.logged :]:
             if sends_message(turn["action"], turn["message"], session.game.message_action):
                 self.rt.db.event(
-                    "message", pid=self.members.get(turn["seat"]), gid=self.gid,
-                    node=self.node("play"), seat=turn["seat"], tick=turn["tick"],
-                    text=turn["message"], by=turn["player"],
+                    "message",
+                    pid=self.members.get(turn["seat"]),
+                    gid=self.gid,
+                    node=self.node("play"),
+                    seat=turn["seat"],
+                    tick=turn["tick"],
+                    text=turn["message"],
+                    by=turn["player"],
                 )
         self.logged = len(session.turns)
 
@@ -236,12 +276,16 @@ class GroupRun:
             return
         pid = self.members[seat]
         self.rt.db.event(
-            "idle_timeout", pid=pid, gid=self.gid, node=self.node("play"), seat=seat,
-            idle_s=timers.idle_s, then=timers.on_idle,
+            "idle_timeout",
+            pid=pid,
+            gid=self.gid,
+            node=self.node("play"),
+            seat=seat,
+            idle_s=timers.idle_s,
+            then=timers.on_idle,
         )
         if timers.on_idle == "release":
-            self.rt.release(pid, "idle")
-            self.after_change()
+            self.rt.spawn(self.rt.release(pid, "idle"))  # a stand-in takes the seat, if needed
         else:
             self._stand_in_soon(seat, "idle-substitute")
 
@@ -255,8 +299,10 @@ class GroupRun:
         if seat not in self.stand_ins:
             spec, study = self.rt.study.simulated, self.rt.study
             index = self.row["unit"] * len(study.seats.humans) + study.seats.humans.index(seat)
-            profiles = [] if spec.kind == "expert" else task_profiles(
-                spec, study.game.name, self.row["task"]
+            profiles = (
+                []
+                if spec.kind == "expert"
+                else task_profiles(spec, study.game.name, self.row["task"])
             )
             profile = profiles[index % len(profiles)] if profiles else None
             seed = self.seed(self.position)
@@ -272,7 +318,7 @@ class GroupRun:
         decision only for an idle substitute: the participant is still there)."""
         session = self.session
         try:
-            while not session.done and session is self.session:
+            while session is not None and session is self.session and not session.done:
                 obs = session.seats[seat].obs
                 if obs is None:
                     return

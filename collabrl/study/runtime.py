@@ -30,6 +30,7 @@ from collabrl.study.schema import (
     TextPage,
 )
 from collabrl.study.signals import Deadlines, Notifier
+from collabrl.study.views import page_view
 from collabrl.web.session import DecisionError
 
 TIMED_PAGES = (TextPage, ConsentPage, SurveyPage)  # pages.page_s applies to these and ratings
@@ -50,7 +51,6 @@ class StudyRuntime:
         self.connected: Counter[str] = Counter()
         self.lock = asyncio.Lock()  # pool and group formation
         self.tasks: set[asyncio.Task] = set()
-        self.admin_version = 0
 
     # --- start and stop ---------------------------------------------------------------------
 
@@ -73,6 +73,9 @@ class StudyRuntime:
         resumed = [g for g in self.groups.values() if g.row["phase"] == "play"]
         for group in resumed:
             await group.resume()
+        for group in self.groups.values():
+            if group.row["phase"] in ("wait", "rate"):  # stopped between two steps of a round
+                await self._round_check(group)
         self.db.event("server_start", resumed_rounds=len(resumed), participants=len(self.people))
         async with self.lock:
             await self._match()
@@ -95,12 +98,18 @@ class StudyRuntime:
     ) -> tuple[str, str]:
         """A new participant at the first page: (participant id, token)."""
         token = secrets.token_urlsafe(18)
-        pid = f"p{secrets.token_hex(4)}"
-        allowed = {k: str(v)[:200] for k, v in (fields or {}).items() if k in self.study.privacy.url_fields}
+        pid = f"p{secrets.token_hex(6)}"
+        allowed = {
+            k: str(v)[:200] for k, v in (fields or {}).items() if k in self.study.privacy.url_fields
+        }
         first = self.flow.first
         row = {
-            "pid": pid, "token_hash": token_hash(token), "kind": kind, "page": first,
-            "status": "active", "fields": allowed,
+            "pid": pid,
+            "token_hash": token_hash(token),
+            "kind": kind,
+            "page": first,
+            "status": "active",
+            "fields": allowed,
         }
         with self.db.batch():
             self.db.add_participant(row)
@@ -115,8 +124,7 @@ class StudyRuntime:
         return row["pid"] if row else None
 
     def view(self, pid: str) -> dict[str, Any]:
-        from collabrl.study.views import page_view
-
+        """What the participant's page shows now."""
         return page_view(self, pid)
 
     async def wait(self, pid: str, seen: int) -> int:
@@ -146,12 +154,14 @@ class StudyRuntime:
         else:
             raise FormError("nothing to submit on this page")
 
-    async def decide(self, pid: str, action: str, message: str) -> None:
-        """A participant's game decision. Raises DecisionError."""
+    async def decide(self, pid: str, action: str, message: str, sid: str | None = None) -> None:
+        """A participant's game decision (``sid``: in that session only). Raises DecisionError."""
         row = self.people[pid]
         group = self.groups.get(row["gid"] or "")
         if group is None or row["phase"] != "play" or row["status"] != "active":
             raise DecisionError("you are not in a game now")
+        if sid is not None and (group.session is None or group.session.sid != sid):
+            raise DecisionError("this round is over")
         await group.decide(row["seat"], action, message, "participant")
 
     # --- where participants are -------------------------------------------------------------
@@ -165,22 +175,24 @@ class StudyRuntime:
             return f"{page.id}.{phase}{row['position'] + 1}"
         return page.id
 
+    def _store(self, pid: str, **fields: Any) -> None:
+        """Change the participant's row in the database and in memory."""
+        self.db.update_participant(pid, **fields)
+        self.people[pid].update(fields, updated=time.time())
+
     def describe(self, pid: str, **fields: Any) -> None:
         """Facts about a participant that are not a move (a simulated participant's profile)."""
-        self.db.update_participant(pid, **fields)
-        self.people[pid].update(fields)
+        self._store(pid, **fields)
 
     def is_active(self, pid: str) -> bool:
         return self.people[pid]["status"] == "active"
 
     def notify(self, pid: str) -> None:
         self.notifier.bump(pid)
-        self.admin_version += 1
 
     def move(self, pid: str, **fields: Any) -> None:
         """Change the participant's row (and log where they are now)."""
-        self.db.update_participant(pid, **fields)
-        self.people[pid].update(fields)
+        self._store(pid, **fields)
         self.db.event("page_enter", pid=pid, gid=self.people[pid]["gid"], node=self.node(pid))
         if self.people[pid]["phase"] == "rate":
             self._arm_page_timer(pid)
@@ -210,9 +222,8 @@ class StudyRuntime:
             code = secrets.token_hex(4).upper() if completion.unique else completion.code
         fields = {"page": page.id, "phase": "", "status": page.outcome, "code": code}
         with self.db.batch():
-            self.db.update_participant(pid, **fields)
+            self._store(pid, **fields)
             self.db.event("finished", pid=pid, node=page.id, outcome=page.outcome, code=code)
-        self.people[pid].update(fields)
         self.notify(pid)
 
     async def release(self, pid: str, reason: str) -> None:
@@ -224,16 +235,17 @@ class StudyRuntime:
             if reason == "match"
             else self.study.timers.release_to
         )
-        self.db.event("released", pid=pid, gid=self.people[pid]["gid"], node=self.node(pid),
-                      reason=reason)
+        self.db.event(
+            "released", pid=pid, gid=self.people[pid]["gid"], node=self.node(pid), reason=reason
+        )
         if pid in self.pool:
             self.pool.remove(pid)
         await self.enter(pid, target)
         group = self.groups.get(self.people[pid]["gid"] or "")
         if group is not None:
+            await self._round_check(group)
             if group.session is not None:
                 group.after_change()  # a stand-in takes the seat
-            await self._round_check(group)
 
     def _arm_page_timer(self, pid: str) -> None:
         seconds = self.study.timers.page_s
@@ -241,8 +253,7 @@ class StudyRuntime:
             self.deadlines.arm(("page", pid), seconds, lambda: self._page_timeout(pid))
 
     def _page_timeout(self, pid: str) -> None:
-        self.db.event("page_timeout", pid=pid, node=self.node(pid),
-                      page_s=self.study.timers.page_s)
+        self.db.event("page_timeout", pid=pid, node=self.node(pid), page_s=self.study.timers.page_s)
         self.spawn(self.release(pid, "page"))
 
     # --- matchmaking ------------------------------------------------------------------------
@@ -267,7 +278,9 @@ class StudyRuntime:
         oldest = self.pool[0]
         page = self.study.page(self.people[oldest]["page"])
         left = page.timeout_s - (time.monotonic() - self.waiting_since[oldest])
-        self.deadlines.arm(("match",), max(0.0, left), lambda: self.spawn(self._match_timeout(oldest)))
+        self.deadlines.arm(
+            ("match",), max(0.0, left), lambda: self.spawn(self._match_timeout(oldest))
+        )
 
     async def _match_timeout(self, pid: str) -> None:
         async with self.lock:
@@ -276,8 +289,13 @@ class StudyRuntime:
                 return
             page = self.study.page(self.people[pid]["page"])
             waited = time.monotonic() - self.waiting_since[pid]
-            self.db.event("match_timeout", pid=pid, node=page.id, waited_s=round(waited, 3),
-                          then=page.on_timeout)
+            self.db.event(
+                "match_timeout",
+                pid=pid,
+                node=page.id,
+                waited_s=round(waited, 3),
+                then=page.on_timeout,
+            )
             if page.on_timeout == "simulate":
                 humans = len(self.study.seats.humans)
                 members = [self.pool.pop(0) for _ in range(min(humans, len(self.pool)))]
@@ -297,20 +315,32 @@ class StudyRuntime:
         members = {seat: (pids[i] if i < len(pids) else None) for i, seat in enumerate(seats)}
         gid = f"g{unit:04d}"
         row = {
-            "gid": gid, "unit": unit, "task": assignment.task, "conditions": assignment.order,
-            "members": members, "position": 0, "attempt": 0, "phase": "wait",
+            "gid": gid,
+            "unit": unit,
+            "task": assignment.task,
+            "conditions": assignment.order,
+            "members": members,
+            "position": 0,
+            "attempt": 0,
+            "phase": "wait",
         }
         with self.db.batch():
             self.db.add_group(row)
             for seat, pid in members.items():
                 if pid:
-                    self.db.update_participant(pid, gid=gid, seat=seat)
-                    self.people[pid].update(gid=gid, seat=seat)
+                    self._store(pid, gid=gid, seat=seat)
             self.db.event(
-                "group_formed", gid=gid, how=how, unit=unit, order=assignment.order,
-                task=assignment.task, members=members,
-                waited_s={p: round(time.monotonic() - self.waiting_since.pop(p, time.monotonic()), 3)
-                          for p in pids},
+                "group_formed",
+                gid=gid,
+                how=how,
+                unit=unit,
+                order=assignment.order,
+                task=assignment.task,
+                members=members,
+                waited_s={
+                    p: round(time.monotonic() - self.waiting_since.pop(p, time.monotonic()), 3)
+                    for p in pids
+                },
             )
         self.groups[gid] = GroupRun(self, self.db.group(gid))
         for pid in pids:
@@ -363,12 +393,19 @@ class StudyRuntime:
 
     async def _rate(self, pid: str, payload: dict[str, Any]) -> None:
         group = self.groups[self.people[pid]["gid"]]
-        answers = ratings(self.study.questionnaire, payload.get("ratings"), payload.get("free_text"))
+        answers = ratings(
+            self.study.questionnaire, payload.get("ratings"), payload.get("free_text")
+        )
         position = group.position
         self.deadlines.cancel(("page", pid))
         self.db.event(
-            "questionnaire", pid=pid, gid=group.gid, node=self.node(pid), position=position,
-            condition=group.condition().id, **answers,
+            "questionnaire",
+            pid=pid,
+            gid=group.gid,
+            node=self.node(pid),
+            position=position,
+            condition=group.condition().id,
+            **answers,
         )
         group.rated.setdefault(position, set()).add(pid)
         self.move(pid, phase="wait")

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal, Union
 
-from pydantic import Field, PositiveFloat, model_validator
+from pydantic import Field, model_validator
 
 from collabrl.config import GameSpec, PlayerSpec, SamplingSpec
 from collabrl.config.roles import EngineSpec, check_profile, require_engine
@@ -205,10 +205,11 @@ class EndPage(_Page):
     """Show the completion code (completion.code) on this page."""
 
 
-Page = Annotated[
-    Union[TextPage, ConsentPage, SurveyPage, MatchPage, ConditionsPage, EndPage],  # noqa: UP007
-    Field(discriminator="kind"),
-]
+PAGE_KINDS = {
+    cls.model_fields["kind"].default: cls
+    for cls in (TextPage, ConsentPage, SurveyPage, MatchPage, ConditionsPage, EndPage)
+}
+Page = Annotated[Union[tuple(PAGE_KINDS.values())], Field(discriminator="kind")]  # noqa: UP007
 
 
 class Seats(Strict):

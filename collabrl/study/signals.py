@@ -1,4 +1,5 @@
-"""Two small event-loop tools: change counters that pages wait on, and named deadlines.
+"""Small event-loop tools: change counters that pages wait on, named deadlines, and running a
+coroutine to completion from synchronous code.
 
 Why not asyncio.Condition: state changes happen inside synchronous code (a session's
 end-of-episode callback), and a counter plus a one-shot Event can be bumped from there.
@@ -7,8 +8,10 @@ end-of-episode callback), and a counter plus a one-shot Event can be bumped from
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Coroutine, Hashable
+from typing import Any
 
 
 class Notifier:
@@ -67,3 +70,26 @@ class Deadlines:
     def cancel_all(self) -> None:
         for key in list(self._handles):
             self.cancel(key)
+
+
+def run_coroutine(coro: Coroutine[Any, Any, Any]) -> Any:
+    """Run ``coro`` to completion and return its result, also where this thread already runs an
+    event loop (a notebook, Playwright's sync API): then on a thread with its own loop."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coro)
+    result: dict[str, Any] = {}
+
+    def work() -> None:
+        try:
+            result["value"] = asyncio.run(coro)
+        except BaseException as exc:  # handed to the caller's thread
+            result["error"] = exc
+
+    thread = threading.Thread(target=work)
+    thread.start()
+    thread.join()
+    if "error" in result:
+        raise result["error"]
+    return result["value"]

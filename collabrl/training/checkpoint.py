@@ -33,10 +33,12 @@ RESUME_FREE = (
     "train.resume",
     "train.wandb",
     "train.wandb_project",
+    "train.trackers",
+    "train.validation",
     "train.max_failure_rate",
 )
-"""Recipe keys a resumed run may change (run longer, checkpoint or log differently); every other
-setting must equal the run's own (see :func:`resume_settings`)."""
+"""Recipe keys a resumed run may change (run longer, checkpoint, log or validate differently);
+every other setting must equal the run's own (see :func:`resume_settings`)."""
 
 
 def resume_settings(recipe) -> dict[str, Any]:

@@ -1,7 +1,12 @@
-"""Decide what each rollout group plays: task (or layout), partner profile and seed.
+"""Decide what each rollout group plays: task (or layout), partner profiles and seed.
 
 A group's N episodes share all three, so they start from the same state and differ only by the
-policy's samples: the comparison GiGPO's episode-level advantage needs.
+policy's samples: the comparison GiGPO's episode-level advantage needs. A team of three or more
+seats plays beside distinct profiles of the drawn task (the drawn one first, then the next ones
+of that task in the partner set, :func:`collabrl.agents.team.team_profiles`), so one group's
+teammates differ in personality; drawing them takes nothing from the random stream, so two-seat
+runs draw exactly what they always drew. With ``game.guidance`` on, teammates hold the task's
+private guidance (:mod:`collabrl.agents.team`), as in the evaluation's team grid.
 """
 
 from __future__ import annotations
@@ -9,6 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+
+from collabrl.agents.team import brief, guidance_packs, guided, team_profiles
 
 # partner_profiles and task_names live with the recipe, which checks them at load; re-exported
 from collabrl.config import Recipe
@@ -24,6 +31,7 @@ class GroupPlan:
     task: str
     profile: object | None  # collabrl.profiles.Profile
     seed: int
+    team: tuple = ()  # every partner seat's profile, in seat order (empty: profile-free partners)
 
 
 def plan_groups(recipe: Recipe, profiles: list, iteration: int, rank: int = 0) -> list[GroupPlan]:
@@ -32,12 +40,14 @@ def plan_groups(recipe: Recipe, profiles: list, iteration: int, rank: int = 0) -
     process plays different groups."""
     rng = np.random.default_rng([recipe.seed, iteration, rank, 1])
     tasks = sorted(task_names(recipe))
+    partners = len(recipe.game.seats) - 1
     plans = []
     for _ in range(recipe.rollout.groups):
         seed = int(rng.integers(2**31))
         if profiles:
             profile = profiles[int(rng.integers(len(profiles)))]
-            plans.append(GroupPlan(profile.task, profile, seed))
+            team = team_profiles(profile, profiles, partners)
+            plans.append(GroupPlan(profile.task, profile, seed, team))
         else:
             plans.append(GroupPlan(tasks[int(rng.integers(len(tasks)))], None, seed))
     return plans
@@ -53,10 +63,11 @@ def make_slots(recipe: Recipe, plans: list[GroupPlan], partner_engine=None) -> l
         for e in range(recipe.rollout.episodes_per_group):
             section = recipe.game.for_task(plan.task)
             game = section.make_game()
+            mates = [seat for seat in game.agents if seat != policy_seat]
+            team = plan.team or (plan.profile,) * len(mates)
+            packs = guidance_packs(section, len(mates))
             players = {}
-            for seat in game.agents:
-                if seat == policy_seat:
-                    continue
+            for seat, profile, pack in zip(mates, team, packs, strict=True):
                 if recipe.partner.kind == "self":
                     players[seat] = make_llm_player(
                         partner_engine,  # the policy's own rollout engine
@@ -68,9 +79,15 @@ def make_slots(recipe: Recipe, plans: list[GroupPlan], partner_engine=None) -> l
                         name="self-play",
                     )
                 else:
-                    players[seat] = make_partner(
-                        recipe.partner, section, game, plan.profile, plan.seed + e, partner_engine
+                    player = make_partner(
+                        recipe.partner,
+                        section,
+                        game,
+                        guided(profile, pack),
+                        plan.seed + e,
+                        partner_engine,
                     )
+                    players[seat] = brief(player, pack, profile is not None)
             slots.append(
                 EpisodeSlot(
                     group=g,

@@ -1,83 +1,160 @@
-"""Run logging: every metric to a local JSONL file and to Weights & Biases.
+"""Run logging through accelerate's tracker API, to the trackers a recipe names
+(``train.trackers``):
 
-W&B runs offline automatically when no API key is set (or the package is missing: then only the
-JSONL is written). The resolved recipe is logged once; secrets are never part of it, since API keys
-live only in environment variables.
+- ``jsonl``: one JSON line per iteration in ``metrics.jsonl`` (what resume truncates and the
+  report reads);
+- ``wandb``: Weights & Biases, offline automatically when no API key is set (skipped with a note
+  when the package is missing);
+- ``tensorboard``: event files in ``<run>/tensorboard``, a local dashboard that needs no account
+  (``tensorboard --logdir runs/``).
+
+Each is an ``accelerate.tracking.GeneralTracker`` (accelerate's own for W&B and TensorBoard, ours
+for the JSONL). The resolved recipe is logged once (W&B config, TensorBoard text); secrets are
+never part of it, since API keys live only in environment variables.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import yaml
+from accelerate.tracking import GeneralTracker, TensorBoardTracker, WandBTracker
+
+from collabrl.engines.factory import MissingExtraError
 from collabrl.records import jsonl_line, read_jsonl, write_jsonl
 
 METRICS_FILE = "metrics.jsonl"
+TENSORBOARD_DIR = "tensorboard"
+DEFAULT_TRACKERS = ("jsonl", "wandb")
+
+
+class JsonlTracker(GeneralTracker):
+    """Appends ``{"iteration": step, **values}`` to ``metrics.jsonl``, one whole line per call."""
+
+    name = "jsonl"
+    requires_logging_directory = True
+
+    def __init__(self, run_dir: Path) -> None:
+        super().__init__()
+        self.path = run_dir / METRICS_FILE
+
+    @property
+    def tracker(self) -> Path:
+        return self.path
+
+    def log(self, values: dict[str, Any], step: int | None = None, **kwargs: Any) -> None:
+        with open(self.path, "a", encoding="utf-8") as f:
+            f.write(jsonl_line({"iteration": step, **values}) + "\n")
+
+    def truncate_after(self, iteration: int) -> None:
+        """Drop lines after ``iteration``, and a torn last line that a kill while appending
+        leaves."""
+        if self.path.is_file():
+            rows = read_jsonl(self.path, torn_tail=True)
+            write_jsonl(self.path, (r for r in rows if r["iteration"] <= iteration))
 
 
 class RunLogger:
-    """Appends one JSON line per iteration and mirrors it to W&B when available."""
+    """Sends each iteration's metrics to every tracker the recipe names (main process only)."""
 
     def __init__(
-        self, run_dir: Path, recipe: dict[str, Any], mode: str, project: str, enabled: bool = True
+        self,
+        run_dir: Path,
+        recipe: dict[str, Any],
+        mode: str,
+        project: str,
+        enabled: bool = True,
+        trackers: Sequence[str] = DEFAULT_TRACKERS,
     ) -> None:
-        self.path = run_dir / METRICS_FILE
-        self.enabled = enabled
-        self.wandb = None
+        self.trackers: list[GeneralTracker] = []
         if not enabled:
             return
         run_dir.mkdir(parents=True, exist_ok=True)
-        if mode != "disabled":
-            self.wandb = _start_wandb(run_dir, recipe, mode, project)
+        for name in dict.fromkeys(trackers):
+            tracker = _start(name, run_dir, recipe, mode, project)
+            if tracker is not None:
+                self.trackers.append(tracker)
 
     @classmethod
     def for_recipe(cls, recipe, run_dir: Path, enabled: bool) -> RunLogger:
-        """The logger every trainer uses: the resolved recipe as W&B config, its W&B settings."""
+        """The logger every trainer uses: the recipe's trackers, its W&B settings, the resolved
+        recipe as configuration."""
         return cls(
             run_dir,
             recipe.model_dump(mode="json"),
             recipe.train.wandb,
             recipe.train.wandb_project,
             enabled=enabled,
+            trackers=recipe.train.trackers,
         )
 
     def truncate_after(self, iteration: int) -> None:
-        """On resume: drop lines of iterations the checkpoint does not cover (they are redone),
-        and a torn last line that a kill while appending leaves."""
-        if not self.enabled or not self.path.is_file():
-            return
-        rows = read_jsonl(self.path, torn_tail=True)
-        write_jsonl(self.path, (r for r in rows if r["iteration"] <= iteration))
+        """On resume: drop JSONL lines of iterations the checkpoint does not cover (they are
+        redone). W&B and TensorBoard plot the redone steps over the old ones."""
+        for tracker in self.trackers:
+            if isinstance(tracker, JsonlTracker):
+                tracker.truncate_after(iteration)
 
     def log(self, iteration: int, metrics: dict[str, Any]) -> None:
-        if not self.enabled:
-            return
-        with open(self.path, "a", encoding="utf-8") as f:
-            f.write(jsonl_line({"iteration": iteration, **metrics}) + "\n")
-        if self.wandb is not None:
-            self.wandb.log(metrics, step=iteration)
+        for tracker in self.trackers:
+            tracker.log(metrics, step=iteration)
 
     def close(self) -> None:
-        if self.wandb is not None:
-            self.wandb.finish()
+        for tracker in self.trackers:
+            tracker.finish()
 
 
-def _start_wandb(run_dir: Path, recipe: dict[str, Any], mode: str, project: str):
-    """A W&B run in ``run_dir`` (offline without an API key); None if wandb is not installed."""
+def _start(
+    name: str, run_dir: Path, recipe: dict[str, Any], mode: str, project: str
+) -> GeneralTracker | None:
+    """The started tracker called ``name`` (None: W&B disabled, or not installed)."""
+    if name == "jsonl":
+        return JsonlTracker(run_dir)
+    if name == "tensorboard":
+        return _tensorboard(run_dir, recipe)
+    if name == "wandb":
+        return _wandb(run_dir, recipe, mode, project)
+    raise ValueError(f"unknown tracker {name!r}; choose from jsonl, wandb, tensorboard")
+
+
+def _tensorboard(run_dir: Path, recipe: dict[str, Any]) -> GeneralTracker:
+    try:
+        import tensorboard  # noqa: F401  (torch's SummaryWriter needs it)
+    except ImportError:
+        raise MissingExtraError(
+            "train.trackers=[tensorboard] needs the 'tensorboard' package: "
+            "pip install 'collabrl[tensorboard]'"
+        ) from None
+    tracker = TensorBoardTracker(run_name=TENSORBOARD_DIR, logging_dir=run_dir)
+    tracker.start()
+    # the recipe as text (TensorBoard's hparams take flat scalars only, and start a second run)
+    tracker.log({"recipe": f"```\n{yaml.safe_dump(recipe, sort_keys=False)}```"}, step=0)
+    return tracker
+
+
+def _wandb(run_dir: Path, recipe: dict[str, Any], mode: str, project: str) -> GeneralTracker | None:
+    """A W&B run in ``run_dir`` (offline without an API key); None if disabled or wandb is not
+    installed."""
+    if mode == "disabled":
+        return None
     try:
         import wandb
     except ImportError:
-        print("wandb is not installed: metrics go to metrics.jsonl only (pip install wandb)")
+        print("wandb is not installed: metrics skip W&B (pip install wandb)")
         return None
     if mode == "auto":
         mode = "online" if os.environ.get("WANDB_API_KEY") else "offline"
     os.environ.setdefault("WANDB_SILENT", "true")
-    return wandb.init(
-        project=project,
+    tracker = WandBTracker(
+        project,
         name=recipe.get("name"),
         dir=str(run_dir),
         mode=mode,
         config=recipe,
         settings=wandb.Settings(console="off"),
     )
+    tracker.start()
+    return tracker

@@ -34,7 +34,6 @@ from collabrl.training.policy import (
     ensure_finite_weights,
     fill_deepspeed_config,
     load_policy,
-    merged_weights,
     prepare_reference,
     start_run,
 )
@@ -47,6 +46,8 @@ from collabrl.training.update import (
     token_logprobs,
     trainer_logprobs,
 )
+from collabrl.training.validation import Validator
+from collabrl.training.weight_sync import WeightSync
 
 RESUME_HINT = "pass train.resume=true to continue it, or --overwrite to move it aside"
 
@@ -78,6 +79,10 @@ def train(recipe: Recipe, overwrite: bool = False) -> Path:
     if policy.reference_model is not None:
         policy.reference_model = prepare_reference(policy.reference_model, accelerator)
     engine = _rollout_engine(recipe, accelerator.unwrap_model(model), policy.tokenizer, model_path)
+    sync = WeightSync(
+        engine, recipe.policy.weight_sync, recipe.policy.backend, policy.lora, run_dir, accelerator
+    )
+    validator = Validator(recipe, run_dir, model_path, engine)
     partner_engine = None
     if recipe.partner.kind == "llm":
         partner_engine = make_engine_from_spec(recipe.partner.engine)
@@ -105,6 +110,8 @@ def train(recipe: Recipe, overwrite: bool = False) -> Path:
     logger = RunLogger.for_recipe(recipe, run_dir, enabled=main)
     start = resume_checkpoint(accelerator, run_dir) if recipe.train.resume else 0
     logger.truncate_after(start - 1)  # lines logged after the checkpoint are redone
+    if start:  # vLLM started from the model folder, not from the checkpoint's weights
+        sync.refresh(accelerator.unwrap_model(model))
 
     # --- the loop -------------------------------------------------------------------------------
     for iteration in trange(start, recipe.train.iterations, desc="GiGPO", disable=not main):
@@ -116,6 +123,7 @@ def train(recipe: Recipe, overwrite: bool = False) -> Path:
         seed = (recipe.seed * 1_000_003 + iteration) * 1_009 + rank
         params = sampling_params(recipe.policy.sampling, seed=seed)
         times = run_rollout(slots, engine, params, on_steps=judging.submit)
+        synced = sync.release()  # a colocated vLLM sleeps: its GPU memory goes to the trainer
         t1 = time.perf_counter()
         levels = judging.collect()
         scored = score_rollout(slots, levels, recipe.reward, recipe.game)
@@ -146,7 +154,7 @@ def train(recipe: Recipe, overwrite: bool = False) -> Path:
         )
         ensure_finite_weights(accelerator, model, iteration)
         t3 = time.perf_counter()
-        _push_weights(engine, accelerator.unwrap_model(model), recipe)
+        synced |= sync.refresh(accelerator.unwrap_model(model))  # wake it, push the new weights
         t4 = time.perf_counter()
         timings = {
             "generation": times.generation,
@@ -155,13 +163,17 @@ def train(recipe: Recipe, overwrite: bool = False) -> Path:
             "judge_wait": t2 - t1,
             "old_logprobs": t_old - t2,
             "training": t3 - t_old,
-            "weight_push": t4 - t3,
+            **synced,
             "iteration": t4 - t0,
         }
         metrics = iteration_metrics(
             slots, scored, advantages, stats, old, timings, len(keep), failures
         )
         metrics = combine_ranks(gather_object([metrics]))  # every rank's rollouts, not rank 0's
+        if validator.due(iteration):  # held-out episodes; the best policy kept in <run>/best
+            model.eval()
+            unwrapped = accelerator.unwrap_model(model)
+            metrics |= validator.validate(accelerator, unwrapped, policy.tokenizer, iteration)
         logger.log(iteration, metrics)
         accelerator.print(summary_line(iteration, metrics))
         every = recipe.train.checkpoint_every
@@ -206,27 +218,24 @@ def _check_failures(slots, counts: dict[str, int], limit: float, iteration: int)
 
 
 def _rollout_engine(recipe: Recipe, model, tokenizer, model_path: str):
-    """transformers: the trainer's own model object (no copy); vLLM: a separate engine."""
+    """transformers: the trainer's own model object (no copy); vLLM: a separate engine, started
+    with LoRA enabled in LoRA runs (their pushes are adapters)."""
     options = dict(recipe.policy.engine_options)
+    template = recipe.policy.chat_template_kwargs
     if recipe.policy.backend == "vllm":
         from collabrl.engines.vllm_engine import VLLMEngine, VLLMOptions
 
-        return VLLMEngine(model_path, VLLMOptions(**options))
+        if recipe.policy.lora is not None:
+            options["enable_lora"] = True
+            options.setdefault("max_lora_rank", recipe.policy.lora.rank)
+        return VLLMEngine(model_path, VLLMOptions(**options), template)
     from collabrl.engines.hf import TransformersEngine, TransformersOptions
 
     options.setdefault(
         "max_context", recipe.policy.max_prompt_tokens + recipe.policy.sampling.max_new_tokens
     )
     options["device"] = str(next(model.parameters()).device)
-    return TransformersEngine(model, tokenizer, TransformersOptions(**options))
-
-
-def _push_weights(engine, model, recipe: Recipe) -> None:
-    """Make the rollout engine use the updated weights (a no-op when it shares the model)."""
-    if recipe.policy.backend != "vllm":
-        return
-    with merged_weights(model) as state:
-        engine.load_weights(state.items())
+    return TransformersEngine(model, tokenizer, TransformersOptions(**options), template)
 
 
 def recipe_main(argv: list[str], overwrite: bool = False) -> None:

@@ -1,4 +1,6 @@
-"""What one training iteration reports: rewards, game outcomes, behaviour, optimisation, timing."""
+"""What one training iteration reports: rewards, game outcomes, behaviour, process, optimisation,
+timing. The process metrics (``process/<key>``, :mod:`collabrl.eval.process`) are means over the
+iteration's episodes, measured from the policy's seat, as the evaluation's team table has them."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from collabrl.agents.llm_player import LLMPlayer
+from collabrl.eval.process import PROCESS_KEYS, episode_process
 from collabrl.training.rewards import SampleKey, Scored
 from collabrl.training.rollout import EpisodeSlot
 from collabrl.training.update import OldLogprobs, UpdateStats
@@ -34,6 +37,19 @@ def _outcome(slots: Sequence[EpisodeSlot]) -> dict[str, float]:
     return out
 
 
+def process_means(slots: Sequence[EpisodeSlot]) -> dict[str, float]:
+    """``process/<key>``: each process metric's mean over the episodes that have it."""
+    per_episode = [
+        episode_process(slot.game.name, slot.summary, slot.policy_seat) for slot in slots
+    ]
+    out = {}
+    for key in PROCESS_KEYS:
+        values = [m[key] for m in per_episode if m[key] is not None]
+        if values:
+            out[f"process/{key}"] = _mean(values)
+    return out
+
+
 def iteration_metrics(
     slots: Sequence[EpisodeSlot],
     scored: Scored,
@@ -51,6 +67,7 @@ def iteration_metrics(
     lengths = [len(s.response_ids) for s in samples]
     metrics: dict[str, Any] = {
         **_outcome(slots),
+        **process_means(slots),
         "reward/format": _mean([s.rewards["format"] for s in samples]),
         "reward/communication": _mean([s.rewards["communication"] for s in samples]),
         "reward/judge": _mean(judged),

@@ -1,13 +1,14 @@
 """Load the trained policy, wrap it with LoRA if asked, and give the trainer its reference.
 
 On CPU (transformers backend) the rollout engine and the trainer share one model object, so new
-weights are used by the next rollout with no copy. With vLLM, weights are pushed after each update.
+weights are used by the next rollout with no copy. With vLLM, weights are pushed after each update
+(:mod:`collabrl.training.weight_sync`).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -104,10 +105,14 @@ def prepare_reference(reference: torch.nn.Module, accelerator) -> torch.nn.Modul
 
 
 @contextmanager
-def gathered_parameters(model: torch.nn.Module) -> Iterator[None]:
-    """Full weights on every rank for the block when ZeRO-3 shards them (a collective: every rank
-    must enter); a no-op otherwise. Changes made inside are dropped on exit."""
-    params = [p for p in model.parameters() if hasattr(p, "ds_id")]
+def gathered_parameters(
+    model: torch.nn.Module, params: Iterable[torch.nn.Parameter] | None = None
+) -> Iterator[None]:
+    """Full weights of ``params`` (default: all of ``model``'s) on every rank for the block when
+    ZeRO-3 shards them (a collective: every rank must enter); a no-op otherwise. Changes made
+    inside are dropped on exit."""
+    chosen = model.parameters() if params is None else params
+    params = [p for p in chosen if hasattr(p, "ds_id")]
     if not params:
         yield
         return

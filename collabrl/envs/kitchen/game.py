@@ -289,8 +289,8 @@ class KitchenGame:
             return {"invalid": False, "action": skill, "gate": verdict}
         event = self.trace.work(tick, seat, job, instance=f"{job}#{self.delivered}")
         self.activities[i] = Activity(skill, skill=skill, event=event)
-        info: dict[str, Any] = {"invalid": False, "action": skill}
-        return info if verdict == "free" else {**info, "gate": verdict}
+        gate = {} if verdict == "free" else {"gate": verdict}
+        return {"invalid": False, "action": skill, **gate}
 
     def _idle_invalid(self, i: int, reason: str) -> dict[str, Any]:
         """An unusable decision: the seat idles one tick and the decision counts as invalid."""

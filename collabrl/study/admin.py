@@ -1,0 +1,65 @@
+"""What the admin page shows: who is where, the waiting pool, groups and completions.
+
+Participants appear by their random id only; tokens, answers and messages are not shown.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from collabrl.study.runtime import StudyRuntime
+
+
+def admin_state(rt: StudyRuntime) -> dict[str, Any]:
+    """The study's live state as JSON for the admin page."""
+    now = time.monotonic()
+    people = list(rt.people.values())
+    statuses = Counter(p["status"] for p in people)
+    return {
+        "study": rt.study.name,
+        "title": rt.study.title,
+        "sha256": rt.loaded.sha256,
+        "target": rt.study.design.participants,
+        "counts": {
+            "joined": len(people),
+            "active": statuses["active"],
+            "completed": statuses["completed"],
+            "declined": statuses["declined"],
+            "released": statuses["released"],
+            "connected": sum(1 for p in people if rt.connected[p["pid"]] > 0),
+            "events": rt.db.event_count(),
+        },
+        "pool": [
+            {"participant": pid, "waited_s": round(now - rt.waiting_since.get(pid, now), 1)}
+            for pid in rt.pool
+        ],
+        "groups": [
+            {
+                "group": g.gid,
+                "unit": g.row["unit"],
+                "task": g.row["task"],
+                "order": g.row["conditions"],
+                "round": g.position + 1,
+                "phase": g.row["phase"],
+                "members": g.members,
+                "tick": g.session.game.tick if g.session is not None else None,
+            }
+            for g in rt.groups.values()
+        ],
+        "participants": [
+            {
+                "participant": p["pid"],
+                "kind": p["kind"],
+                "where": rt.node(p["pid"]),
+                "status": p["status"],
+                "group": p["gid"],
+                "seat": p["seat"],
+                "connected": rt.connected[p["pid"]] > 0,
+                "last_change": time.strftime("%H:%M:%S", time.localtime(p["updated"])),
+            }
+            for p in people
+        ],
+    }

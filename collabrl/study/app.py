@@ -1,0 +1,309 @@
+"""``collabrl study serve``: the study's pages, its game seats and its admin page (Starlette).
+
+Routes:
+- ``GET /join?key=K[&declared fields]``: a new participant; redirects to their page. ``K`` is the
+  study's join key (kept in the database, so the recruitment link survives restarts);
+- ``POST /api/join?key=K``: the same for scripted clients (JSON: token, page and socket paths);
+- ``GET /s?token=T``: the participant's page; ``WS /study/ws?token=T`` pushes it on every
+  change and takes what it submits. ``T`` is the participant's own token (resume: open the same
+  URL again, after a reload or a server restart);
+- ``GET /play/{sid}/{seat}?token=T`` and ``WS /ws/{sid}/{seat}?token=T``: the game, embedded in
+  the study page: collabrl serve's play page, reused as is, for the seat ``T`` plays now;
+- ``GET /admin?token=A`` and ``GET /admin/api/state?token=A``: the live admin view (a separate
+  token, printed at start and never stored).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import secrets
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.requests import HTTPConnection, Request
+from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from starlette.routing import Mount, Route, WebSocketRoute
+from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from collabrl.study.admin import admin_state
+from collabrl.study.forms import FormError
+from collabrl.study.runtime import StudyRuntime
+from collabrl.web.security import HEADERS, RateLimit
+from collabrl.web.session import DecisionError
+
+WEB_STATIC = resources.files("collabrl.web") / "static"
+STUDY_STATIC = resources.files("collabrl.study") / "static"
+# collabrl serve's policy, except that the study page frames the game page (same origin only)
+CSP = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self'; frame-src 'self'; base-uri 'none'; form-action 'none'; "
+    "frame-ancestors 'self'"
+)
+STUDY_HEADERS = {**HEADERS, "content-security-policy": CSP}
+
+
+@dataclass
+class Limits:
+    """Token buckets: joins per server, submissions and decisions per connection."""
+
+    joins_per_s: float = 5.0
+    join_burst: int = 100
+    actions_per_s: float = 20.0
+    action_burst: int = 20
+
+
+class StudyHeaders:
+    """ASGI middleware adding :data:`STUDY_HEADERS` to every HTTP response."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                extra = [(k.encode(), v.encode()) for k, v in STUDY_HEADERS.items()]
+                message["headers"] = [*message.get("headers", []), *extra]
+            await send(message)
+
+        await self.app(scope, receive, with_headers)
+
+
+def _given(conn: HTTPConnection, name: str, expected: str) -> bool:
+    return secrets.compare_digest(conn.query_params.get(name, "").encode(), expected.encode())
+
+
+def make_study_app(rt: StudyRuntime, admin_token: str, limits: Limits | None = None):
+    """The app serving ``rt``'s study."""
+    limits = limits or Limits()
+    join_key = rt.db.meta()["join_key"]
+    joins = RateLimit(limits.joins_per_s, limits.join_burst)
+
+    def page_file(folder, name: str) -> HTMLResponse:
+        return HTMLResponse((folder / name).read_text(encoding="utf-8"))
+
+    async def new_participant(request: Request) -> tuple[str, str] | Response:
+        if not _given(request, "key", join_key):
+            return Response("this is not a valid link to the study\n", 403)
+        if not joins.allow():
+            return Response("too many people are joining right now; try again in a moment\n", 429)
+        fields = {k: v for k, v in request.query_params.items() if k != "key"}
+        return await rt.join("human", fields)
+
+    async def join(request: Request) -> Response:
+        joined = await new_participant(request)
+        if isinstance(joined, Response):
+            return joined
+        return RedirectResponse(f"/s?token={joined[1]}", 303)
+
+    async def api_join(request: Request) -> Response:
+        joined = await new_participant(request)
+        if isinstance(joined, Response):
+            return joined
+        pid, token = joined
+        return JSONResponse(
+            {
+                "participant": pid,
+                "token": token,
+                "page": f"/s?token={token}",
+                "socket": f"/study/ws?token={token}",
+            }
+        )
+
+    def participant_of(conn: HTTPConnection) -> str | None:
+        return rt.participant(conn.query_params.get("token", ""))
+
+    async def study_page(request: Request) -> Response:
+        if participant_of(request) is None:
+            return Response("unknown participant link\n", 404)
+        return page_file(STUDY_STATIC, "study.html")
+
+    async def play_page(request: Request) -> Response:
+        pid = participant_of(request)
+        sid, seat = request.path_params["sid"], request.path_params["seat"]
+        if pid is None or rt.seat_session(pid, sid, seat) is None:
+            return Response("no such game for this participant now\n", 404)
+        return page_file(WEB_STATIC, "play.html")
+
+    async def study_socket(ws: WebSocket) -> None:
+        pid = participant_of(ws)
+        if pid is None:
+            await ws.close(code=1008)
+            return
+        await ws.accept()
+        await _connected(rt, pid, "page", _serve_page(ws, rt, pid, limits))
+
+    async def game_socket(ws: WebSocket) -> None:
+        pid = participant_of(ws)
+        sid, seat = ws.path_params["sid"], ws.path_params["seat"]
+        session = rt.seat_session(pid, sid, seat) if pid else None
+        if session is None:
+            await ws.close(code=1008)
+            return
+        await ws.accept()
+        await _connected(rt, pid, "game", _serve_game(ws, rt, pid, session, seat, limits))
+
+    async def admin_page(request: Request) -> Response:
+        if not _given(request, "token", admin_token):
+            return Response("wrong admin token\n", 403)
+        return page_file(STUDY_STATIC, "admin.html")
+
+    async def admin_api(request: Request) -> Response:
+        if not _given(request, "token", admin_token):
+            return Response("wrong admin token\n", 403)
+        return JSONResponse(admin_state(rt))
+
+    @asynccontextmanager
+    async def lifespan(app):
+        await rt.recover()
+        yield
+        rt.shutdown()
+
+    app = Starlette(
+        routes=[
+            Route("/join", join),
+            Route("/api/join", api_join, methods=["POST"]),
+            Route("/s", study_page),
+            WebSocketRoute("/study/ws", study_socket),
+            Route("/play/{sid}/{seat}", play_page),
+            WebSocketRoute("/ws/{sid}/{seat}", game_socket),
+            Route("/admin", admin_page),
+            Route("/admin/api/state", admin_api),
+            Mount("/static", StaticFiles(directory=str(WEB_STATIC)), name="static"),
+            Mount("/study-static", StaticFiles(directory=str(STUDY_STATIC)), name="study-static"),
+        ],
+        middleware=[Middleware(StudyHeaders)],
+        lifespan=lifespan,
+    )
+    app.state.runtime = rt
+    app.state.join_key = join_key
+    return app
+
+
+async def _connected(rt: StudyRuntime, pid: str, socket: str, serve) -> None:
+    """Run ``serve`` with connect and disconnect recorded as events."""
+    rt.connected[pid] += 1
+    rt.db.event("connect", pid=pid, node=rt.node(pid), socket=socket)
+    try:
+        await serve
+    finally:
+        rt.connected[pid] -= 1
+        rt.db.event("disconnect", pid=pid, node=rt.node(pid), socket=socket)
+
+
+async def _run_both(push, take) -> None:
+    """Run a socket's push and take loops until either ends (the page went away)."""
+    tasks = [asyncio.create_task(push()), asyncio.create_task(take())]
+    try:
+        done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+        for task in done:
+            exc = task.exception()
+            if exc is not None and not isinstance(exc, WebSocketDisconnect | RuntimeError):
+                raise exc
+    finally:
+        for task in tasks:
+            task.cancel()
+
+
+async def _receive(ws: WebSocket, send, limit: RateLimit) -> dict[str, Any] | None:
+    """The next well-formed, allowed request of the socket (None: told the page why not)."""
+    try:
+        data = json.loads(await ws.receive_text())
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        await send({"type": "error", "message": "not a JSON message"})
+        return None
+    if not isinstance(data, dict):
+        await send({"type": "error", "message": "unknown request"})
+        return None
+    if not limit.allow():
+        await send({"type": "error", "message": "too many requests; slow down"})
+        return None
+    return data
+
+
+async def _serve_page(ws: WebSocket, rt: StudyRuntime, pid: str, limits: Limits) -> None:
+    """Push the participant's page on every change; take what the page submits."""
+    lock = asyncio.Lock()
+    limit = RateLimit(limits.actions_per_s, limits.action_burst)
+
+    async def send(payload: dict) -> None:
+        async with lock:
+            await ws.send_text(json.dumps(payload))
+
+    async def push() -> None:
+        shown = None
+        while True:
+            seen = rt.notifier.version(pid)
+            view = rt.view(pid)
+            if view["node"] != shown:
+                rt.db.event("page_view", pid=pid, node=view["node"])
+                shown = view["node"]
+            await send(view)
+            await rt.wait(pid, seen)
+
+    async def take() -> None:
+        while True:
+            data = await _receive(ws, send, limit)
+            if data is None:
+                continue
+            if data.get("type") != "submit":
+                await send({"type": "error", "message": "unknown request"})
+                continue
+            try:
+                await rt.submit(pid, data)
+            except FormError as exc:
+                await send({"type": "error", "message": str(exc)})
+
+    await _run_both(push, take)
+
+
+async def _serve_game(ws, rt: StudyRuntime, pid: str, session, seat: str, limits: Limits) -> None:
+    """collabrl serve's seat protocol: push the seat's state on every change, take decisions."""
+    lock = asyncio.Lock()
+    limit = RateLimit(limits.actions_per_s, limits.action_burst)
+
+    async def send(payload: dict) -> None:
+        async with lock:
+            await ws.send_text(json.dumps(payload))
+
+    async def push() -> None:
+        seen, cursor = -1, max(0, len(session.frames) - 1)
+        while True:
+            async with session.changed:
+                await session.changed.wait_for(lambda seen=seen: session.version != seen)
+                seen = session.version
+            state = session.view(seat, cursor)
+            await send(state)
+            if state["your_turn"]:
+                session.mark_shown(seat)
+            cursor = state.get("frame_count", 0)
+
+    async def take() -> None:
+        while True:
+            data = await _receive(ws, send, limit)
+            if data is None:
+                continue
+            action, message = data.get("action"), data.get("message", "")
+            if (
+                data.get("type") != "decide"
+                or not isinstance(action, str)
+                or not isinstance(message, str)
+            ):
+                await send({"type": "error", "message": "unknown request"})
+                continue
+            try:
+                await rt.decide(pid, action, message, session.sid)
+            except DecisionError as exc:
+                await send({"type": "error", "message": str(exc)})
+
+    await _run_both(push, take)

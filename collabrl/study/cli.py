@@ -1,0 +1,195 @@
+"""``collabrl study lint|serve|pretest|export|report STUDY [key=value ...]``.
+
+STUDY is a study file or the name of a shipped one (``paper_user_study``,
+``paper_user_study_cpu``, ``household_group_study``); overrides work as in recipes
+(``conditions.1.agent.engine.model=PATH``). Every problem is one line.
+"""
+
+from __future__ import annotations
+
+import shutil
+import time
+from pathlib import Path
+
+import click
+
+from collabrl.errors import CollabrlError
+
+STUDY_ARGS = click.argument("args", nargs=-1, metavar="STUDY [KEY=VALUE]...")
+DB = click.option(
+    "--db",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="The study's SQLite database (default: OUTPUT_DIR/study.sqlite).",
+)
+OUT = click.option(
+    "--out", type=click.Path(path_type=Path), default=None, help="Folder to write into."
+)
+
+
+def _compiled(args: tuple[str, ...]):
+    from collabrl.study.compile import compile_study
+    from collabrl.study.load import load_study, split_study_args
+
+    return compile_study(load_study(*split_study_args(args)))
+
+
+def _existing(compiled, db: Path | None):
+    """The study's database, which must exist and belong to this protocol."""
+    from collabrl.study.db import open_database
+
+    path = db or Path(compiled.study.output_dir) / "study.sqlite"
+    if not path.is_file():
+        raise CollabrlError(
+            f"no study database at {path}: run collabrl study serve first (or --db)"
+        )
+    return open_database(compiled.loaded, path)
+
+
+@click.group("study")
+def study() -> None:
+    """User studies declared in one file: lint, serve, pretest, export, report."""
+
+
+@study.command("lint")
+@STUDY_ARGS
+@click.option("--graph", is_flag=True, help="Print the routing graph instead of the study.")
+def lint(args: tuple[str, ...], graph: bool) -> None:
+    """Check a study (schema, routing, balance, checkpoints, profiles); print it resolved."""
+    compiled = _compiled(args)
+    study, assigner = compiled.study, compiled.assigner
+    if graph:
+        click.echo(compiled.flow.render(), nl=False)
+    else:
+        click.echo(compiled.loaded.resolved_yaml, nl=False)
+    click.echo(
+        f"ok: {study.name} ({compiled.loaded.sha256[:12]}): {len(study.pages)} pages, "
+        f"{len(study.conditions)} conditions, {study.design.kind}-subject with "
+        f"{len(assigner.orders)} order(s) x {len(assigner.tasks)} task(s), balanced every "
+        f"{assigner.block} session(s); {len(study.seats.humans)} human and "
+        f"{len(study.seats.agents)} agent seat(s); target {study.design.participants}",
+        err=graph,
+    )
+
+
+@study.command("serve")
+@STUDY_ARGS
+@DB
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind.")
+@click.option("--port", type=int, default=0, help="Port (default: a free one).")
+@click.option(
+    "--fast-writes",
+    is_flag=True,
+    help="SQLite synchronous=NORMAL: survives a killed server, not a power cut (faster disks).",
+)
+def serve(args: tuple[str, ...], db: Path | None, host: str, port: int, fast_writes: bool) -> None:
+    """Run the study: participants join by its link, the admin page shows them live."""
+    from collabrl.web.server import free_port, require_web, run_foreground
+
+    require_web()
+    from collabrl.study.app import make_study_app
+    from collabrl.study.db import open_database
+    from collabrl.study.runtime import StudyRuntime
+    from collabrl.web.security import new_token
+
+    compiled = _compiled(args)
+    path = db or Path(compiled.study.output_dir) / "study.sqlite"
+    database = open_database(compiled.loaded, path, durable=not fast_writes)
+    admin = new_token()
+    app = make_study_app(StudyRuntime(compiled, database), admin)
+    port = port or free_port(host)
+    shown = f"[{host}]" if ":" in host else host
+    click.echo(f"database: {path} (protocol {compiled.loaded.sha256[:12]})")
+    click.echo(f"admin page: http://{shown}:{port}/admin?token={admin}")
+    try:
+        run_foreground(app, host, port, f"/join?key={app.state.join_key}", "participant link")
+    finally:
+        database.close()
+
+
+@study.command("pretest")
+@STUDY_ARGS
+@click.option(
+    "--participants",
+    type=click.IntRange(1, 100_000),
+    default=None,
+    help="Simulated participants (default: design.participants).",
+)
+@DB
+@OUT
+@click.option("--overwrite", is_flag=True, help="Replace an earlier pretest's database and export.")
+def pretest(args, participants: int | None, db: Path | None, out: Path | None, overwrite: bool):
+    """Run the study with simulated participants; write the export and the report."""
+    from collabrl.study.db import open_database
+    from collabrl.study.export import export_study, response_rows
+    from collabrl.study.pretest import run_pretest
+    from collabrl.study.report import write_report
+
+    compiled = _compiled(args)
+    folder = Path(compiled.study.output_dir) / "pretest"
+    path, out = db or folder / "study.sqlite", out or folder / "export"
+    if path.exists():
+        if not overwrite:
+            raise CollabrlError(f"{path} holds an earlier pretest: pass --overwrite to replace it")
+        for stale in path.parent.glob(path.name + "*"):
+            stale.unlink()
+        shutil.rmtree(out, ignore_errors=True)
+    n = participants or compiled.study.design.participants
+    started = time.perf_counter()
+    result = run_pretest(compiled, path, n)
+    seconds = time.perf_counter() - started
+    database = open_database(compiled.loaded, path)
+    try:
+        info = export_study(compiled.loaded, database, out)
+        text, _ = write_report(compiled.study, response_rows(compiled.loaded, database), out)
+    finally:
+        database.close()
+    click.echo(text.split("\n![](report.png)")[0])
+    fallbacks = (
+        f"; {result['answer_fallbacks']} LLM answers fell back"
+        if result["answer_fallbacks"]
+        else ""
+    )
+    click.echo(
+        f"\n{n} simulated participants in {seconds:.1f} s; {info['counts']['events']} events"
+        f"{fallbacks}; export and report in {out}"
+    )
+
+
+@study.command("export")
+@STUDY_ARGS
+@DB
+@OUT
+def export(args: tuple[str, ...], db: Path | None, out: Path | None) -> None:
+    """Write the CSV, events, trajectories, HF datasets and manifest of a study's database."""
+    from collabrl.study.export import export_study
+
+    compiled = _compiled(args)
+    database = _existing(compiled, db)
+    try:
+        out = out or Path(compiled.study.output_dir) / "export"
+        info = export_study(compiled.loaded, database, out)
+    finally:
+        database.close()
+    counts = ", ".join(f"{v} {k}" for k, v in info["counts"].items())
+    click.echo(f"exported {counts} to {out}")
+
+
+@study.command("report")
+@STUDY_ARGS
+@DB
+@OUT
+def report(args: tuple[str, ...], db: Path | None, out: Path | None) -> None:
+    """Means with 95% intervals per condition, paired tests, and the Figure 6 plot."""
+    from collabrl.study.export import response_rows
+    from collabrl.study.report import write_report
+
+    compiled = _compiled(args)
+    database = _existing(compiled, db)
+    try:
+        out = out or Path(compiled.study.output_dir) / "report"
+        text, _ = write_report(compiled.study, response_rows(compiled.loaded, database), out)
+    finally:
+        database.close()
+    click.echo(text.split("\n![](report.png)")[0])
+    click.echo(f"\nwrote {out}/report.md, report.json and report.png")

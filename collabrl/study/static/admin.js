@@ -1,0 +1,54 @@
+"use strict";
+// The admin page: polls the study's live state every second and shows it as text.
+
+const token = new URLSearchParams(location.search).get("token") || "";
+
+function $(id) { return document.getElementById(id); }
+
+function row(cells, testid) {
+  const tr = document.createElement("tr");
+  if (testid) tr.setAttribute("data-testid", testid);
+  for (const cell of cells) {
+    const td = document.createElement("td");
+    td.textContent = cell === null || cell === undefined ? "" : String(cell);
+    tr.appendChild(td);
+  }
+  return tr;
+}
+
+function fill(id, rows) {
+  const body = $(id);
+  while (body.firstChild) body.removeChild(body.firstChild);
+  for (const r of rows) body.appendChild(r);
+}
+
+function render(state) {
+  $("study").textContent = `${state.study}: ${state.title}`;
+  $("sha").textContent = `protocol ${state.sha256.slice(0, 12)}`;
+  const counts = $("counts");
+  while (counts.firstChild) counts.removeChild(counts.firstChild);
+  for (const [k, v] of Object.entries({ target: state.target, ...state.counts })) {
+    const dt = document.createElement("dt"); dt.textContent = k;
+    const dd = document.createElement("dd"); dd.textContent = String(v); dd.setAttribute("data-testid", `count-${k}`);
+    counts.appendChild(dt); counts.appendChild(dd);
+  }
+  fill("pool", state.pool.map((p) => row([p.participant, p.waited_s], `pool-${p.participant}`)));
+  fill("groups", state.groups.map((g) => row([g.group, g.unit, g.task, g.order.join(" > "), g.round, g.phase, g.tick,
+    Object.entries(g.members).map(([seat, pid]) => `${seat}: ${pid || "stand-in"}`).join(", ")], `group-${g.group}`)));
+  fill("participants", state.participants.map((p) => row([p.participant, p.kind, p.where, p.status, p.group, p.seat,
+    p.connected ? "yes" : "no", p.last_change], `participant-${p.participant}`)));
+}
+
+async function poll() {
+  try {
+    const response = await fetch(`/admin/api/state?token=${encodeURIComponent(token)}`);
+    if (!response.ok) throw new Error(`HTTP ${response.status}`);
+    render(await response.json());
+    $("status").textContent = `updated ${new Date().toLocaleTimeString()}`;
+  } catch (err) {
+    $("status").textContent = `cannot reach the server (${err.message})`;
+  }
+  setTimeout(poll, 1000);
+}
+
+poll();

@@ -1,0 +1,189 @@
+"use strict";
+// A participant's study page: renders the page the server pushes over one WebSocket and sends
+// back what the participant submits. The game itself runs in the framed play page. Markdown
+// written by the study's author arrives as HTML rendered without raw HTML; everything else is
+// set as text. A dropped connection reconnects and the server resends the current page.
+
+const token = new URLSearchParams(location.search).get("token") || "";
+let socket = null;
+let view = null;
+let backoff = 250;
+let deadline = null; // ms timestamp when the page's timer runs out
+let sending = false;
+
+function $(id) { return document.getElementById(id); }
+
+function el(tag, text, attrs) {
+  const node = document.createElement(tag);
+  if (text !== undefined && text !== null) node.textContent = String(text);
+  for (const [k, v] of Object.entries(attrs || {})) node.setAttribute(k, v);
+  return node;
+}
+
+function clear(node) { while (node.firstChild) node.removeChild(node.firstChild); }
+
+function connect() {
+  const scheme = location.protocol === "https:" ? "wss:" : "ws:";
+  socket = new WebSocket(`${scheme}//${location.host}/study/ws?token=${encodeURIComponent(token)}`);
+  socket.onopen = () => { backoff = 250; $("status").textContent = "connected"; };
+  socket.onmessage = (event) => {
+    const msg = JSON.parse(event.data);
+    if (msg.type === "page") render(msg);
+    else if (msg.type === "error") { $("error").textContent = msg.message; sending = false; }
+  };
+  socket.onclose = () => {
+    $("status").textContent = "reconnecting…";
+    setTimeout(connect, backoff);
+    backoff = Math.min(backoff * 2, 4000);
+  };
+}
+
+function submit(payload) {
+  if (sending || !socket || socket.readyState !== WebSocket.OPEN) return;
+  sending = true;
+  $("error").textContent = "";
+  socket.send(JSON.stringify({ type: "submit", node: view.node, ...payload }));
+}
+
+function button(label, testid, onclick) {
+  const b = el("button", label, { type: "button", "data-testid": testid });
+  b.addEventListener("click", onclick);
+  $("buttons").appendChild(b);
+  return b;
+}
+
+function scale(name, points, labels, testid) {
+  // A Likert scale: radio buttons 1..points with the end labels.
+  const row = el("div", null, { class: "scale", role: "radiogroup" });
+  row.appendChild(el("span", labels[0], { class: "end" }));
+  for (let n = 1; n <= points; n++) {
+    const label = el("label");
+    const input = el("input", null, { type: "radio", name, value: String(n), "data-testid": `${testid}-${n}` });
+    label.appendChild(input);
+    label.appendChild(el("span", String(n)));
+    row.appendChild(label);
+  }
+  row.appendChild(el("span", labels[1], { class: "end" }));
+  return row;
+}
+
+function chosen(name) {
+  const input = document.querySelector(`input[name="${CSS.escape(name)}"]:checked`);
+  return input ? input.value : null;
+}
+
+function question(q) {
+  const box = el("fieldset", null, { "data-testid": `q-${q.id}` });
+  box.appendChild(el("legend", q.text));
+  if (q.kind === "likert") box.appendChild(scale(`q-${q.id}`, q.points, q.labels, `q-${q.id}`));
+  else if (q.kind === "choice") {
+    q.options.forEach((option, i) => {
+      const label = el("label", null, { class: "option" });
+      label.appendChild(el("input", null, { type: "radio", name: `q-${q.id}`, value: option, "data-testid": `q-${q.id}-${i + 1}` }));
+      label.appendChild(el("span", option));
+      box.appendChild(label);
+    });
+  } else if (q.kind === "number") {
+    box.appendChild(el("input", null, { type: "number", id: `q-${q.id}`, "data-testid": `q-${q.id}-input` }));
+  } else {
+    box.appendChild(el("textarea", null, { id: `q-${q.id}`, maxlength: String(q.max_chars), rows: "3", "data-testid": `q-${q.id}-input` }));
+  }
+  return box;
+}
+
+function answer(q) {
+  if (q.kind === "likert") { const v = chosen(`q-${q.id}`); return v === null ? null : Number(v); }
+  if (q.kind === "choice") return chosen(`q-${q.id}`);
+  const value = $(`q-${q.id}`).value;
+  if (value === "") return null;
+  return q.kind === "number" ? Number(value) : value;
+}
+
+function renderGame(msg) {
+  const frame = $("game");
+  const src = `${msg.game.url}?token=${encodeURIComponent(token)}`;
+  if (frame.getAttribute("src") !== src) frame.setAttribute("src", src);
+  frame.hidden = false;
+}
+
+function fullRender(msg) {
+  clear($("form")); clear($("buttons"));
+  $("error").textContent = "";
+  $("title").textContent = msg.title || "";
+  $("body").innerHTML = msg.html || ""; // author Markdown, rendered without raw HTML
+  $("note").textContent = "";
+  const game = $("game");
+  if (!(msg.kind === "conditions" && msg.phase === "play")) { game.hidden = true; game.removeAttribute("src"); }
+  if (msg.kind === "text") button(msg.button, "continue", () => submit({}));
+  else if (msg.kind === "consent") {
+    button(msg.agree, "agree", () => submit({ agree: true }));
+    button(msg.decline, "decline", () => submit({ agree: false }));
+  } else if (msg.kind === "survey") {
+    for (const q of msg.questions) $("form").appendChild(question(q));
+    button("Continue", "submit", () => {
+      const answers = {};
+      for (const q of msg.questions) answers[q.id] = answer(q);
+      submit({ answers });
+    });
+  } else if (msg.kind === "conditions" && msg.phase === "rate") {
+    for (const item of msg.items) {
+      const box = el("fieldset", null, { "data-testid": `item-${item.id}` });
+      box.appendChild(el("legend", item.text));
+      box.appendChild(scale(`rate-${item.id}`, item.points, item.labels, `rate-${item.id}`));
+      $("form").appendChild(box);
+    }
+    if (msg.free_text) {
+      const box = el("fieldset");
+      box.appendChild(el("legend", msg.free_text));
+      box.appendChild(el("textarea", null, { id: "free-text", maxlength: "2000", rows: "3", "data-testid": "free-text" }));
+      $("form").appendChild(box);
+    }
+    button("Submit", "submit", () => {
+      const ratings = {};
+      for (const item of msg.items) { const v = chosen(`rate-${item.id}`); ratings[item.id] = v === null ? null : Number(v); }
+      const text = $("free-text");
+      submit({ ratings, free_text: text ? text.value : "" });
+    });
+  } else if (msg.kind === "conditions" && msg.phase === "wait") {
+    $("note").textContent = msg.message;
+  } else if (msg.kind === "end") {
+    if (msg.code) {
+      const box = el("p", "Your completion code: ", { class: "code" });
+      box.appendChild(el("strong", msg.code, { "data-testid": "code" }));
+      $("form").appendChild(box);
+    }
+    if (msg.debrief) { const d = el("div", null, { class: "markdown", "data-testid": "debrief" }); d.innerHTML = msg.debrief; $("form").appendChild(d); }
+  }
+}
+
+function update(msg) {
+  // Parts of the page that change without a new page: progress, disclosure, waiting, game frame.
+  $("study").textContent = msg.study;
+  $("progress").textContent = msg.round ? `Round ${msg.round} of ${msg.rounds}` : "";
+  if (msg.kind === "match") $("note").textContent = `${msg.waiting} waiting`;
+  if (msg.kind === "conditions" && msg.phase === "play") {
+    $("note").textContent = msg.disclosure;
+    renderGame(msg);
+  }
+  deadline = msg.deadline_s === null || msg.deadline_s === undefined ? null : Date.now() + msg.deadline_s * 1000;
+  tick();
+}
+
+function render(msg) {
+  const fresh = !view || view.node !== msg.node || view.kind !== msg.kind;
+  view = msg;
+  sending = false;
+  document.body.dataset.node = msg.node;
+  document.body.dataset.kind = msg.kind;
+  if (fresh) fullRender(msg);
+  update(msg);
+}
+
+function tick() {
+  if (deadline === null) { $("timer").textContent = ""; return; }
+  const left = Math.max(0, Math.round((deadline - Date.now()) / 1000));
+  $("timer").textContent = `time left: ${left} s`;
+}
+
+setInterval(tick, 1000);
+connect();

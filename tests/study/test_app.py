@@ -1,0 +1,115 @@
+"""The study app without a browser: keys and tokens, headers, one participant's pages over the
+WebSocket, refused submissions, what never reaches a page."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("starlette")
+from starlette.testclient import TestClient  # noqa: E402
+from starlette.websockets import WebSocketDisconnect  # noqa: E402
+
+from tests.study.helpers import ADMIN, SHORT, study_app  # noqa: E402
+
+
+def join(client: TestClient, key: str) -> dict:
+    response = client.post(f"/api/join?key={key}")
+    assert response.status_code == 200
+    return response.json()
+
+
+def next_page(ws, node: str | None = None) -> dict:
+    """The next pushed page (skipping pushes of the same node when ``node`` is given)."""
+    while True:
+        msg = ws.receive_json()
+        if msg["type"] == "error":
+            return msg
+        if node is None or msg["node"] != node:
+            return msg
+
+
+def test_links_need_their_key_or_token(tmp_path) -> None:
+    app = study_app(tmp_path, "paper_user_study_cpu", *SHORT)
+    with TestClient(app) as client:
+        key = app.state.join_key
+        assert client.get("/join?key=wrong").status_code == 403
+        assert client.get("/s?token=nobody").status_code == 404
+        assert client.get("/admin?token=wrong").status_code == 403
+        assert client.get("/admin/api/state").status_code == 403
+        with (
+            pytest.raises(WebSocketDisconnect),
+            client.websocket_connect("/study/ws?token=x") as ws,
+        ):
+            ws.receive_text()
+        response = client.get(f"/join?key={key}", follow_redirects=False)
+        assert response.status_code == 303 and response.headers["location"].startswith("/s?token=")
+        page = client.get(response.headers["location"])
+        csp = page.headers["content-security-policy"]
+        assert page.status_code == 200 and "frame-src 'self'" in csp and "script-src 'self'" in csp
+        assert client.get("/play/g0000-1-0/Alice?token=nobody").status_code == 404
+        state = client.get(f"/admin/api/state?token={ADMIN}").json()
+        assert state["counts"]["joined"] == 1 and state["participants"][0]["where"] == "consent"
+
+
+def test_a_participant_walks_the_pages_and_plays_a_round(tmp_path) -> None:
+    app = study_app(tmp_path, "paper_user_study_cpu", *SHORT, "privacy.url_fields=[PROLIFIC_PID]")
+    rt = app.state.runtime
+    with TestClient(app) as client:
+        joined = client.post(f"/api/join?key={app.state.join_key}&PROLIFIC_PID=abc&ip=1.2.3.4")
+        me = joined.json()
+        assert rt.people[me["participant"]]["fields"] == {"PROLIFIC_PID": "abc"}
+        with client.websocket_connect(me["socket"]) as ws:
+            page = next_page(ws)
+            assert page["kind"] == "consent" and "<script" not in page["html"]
+            ws.send_json({"type": "submit", "node": "intake", "agree": True})
+            assert "out of date" in next_page(ws)["message"]
+            ws.send_json({"type": "submit", "node": "consent", "agree": True})
+            page = next_page(ws, "consent")
+            assert page["kind"] == "survey"
+            ws.send_json({"type": "submit", "node": "intake", "answers": {"gaming": "often"}})
+            assert "gaming" in next_page(ws)["message"]
+            answers = {"gaming": "weekly", "ai_familiarity": 4, "extra": "dropped"}
+            ws.send_json({"type": "submit", "node": "intake", "answers": answers})
+            assert next_page(ws, "intake")["kind"] == "text"
+            ws.send_json({"type": "submit", "node": "instructions"})
+            page = next_page(ws, "instructions")
+            assert page["node"] == "rounds.play1" and page["round"] == 1 and page["rounds"] == 3
+            assert page["disclosure"] == "Bob is an AI agent (Agent A)."
+            text = str(page)
+            for secret in ("base", "no_affective", "persona:", "cwah-0_read_book"):
+                assert secret not in text  # condition ids and players stay blind
+            game_url = f"{page['game']['url']}?token={me['token']}"
+            assert client.get(game_url).status_code == 200
+            sid = page["game"]["url"].split("/")[2]
+            with client.websocket_connect(f"/ws/{sid}/Alice?token={me['token']}") as game:
+                state = game.receive_json()
+                while not state["done"]:
+                    if state["your_turn"]:
+                        game.send_json(
+                            {
+                                "type": "decide",
+                                "action": state["observation"]["actions"][0]["action"],
+                                "message": "",
+                            }
+                        )
+                    state = game.receive_json()
+            page = next_page(ws, "rounds.play1")
+            assert page["node"] == "rounds.rate1" and len(page["items"]) == 5
+            assert "Agent A" in page["items"][0]["text"]
+            ws.send_json({"type": "submit", "node": "rounds.rate1", "ratings": {"help_plan": 9}})
+            assert "help_plan" in next_page(ws)["message"]
+    events = rt.db.events("answers")
+    assert events[0]["data"]["answers"] == {"gaming": "weekly", "ai_familiarity": 4}
+    kinds = {e["kind"] for e in rt.db.events()}
+    assert {
+        "join",
+        "consent",
+        "answers",
+        "page_view",
+        "connect",
+        "disconnect",
+        "decision",
+        "episode_start",
+        "episode_end",
+        "group_formed",
+    } <= kinds

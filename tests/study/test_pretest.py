@@ -1,0 +1,180 @@
+"""In-silico pretests and the export: simulated participants run the same protocol, and the
+files hold what the design promised."""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections import Counter
+
+from collabrl.cli import main
+from collabrl.study.answers import AnswerModel, RoundFacts, parse_ratings, persona_ratings
+from collabrl.study.db import StudyDB
+from collabrl.study.design import latin_square
+from collabrl.study.export import export_study
+from collabrl.study.pretest import run_pretest
+from collabrl.study.schema import Answers
+from tests.study.helpers import compiled
+
+
+def read_csv(path) -> list[dict]:
+    with open(path, encoding="utf-8") as f:
+        return list(csv.DictReader(f))
+
+
+def test_a_pretest_writes_the_export_and_the_report(tmp_path, capsys) -> None:
+    out = tmp_path / "out"
+    main(
+        [
+            "study",
+            "pretest",
+            "paper_user_study_cpu",
+            "--participants",
+            "6",
+            f"output_dir={tmp_path}",
+            "--out",
+            str(out),
+        ]
+    )
+    printed = capsys.readouterr().out
+    assert "| base " in printed and "wilcoxon" in printed and "6 simulated participants" in printed
+    rows = read_csv(out / "responses.csv")
+    assert len(rows) == 18 and {r["status"] for r in rows} == {"completed"}
+    orders = Counter(r["order"] for r in rows if r["position"] == "1")
+    square = [">".join(["base", "no_affective", "full"][i] for i in row) for row in latin_square(3)]
+    assert orders == dict.fromkeys(square, 2)
+    tasks = Counter(r["task"] for r in rows if r["position"] == "1")
+    assert tasks == {"0_read_book": 2, "20_prepare_food": 2, "40_setup_table": 2}
+    assert Counter((r["position"], r["condition"]) for r in rows) == {
+        (p, c): 2 for p in "123" for c in ("base", "no_affective", "full")
+    }
+    for row in rows:
+        assert row["profile"].startswith("cwah-" + row["task"].split("_")[0] + "_")
+        assert all(
+            1 <= int(row[f"q_{i}"]) <= 5
+            for i in ("help_plan", "help_talk", "trust_follow", "trust_update", "empathy")
+        )
+        assert int(row["steps"]) > 0 and row["intake.gaming"]
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert (
+        manifest["study_sha256"]
+        == compiled("paper_user_study_cpu", f"output_dir={tmp_path}").loaded.sha256
+    )
+    assert manifest["conditions"][1]["agent"] == "expert"
+    assert [s["where"] for s in manifest["sources"]] == [
+        "studies/paper_user_study_cpu.yaml",
+        "studies/paper_user_study.yaml",
+    ]
+    people = read_csv(out / "participants.csv")
+    assert len(people) == 6 and not any("token" in column for column in people[0])
+    assert "join_key" not in (out / "manifest.json").read_text()
+    events = (out / "events.jsonl").read_text().splitlines()
+    assert len(events) == manifest["counts"]["events"]
+    trajectory = json.loads((out / "trajectories.jsonl").read_text().splitlines()[0])
+    assert {"game", "task", "turns", "summary", "stamp", "efficiency"} <= set(trajectory)
+    assert trajectory["stamp"]["source"] == "study" and trajectory["stamp"]["condition"]
+    assert (out / "trajectories_hf" / "dataset_info.json").exists()
+    assert (out / "responses_hf" / "dataset_info.json").exists()
+    assert (out / "report.png").stat().st_size > 10_000
+    main(
+        [
+            "study",
+            "report",
+            "paper_user_study_cpu",
+            f"output_dir={tmp_path}",
+            "--db",
+            str(tmp_path / "pretest" / "study.sqlite"),
+            "--out",
+            str(tmp_path / "r"),
+        ]
+    )
+    assert "helpfulness (95% CI)" in (tmp_path / "r" / "report.md").read_text()
+
+
+def test_a_group_pretest_matches_simulated_participants_in_pairs(tmp_path) -> None:
+    study = compiled("household_group_study", "game.max_ticks=40")
+    run_pretest(study, tmp_path / "db.sqlite", 4, progress=False)
+    db = StudyDB(tmp_path / "db.sqlite")
+    groups = db.groups()
+    assert len(groups) == 2 and all(None not in g["members"].values() for g in groups)
+    assert [g["conditions"] for g in groups] == [["expert", "persona"], ["persona", "expert"]]
+    rows = export_study(study.loaded, db, tmp_path / "export")["counts"]
+    assert rows["rows"] == 8 and rows["completed"] == 4
+
+
+def test_a_database_belongs_to_one_protocol(tmp_path) -> None:
+    import pytest
+
+    from collabrl.errors import CollabrlError
+    from collabrl.study.db import open_database
+
+    open_database(compiled("paper_user_study_cpu").loaded, tmp_path / "db.sqlite").close()
+    with pytest.raises(CollabrlError, match="holds study paper_user_study_cpu"):
+        open_database(compiled("paper_user_study_cpu", "seed=3").loaded, tmp_path / "db.sqlite")
+
+
+def test_the_persona_answer_model_follows_what_happened() -> None:
+    questionnaire = compiled("paper_user_study_cpu").study.questionnaire
+    silent = RoundFacts(efficiency=0.9, talk=0.0, replies=0.0, warmth=0.0, valid=1.0)
+    warm = RoundFacts(efficiency=0.9, talk=1.0, replies=1.0, warmth=0.8, valid=1.0)
+    a = persona_ratings(questionnaire, silent, None, "seed")
+    b = persona_ratings(questionnaire, warm, None, "seed")
+    assert b["empathy"] > a["empathy"] and b["trust_update"] > a["trust_update"]
+
+
+class FakeEngine:
+    """An engine that answers every prompt with a fixed text."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def generate(self, conversations, params):
+        from collabrl.engines.types import Completion, GenerationResult
+
+        return [GenerationResult([Completion(self.text, "stop")]) for _ in conversations]
+
+
+def test_an_llm_answers_in_character_and_falls_back_item_by_item() -> None:
+    questionnaire = compiled("paper_user_study_cpu").study.questionnaire
+    reply = "help_plan: 5\nhelp_talk = 2\ntrust_follow: 9\nsomething else"
+    assert parse_ratings(reply, questionnaire) == {"help_plan": 5, "help_talk": 2}
+    spec = Answers(kind="llm", engine={"backend": "openai", "model": "m"})
+
+    class Engines:
+        def get(self, engine_spec):
+            assert engine_spec == spec.engine
+            return FakeEngine(reply)
+
+    engines = Engines()
+    model = AnswerModel(spec, questionnaire, engines)
+    facts = RoundFacts(efficiency=0.5, talk=0.5, replies=0.5, warmth=0.5, valid=1.0)
+    record = {"summary": {"success": True, "steps": 40}, "turns": []}
+    answers = model.answer(facts, None, record, "Agent A", "[send_message]", "s")
+    assert answers["help_plan"] == 5 and answers["help_talk"] == 2 and model.fallbacks == 3
+
+
+KITCHEN = """base: paper_user_study_cpu
+name: kitchen_study
+game: {name: kitchen, layout: cramped_room, seats: [Player 0, Player 1], horizon: 40}
+seats: {humans: [Player 0], agents: [Player 1]}
+tasks: [cramped_room, forced_coordination, coordination_ring]
+conditions:
+  - {id: base, name: Agent A, agent: {kind: expert}}
+  - {id: no_affective, name: Agent B, agent: {kind: persona, profile: cook-cramped_room-test-01}}
+  - {id: full, name: Agent C, agent: {kind: expert}}
+"""
+
+
+def test_the_same_protocol_runs_on_another_game(tmp_path) -> None:
+    (tmp_path / "kitchen.yaml").write_text(KITCHEN)
+    study = compiled(str(tmp_path / "kitchen.yaml"))
+    assert study.study.game.name == "kitchen" and study.flow.rounds == 3
+    run_pretest(study, tmp_path / "db.sqlite", 3, progress=False)
+    rows = export_study(study.loaded, StudyDB(tmp_path / "db.sqlite"), tmp_path / "out")
+    table = read_csv(tmp_path / "out" / "responses.csv")
+    assert rows["counts"]["rows"] == 9 and {r["task"] for r in table} == {
+        "cramped_room",
+        "forced_coordination",
+        "coordination_ring",
+    }
+    assert all(r["score"] != "" for r in table)
