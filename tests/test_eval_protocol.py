@@ -91,6 +91,7 @@ def test_policy_is_single_pass_by_default_and_tables_say_which(
     assert result.stamp["policy_attempts"] == label
     assert f"llm:openai:scripted ({label})" in (tmp_path / "tables.md").read_text()
     assert set(result.stamp["role_prompts"]) == {"agent", "player"}
+    assert result.stamp["game_versions"] == {"household": 1}  # the rules the episodes ran
 
 
 def test_window_judges_see_the_interaction_but_not_the_partner_profile(tmp_path) -> None:

@@ -82,6 +82,9 @@ class GameSection(Strict):
     efficiency_title: ClassVar[str | None] = None  # its heading; None: the metric and an arrow
     # game-section values the benchmark evaluation plays with (its protocol, not training's)
     eval_options: ClassVar[dict[str, Any]] = {}
+    version: ClassVar[int] = (
+        1  # the game's rules version (its module's VERSION); stamped in results
+    )
     paper_table: ClassVar[int | None] = None  # CollabBench's per-task table, when there is one
     # "module:attribute" of add-ons that live above the games (loaded only when used)
     expert: ClassVar[str | None] = None  # rule-based expert class, built with no arguments

@@ -17,6 +17,7 @@ from tqdm import tqdm
 
 from collabrl.agents.prompts import role_prompt_stamps
 from collabrl.config import EvalSpec
+from collabrl.envs.registry import get_game
 from collabrl.errors import CollabrlError
 from collabrl.eval import export, report
 from collabrl.eval.players import EngineCache, partner_factory, policy_factory, policy_label
@@ -90,6 +91,7 @@ def _stamp(spec: EvalSpec, judge: Judge, profiles: list[str], wall_s: float) -> 
             "profiles": len(profiles),
             "profile_ids": profiles,
         },
+        "game_versions": {game: get_game(game).version for game in spec.games or ()},
         "judge": judge.name,
         "judge_is_proxy": judge.proxy,
         "judge_prompts": prompts,

@@ -3,6 +3,8 @@
 High-level actions are scheduled as timed events (arrive, open, grab, put); effects happen when
 the event's tick comes, so a teammate can change the world in between (e.g. take the object).
 A seat acts only on what it has seen itself; messages are dialogue the game never interprets.
+
+Version: 1 (``VERSION``), bumped whenever a rule or number changes what a seed plays.
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ from collabrl.envs.structures import (
     Vocabulary,
 )
 
+VERSION = 1  # the rules version (see the module docstring)
 TIME_LIMIT = 250  # ticks per episode (CWAH); a failure is scored as this many steps
 TRAINING_DECISIONS = 50  # decisions per seat in a training episode (the released CWAH code)
 DEFAULT_SEATS = ("Alice", "Bob", "Charlie", "David", "Eve", "Frank", "Grace", "Heidi")

@@ -12,6 +12,7 @@ from collabrl.envs.household.game import (
     MOVE_KINDS,
     TIME_LIMIT,
     TRAINING_DECISIONS,
+    VERSION,
     HouseholdGame,
     default_seats,
 )
@@ -63,6 +64,7 @@ class HouseholdSection(GameSection):
     # CWAH evaluation has only the tick limit; the decision cap is a safety net that a decision
     # costing at least one tick cannot reach in an ordinary episode (it ends as "stalled")
     eval_options: ClassVar[dict[str, Any]] = {"max_ticks": TIME_LIMIT, "max_decisions": TIME_LIMIT}
+    version: ClassVar[int] = VERSION
     paper_table: ClassVar[int | None] = 6
     expert: ClassVar[str | None] = "collabrl.envs.household.expert:HouseholdExpert"
     persona: ClassVar[str | None] = "collabrl.agents.persona.household:HouseholdPersona"

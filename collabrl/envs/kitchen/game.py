@@ -30,6 +30,8 @@ recorded.
 ``tick_listeners`` are called with the game after every tick (several run inside one ``step``):
 the hook through which :mod:`collabrl.envs.kitchen.board` draws each tick for people. They are
 kept across ``reset``.
+
+Version: 1 (``VERSION``), bumped whenever a rule or number changes what a seed plays.
 """
 
 from __future__ import annotations
@@ -71,6 +73,7 @@ from collabrl.envs.structures import (
     Vocabulary,
 )
 
+VERSION = 1  # the rules version (see the module docstring)
 EVAL_HORIZON, TRAIN_HORIZON = 400, 150
 GATEABLE = (*REFERENCE_SKILLS, "pickup(soup)")  # skills a gate may cover
 DEFAULT_GATED = (DELIVER,)  # serving a soup: the team's consequential step

@@ -6,7 +6,13 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import Field, PositiveFloat, ValidationInfo, field_validator, model_validator
 
-from collabrl.envs.kitchen.game import DEFAULT_GATED, EVAL_HORIZON, GATEABLE, KitchenGame
+from collabrl.envs.kitchen.game import (
+    DEFAULT_GATED,
+    EVAL_HORIZON,
+    GATEABLE,
+    VERSION,
+    KitchenGame,
+)
 from collabrl.envs.kitchen.layouts import LAYOUT_NAMES, load_layout
 from collabrl.envs.registry import GameSection, Split
 from collabrl.envs.structures import Structure, replay_options
@@ -51,6 +57,7 @@ class KitchenSection(GameSection):
     efficiency_metric: ClassVar[str] = "score"
     lower_is_better: ClassVar[bool] = False
     eval_options: ClassVar[dict[str, Any]] = {"horizon": EVAL_HORIZON}
+    version: ClassVar[int] = VERSION
     paper_table: ClassVar[int | None] = 7
     expert: ClassVar[str | None] = "collabrl.envs.kitchen.expert:KitchenExpert"
     persona: ClassVar[str | None] = "collabrl.agents.persona.kitchen:KitchenPersona"

@@ -14,7 +14,7 @@ from pydantic import Field, NonNegativeInt, PositiveFloat, field_validator, mode
 from collabrl.envs.registry import GameSection, Split
 from collabrl.numbers import PositiveInt
 from collabrl.sections import MAX_TICKS, SeatNames
-from relay_game.game import MIN_SEATS, TIME_LIMIT, RelayGame
+from relay_game.game import MIN_SEATS, TIME_LIMIT, VERSION, RelayGame
 from relay_game.tasks import DEFAULT_TASK, get_task, task_names
 
 DEFAULT_SEATS = ("Ann", "Ben")
@@ -47,6 +47,7 @@ class RelaySection(GameSection):
     )
     efficiency_metric: ClassVar[str] = "steps"
     lower_is_better: ClassVar[bool] = True
+    version: ClassVar[int] = VERSION
     eval_options: ClassVar[dict[str, Any]] = {}  # the benchmark plays the defaults
     expert: ClassVar[str | None] = "relay_game.expert:RelayExpert"
     persona: ClassVar[str | None] = None  # no persona player
