@@ -116,8 +116,8 @@ def test_full_weights_sleep_before_each_update_and_stream_after(tmp_path, monkey
     last = engine.pushes[-1]
     assert len(last) > 1, "a 1 MiB bucket cannot hold the whole tiny model"
     pushed = {k: v for bucket in last for k, v in bucket.items()}
-    assert pushed.keys() == dict(model.named_parameters()).keys()
-    for name, param in model.named_parameters():  # exactly the trained weights
+    assert pushed.keys() == dict(model.named_parameters(remove_duplicate=False)).keys()
+    for name, param in model.named_parameters(remove_duplicate=False):  # the trained weights
         assert torch.equal(pushed[name], param.detach()), name
     metrics = [json.loads(line) for line in (tmp_path / "metrics.jsonl").read_text().splitlines()]
     assert all({"time/sleep", "time/wake", "time/weight_push"} <= m.keys() for m in metrics)
@@ -151,7 +151,7 @@ def test_buckets_hold_whole_layers_within_the_size(tmp_path):
     from transformers import AutoModelForCausalLM
 
     model = AutoModelForCausalLM.from_pretrained(make_tiny_model(tmp_path, seed=0))
-    named = dict(model.named_parameters())
+    named = dict(model.named_parameters(remove_duplicate=False))  # tied: both names
     layer_bytes = {}
     for name, p in named.items():
         layer_bytes[layer_key(name)] = layer_bytes.get(layer_key(name), 0) + p.nbytes
@@ -216,7 +216,8 @@ def test_zero3_streamed_push_gathers_each_bucket_exactly(tmp_path):
     assert len(buckets) > 1
     from transformers import AutoModelForCausalLM
 
-    plain = dict(AutoModelForCausalLM.from_pretrained(model_dir).named_parameters())
+    plain = AutoModelForCausalLM.from_pretrained(model_dir).named_parameters(remove_duplicate=False)
+    plain = dict(plain)
     pushed = {k: v for bucket in buckets for k, v in bucket.items()}
     assert pushed.keys() == plain.keys()
     for name, param in plain.items():

@@ -48,12 +48,14 @@ def _nbytes(param: torch.nn.Parameter) -> int:
 
 
 def weight_buckets(model: torch.nn.Module, bucket_bytes: int) -> Iterator[dict[str, torch.Tensor]]:
-    """The model's parameters (HF names), whole layers at a time, in buckets of at most
-    ``bucket_bytes`` (a layer larger than that is a bucket of its own). Each bucket is gathered
-    under ZeRO-3 while it is consumed and released after: every rank must run the generator to
-    its end (collectives)."""
+    """The model's parameters (HF names, as the state dict has them), whole layers at a time, in
+    buckets of at most ``bucket_bytes`` (a layer larger than that is a bucket of its own). Each
+    bucket is gathered under ZeRO-3 while it is consumed and released after: every rank must run
+    the generator to its end (collectives)."""
     layers: dict[str, list[tuple[str, torch.nn.Parameter]]] = {}
-    for name, param in model.named_parameters():
+    # tied weights under each name (lm_head as well as the embedding): vLLM reloads each name's
+    # tensor in place, and an lm_head left out would keep its old values
+    for name, param in model.named_parameters(remove_duplicate=False):
         layers.setdefault(layer_key(name), []).append((name, param))
     bucket: list[tuple[str, torch.nn.Parameter]] = []
     size = 0
