@@ -185,7 +185,7 @@ def bench_rollout(model_dir: str, repeats: int, groups: int, decisions: int) -> 
     from collabrl.engines.hf import TransformersEngine, TransformersOptions
     from collabrl.factory import sampling_params
     from collabrl.training.groups import make_slots, plan_groups
-    from collabrl.training.rollout import run_rollout
+    from collabrl.training.lockstep import run_rollout
 
     recipe = load_recipe(
         "cwah_gigpo_cpu",

@@ -101,7 +101,7 @@ def test_the_graph_is_read_from_the_source() -> None:
     """Guards the checks below against an empty graph (e.g. a broken walk)."""
     assert len(MODULES) > 100
     assert "collabrl.envs.base" in GRAPH["collabrl.envs.household.game"]
-    assert "collabrl.training.rollout" in GRAPH["collabrl.training.loop"]
+    assert "collabrl.training.lockstep" in GRAPH["collabrl.training.loop"]
 
 
 def test_no_import_circles() -> None:

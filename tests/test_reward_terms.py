@@ -8,8 +8,8 @@ from collabrl.config import JudgeSpec, RewardSpec
 from collabrl.envs.household.section import HouseholdSection
 from collabrl.envs.kitchen.section import KitchenSection
 from collabrl.rewards.terms import communication_reward, format_reward, interactivity_reward
+from collabrl.training.lockstep import EpisodeSlot, Sample
 from collabrl.training.rewards import score_rollout
-from collabrl.training.rollout import EpisodeSlot, Sample
 
 
 def household_efficiency(success: bool, steps: int, **shape) -> float:

@@ -10,8 +10,8 @@ from collabrl.envs.household.expert import HouseholdExpert
 from collabrl.envs.household.game import HouseholdGame
 from collabrl.envs.kitchen.expert import KitchenExpert
 from collabrl.envs.kitchen.game import KitchenGame
+from collabrl.training.lockstep import EpisodeSlot, Sample, run_rollout
 from collabrl.training.rewards import compute_advantages, informative, score_rollout
-from collabrl.training.rollout import EpisodeSlot, Sample, run_rollout
 
 TRAINING_RECIPES = [name for name in shipped_recipes() if "gigpo" in name]
 

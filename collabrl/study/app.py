@@ -29,14 +29,13 @@ from starlette.requests import HTTPConnection, Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from collabrl.study.admin import admin_state
 from collabrl.study.forms import FormError
 from collabrl.study.runtime import StudyRuntime
-from collabrl.web.security import HEADERS, RateLimit
-from collabrl.web.session import DecisionError
+from collabrl.web.security import HEADERS, RateLimit, SecurityHeaders
+from collabrl.web.serve_app import serve_seat
 
 WEB_STATIC = resources.files("collabrl.web") / "static"
 STUDY_STATIC = resources.files("collabrl.study") / "static"
@@ -57,26 +56,6 @@ class Limits:
     join_burst: int = 100
     actions_per_s: float = 20.0
     action_burst: int = 20
-
-
-class StudyHeaders:
-    """ASGI middleware adding :data:`STUDY_HEADERS` to every HTTP response."""
-
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-
-        async def with_headers(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                extra = [(k.encode(), v.encode()) for k, v in STUDY_HEADERS.items()]
-                message["headers"] = [*message.get("headers", []), *extra]
-            await send(message)
-
-        await self.app(scope, receive, with_headers)
 
 
 def _given(conn: HTTPConnection, name: str, expected: str) -> bool:
@@ -182,7 +161,7 @@ def make_study_app(rt: StudyRuntime, admin_token: str, limits: Limits | None = N
             Mount("/static", StaticFiles(directory=str(WEB_STATIC)), name="static"),
             Mount("/study-static", StaticFiles(directory=str(STUDY_STATIC)), name="study-static"),
         ],
-        middleware=[Middleware(StudyHeaders)],
+        middleware=[Middleware(SecurityHeaders, headers=STUDY_HEADERS)],
         lifespan=lifespan,
     )
     app.state.runtime = rt
@@ -268,42 +247,10 @@ async def _serve_page(ws: WebSocket, rt: StudyRuntime, pid: str, limits: Limits)
 
 
 async def _serve_game(ws, rt: StudyRuntime, pid: str, session, seat: str, limits: Limits) -> None:
-    """collabrl serve's seat protocol: push the seat's state on every change, take decisions."""
-    lock = asyncio.Lock()
+    """collabrl serve's seat protocol, with decisions recorded through the study runtime."""
     limit = RateLimit(limits.actions_per_s, limits.action_burst)
 
-    async def send(payload: dict) -> None:
-        async with lock:
-            await ws.send_text(json.dumps(payload))
+    async def decide(action: str, message: str) -> None:
+        await rt.decide(pid, action, message, session.sid)
 
-    async def push() -> None:
-        seen, cursor = -1, max(0, len(session.frames) - 1)
-        while True:
-            async with session.changed:
-                await session.changed.wait_for(lambda seen=seen: session.version != seen)
-                seen = session.version
-            state = session.view(seat, cursor)
-            await send(state)
-            if state["your_turn"]:
-                session.mark_shown(seat)
-            cursor = state.get("frame_count", 0)
-
-    async def take() -> None:
-        while True:
-            data = await _receive(ws, send, limit)
-            if data is None:
-                continue
-            action, message = data.get("action"), data.get("message", "")
-            if (
-                data.get("type") != "decide"
-                or not isinstance(action, str)
-                or not isinstance(message, str)
-            ):
-                await send({"type": "error", "message": "unknown request"})
-                continue
-            try:
-                await rt.decide(pid, action, message, session.sid)
-            except DecisionError as exc:
-                await send({"type": "error", "message": str(exc)})
-
-    await _run_both(push, take)
+    await serve_seat(ws, session, seat, limit, decide)

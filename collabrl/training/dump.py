@@ -29,8 +29,8 @@ from collabrl.envs.registry import get_game
 from collabrl.records import jsonl_line
 from collabrl.rewards.judges import DIMENSIONS, StepView
 from collabrl.rollout.episode import Turn
+from collabrl.training.lockstep import EpisodeSlot, Sample
 from collabrl.training.rewards import Scored, compute_advantages, sample_key
-from collabrl.training.rollout import EpisodeSlot, Sample
 
 ROLLOUTS = "rollouts.jsonl"
 _ACTION_LINE = re.compile(r"^[A-Z]+\. (.*)$")

@@ -21,7 +21,7 @@ from collabrl.agents.team import brief, guidance_packs, guided, team_profiles
 from collabrl.config import Recipe
 from collabrl.config import partner_profiles as partner_profiles
 from collabrl.config import task_names as task_names
-from collabrl.training.rollout import EpisodeSlot
+from collabrl.training.lockstep import EpisodeSlot
 
 
 @dataclass(frozen=True)

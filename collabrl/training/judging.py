@@ -13,8 +13,8 @@ from concurrent.futures import Future, ThreadPoolExecutor
 
 from collabrl.envs.base import Observation
 from collabrl.rewards.judges.views import step_views
+from collabrl.training.lockstep import EpisodeSlot, Sample
 from collabrl.training.rewards import SampleKey, sample_key
-from collabrl.training.rollout import EpisodeSlot, Sample
 
 
 class StepJudging:

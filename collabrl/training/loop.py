@@ -22,6 +22,7 @@ from collabrl.training.checkpoint import resume_checkpoint, resume_settings, sav
 from collabrl.training.dump import dump_rollouts, keep_rationales
 from collabrl.training.groups import make_slots, partner_profiles, plan_groups
 from collabrl.training.judging import StepJudging
+from collabrl.training.lockstep import run_rollout
 from collabrl.training.logging import RunLogger
 from collabrl.training.metrics import (
     combine_ranks,
@@ -38,7 +39,6 @@ from collabrl.training.policy import (
     start_run,
 )
 from collabrl.training.rewards import compute_advantages, informative, score_rollout
-from collabrl.training.rollout import run_rollout
 from collabrl.training.update import (
     Optimisation,
     ppo_update,

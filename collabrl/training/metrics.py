@@ -12,8 +12,8 @@ import numpy as np
 
 from collabrl.agents.llm_player import LLMPlayer
 from collabrl.eval.process import PROCESS_KEYS, episode_process
+from collabrl.training.lockstep import EpisodeSlot
 from collabrl.training.rewards import SampleKey, Scored
-from collabrl.training.rollout import EpisodeSlot
 from collabrl.training.update import OldLogprobs, UpdateStats
 
 

@@ -20,7 +20,7 @@ from collabrl.algos.gigpo import gigpo_advantages
 from collabrl.config import AlgoSpec, RewardSpec
 from collabrl.envs.registry import GameSection
 from collabrl.rewards.terms import communication_reward, format_reward, interactivity_reward
-from collabrl.training.rollout import EpisodeSlot, Sample
+from collabrl.training.lockstep import EpisodeSlot, Sample
 
 SampleKey = tuple[int, int, int]  # (group, episode, decision)
 

@@ -39,10 +39,11 @@ def has_token(conn: HTTPConnection, token: str) -> bool:
 
 
 class SecurityHeaders:
-    """ASGI middleware adding :data:`HEADERS` to every HTTP response."""
+    """ASGI middleware adding ``headers`` (default :data:`HEADERS`) to every HTTP response."""
 
-    def __init__(self, app: ASGIApp) -> None:
+    def __init__(self, app: ASGIApp, headers: dict[str, str] | None = None) -> None:
         self.app = app
+        self.headers = [(k.encode(), v.encode()) for k, v in (headers or HEADERS).items()]
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -51,8 +52,7 @@ class SecurityHeaders:
 
         async def with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
-                extra = [(k.encode(), v.encode()) for k, v in HEADERS.items()]
-                message["headers"] = [*message.get("headers", []), *extra]
+                message["headers"] = [*message.get("headers", []), *self.headers]
             await send(message)
 
         await self.app(scope, receive, with_headers)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 import secrets
+from collections.abc import Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from importlib import resources
@@ -145,7 +146,7 @@ def make_serve_app(recipe: Recipe, out: Path, token: str, limits: Limits | None 
             return
         await ws.accept()
         limit = RateLimit(sessions.limits.decisions_per_s, sessions.limits.decision_burst)
-        await _serve_seat(ws, session, seat, limit)
+        await serve_seat(ws, session, seat, limit)
 
     app = Starlette(
         routes=[
@@ -162,8 +163,18 @@ def make_serve_app(recipe: Recipe, out: Path, token: str, limits: Limits | None 
     return app
 
 
-async def _serve_seat(ws: WebSocket, session: Session, seat: str, limit: RateLimit) -> None:
-    """Push the seat's state on every change and take its decisions, until the page goes."""
+async def serve_seat(
+    ws: WebSocket,
+    session: Session,
+    seat: str,
+    limit: RateLimit,
+    decide: Callable[[str, str], Awaitable[None]] | None = None,
+) -> None:
+    """Push the seat's state on every change and take its decisions, until the page goes.
+
+    ``decide(action, message)`` takes a decision (default: ``session.decide`` for ``seat``; a
+    study routes it through its runtime, which records the event first)."""
+    decide = decide or (lambda action, message: session.decide(seat, action, message))
     send_lock = asyncio.Lock()
 
     async def send(payload: dict) -> None:
@@ -200,7 +211,7 @@ async def _serve_seat(ws: WebSocket, session: Session, seat: str, limit: RateLim
                 await send({"type": "error", "message": "action and message must be text"})
                 continue
             try:
-                await session.decide(seat, action, message)
+                await decide(action, message)
             except DecisionError as exc:
                 await send({"type": "error", "message": str(exc)})
 

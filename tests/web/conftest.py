@@ -34,8 +34,10 @@ SHOTS = ROOT / "docs" / "screenshots"
 TOKEN = "test-token"
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser():
+    # per module, not per session: Playwright's sync API keeps an event loop running on the main
+    # thread while it is open, which would break asyncio.run in every later test module
     executable = shutil.which("chromium") or shutil.which("chromium-browser")
     if executable is None:
         missing("Debian's chromium is not installed (apt-get install chromium)")

@@ -1,4 +1,5 @@
-"""Lockstep rollout of G groups x N episodes for the policy seat of every game.
+"""Lockstep rollout of G groups x N episodes for the policy seat of every game: many
+:class:`collabrl.rollout.episode.Episode` loops driven together.
 
 Each round, every game that is waiting on its policy seat contributes one prompt to a single
 batched policy-engine call; partner seats answer in-process (scripted players) or in one batched
