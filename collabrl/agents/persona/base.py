@@ -9,6 +9,7 @@ benchmarks and tests read.
 from __future__ import annotations
 
 import random
+import re
 from abc import ABC, abstractmethod
 from collections import Counter
 
@@ -27,6 +28,21 @@ def clip_message(text: str, limit: int = MAX_MESSAGE_CHARS) -> str:
     if len(text) <= limit:
         return text
     return text[:limit].rsplit(" ", 1)[0]
+
+
+_NAMELESS = "\x00"
+_OPENING_NAMELESS = re.compile(r"(^\s*|[.?!]\s+)\x00, (\w)")
+
+
+def named(template: str, addressee: str, teammates: int, **fields: str) -> str:
+    """Fill a request ``template`` (``{name}, could you ...``) for ``addressee``: among two or
+    more teammates it names them, so each knows whose the request is; a lone teammate needs no
+    addressee and gets the request unnamed ("Could you ..."), as two-seat play always has."""
+    if teammates > 1:
+        return template.format(name=addressee, **fields)
+    text = template.format(name=_NAMELESS, **fields)
+    text = _OPENING_NAMELESS.sub(lambda m: m.group(1) + m.group(2).upper(), text)
+    return text.replace(f"{_NAMELESS}, ", "")
 
 
 class PersonaBase(ABC):

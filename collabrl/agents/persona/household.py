@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from collabrl.agents.persona.base import PersonaBase, Reply
+from collabrl.agents.persona.base import PersonaBase, Reply, named
 from collabrl.agents.protocol import parse_observed
 from collabrl.envs.base import MESSAGE_ACTION, Observation
 from collabrl.envs.household.expert import (
@@ -203,7 +203,7 @@ class HouseholdPersona(PersonaBase):
         split = SPLIT.format(mine=_rooms(cut[0]))
         for name, share in zip(teammates, cut[1:], strict=True):
             if share:
-                split += SPLIT_ASK.format(name=name, rooms=_rooms(share))
+                split += named(SPLIT_ASK, name, len(teammates), rooms=_rooms(share))
         self.stats["instructions"] += 1
         return self._say(view, "responsibilities", split, True)
 
@@ -258,14 +258,16 @@ class HouseholdPersona(PersonaBase):
                 self.stats["instructions"] += 1
                 self.asks += 1
                 obj = token(g["name"], g["id"])
-                return ASK_GRAB.format(obj=obj, at=token(f["name"], f["id"]), name=name)
+                at = token(f["name"], f["id"])
+                return named(ASK_GRAB, name, len(teammates), obj=obj, at=at)
         claimed = {i for v, i in claims if v == "explore"}
         rooms = [r for r in s["rooms"] if not r["explored"] and r["id"] not in claimed]
         if rooms:
             far = max(rooms, key=lambda r: r["ticks"])
             self.stats["instructions"] += 1
             self.asks += 1
-            return ASK_EXPLORE.format(room=token(far["name"], far["id"]), name=name)
+            room = token(far["name"], far["id"])
+            return named(ASK_EXPLORE, name, len(teammates), room=room)
         return None
 
     def _hesitate(self, obs: Observation, view: StructureView | None) -> Reply | None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from collabrl.agents.persona.base import PersonaBase, Reply
+from collabrl.agents.persona.base import PersonaBase, Reply, named
 from collabrl.agents.persona.kitchen_chat import jobs_for_listener
 from collabrl.envs.base import Observation
 from collabrl.envs.kitchen.expert import KitchenExpert
@@ -131,7 +131,8 @@ class KitchenPersona(PersonaBase):
         if self.temperament.leads:
             self.stats["instructions"] += 1
             split = SPLIT if len(v["self"]["can_reach"]) == 4 else SPLIT_FAR
-            return split.format(name=" and ".join(p["name"] for p in v["partners"]))
+            partners = [p["name"] for p in v["partners"]]
+            return named(split, " and ".join(partners), len(partners))
         return self.voice.greeting()
 
     def _doubt(self, v: dict[str, Any]) -> str | None:
@@ -153,8 +154,8 @@ class KitchenPersona(PersonaBase):
             return self.voice.cheer()
         self.asked[job] = v["tick"]
         self.stats["instructions"] += 1
-        partner = " and ".join(p["name"] for p in v["partners"])
-        return self.voice.pick(ASKS[job]).format(name=partner)
+        partners = [p["name"] for p in v["partners"]]
+        return named(self.voice.pick(ASKS[job]), " and ".join(partners), len(partners))
 
     # ----------------------------------------------------------------- moves
     def _stall(self, v: dict[str, Any], actions: list[str]) -> Reply | None:
