@@ -29,13 +29,13 @@ from starlette.requests import HTTPConnection, Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
-from starlette.websockets import WebSocket, WebSocketDisconnect
+from starlette.websockets import WebSocket
 
 from collabrl.study.admin import admin_state
 from collabrl.study.forms import FormError
 from collabrl.study.runtime import StudyRuntime
 from collabrl.web.security import HEADERS, RateLimit, SecurityHeaders
-from collabrl.web.serve_app import serve_seat
+from collabrl.web.serve_app import run_both, serve_seat
 
 WEB_STATIC = resources.files("collabrl.web") / "static"
 STUDY_STATIC = resources.files("collabrl.study") / "static"
@@ -180,20 +180,6 @@ async def _connected(rt: StudyRuntime, pid: str, socket: str, serve) -> None:
         rt.db.event("disconnect", pid=pid, node=rt.node(pid), socket=socket)
 
 
-async def _run_both(push, take) -> None:
-    """Run a socket's push and take loops until either ends (the page went away)."""
-    tasks = [asyncio.create_task(push()), asyncio.create_task(take())]
-    try:
-        done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
-        for task in done:
-            exc = task.exception()
-            if exc is not None and not isinstance(exc, WebSocketDisconnect | RuntimeError):
-                raise exc
-    finally:
-        for task in tasks:
-            task.cancel()
-
-
 async def _receive(ws: WebSocket, send, limit: RateLimit) -> dict[str, Any] | None:
     """The next well-formed, allowed request of the socket (None: told the page why not)."""
     try:
@@ -243,7 +229,7 @@ async def _serve_page(ws: WebSocket, rt: StudyRuntime, pid: str, limits: Limits)
             except FormError as exc:
                 await send({"type": "error", "message": str(exc)})
 
-    await _run_both(push, take)
+    await run_both(push, take)
 
 
 async def _serve_game(ws, rt: StudyRuntime, pid: str, session, seat: str, limits: Limits) -> None:

@@ -215,6 +215,13 @@ async def serve_seat(
             except DecisionError as exc:
                 await send({"type": "error", "message": str(exc)})
 
+    await run_both(push, take)
+
+
+async def run_both(
+    push: Callable[[], Awaitable[None]], take: Callable[[], Awaitable[None]]
+) -> None:
+    """Run a socket's push and take loops until either ends (the page went away)."""
     tasks = [asyncio.create_task(push()), asyncio.create_task(take())]
     try:
         done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
