@@ -25,7 +25,7 @@ HELD_OUT_TASKS = ("0_read_book", "20_prepare_food", "40_setup_table")
 
 @dataclass
 class QuickstartPlan:
-    """Sizes of each stage (the defaults take about 10 minutes on a quiet 2-core machine)."""
+    """Sizes of each stage (the defaults take about 12 minutes on a quiet 2-core machine)."""
 
     out: Path
     seed: int = 0
