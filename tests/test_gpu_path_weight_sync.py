@@ -74,7 +74,7 @@ class RecordingVLLM:
         self.adapters.append(load_file(Path(adapter_dir) / "adapter_model.safetensors"))
 
     def close(self) -> None:
-        pass
+        """Nothing to release: the recording engine holds no process or memory."""
 
 
 def run_recorded(tmp_path: Path, monkeypatch, *overrides: str):

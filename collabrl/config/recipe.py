@@ -125,6 +125,9 @@ class Recipe(Strict):
 
     @model_validator(mode="after")
     def _evaluation_fits(self) -> Recipe:
+        """Only once the recipe knows its game: an eval section naming its games checked itself."""
+        if self.eval.games:
+            return self
         try:
             self.eval.check(self.game.name)
         except ValueError as exc:

@@ -25,6 +25,8 @@ needs nothing more to be played in the browser.
 from __future__ import annotations
 
 import importlib
+import inspect
+from abc import abstractmethod
 from collections.abc import Callable
 from functools import cache
 from importlib.metadata import entry_points
@@ -100,23 +102,23 @@ class GameSection(Strict):
         data = {**self.model_dump(), self.task_key: task}
         return type(self).model_validate(data)
 
+    @abstractmethod
     def make_game(self) -> Game:
         """The game this section describes."""
-        raise NotImplementedError
 
     def with_team(self, seats: int, structure: str) -> GameSection:
         """This section for a team of ``seats`` seats under collaboration ``structure``
         (:mod:`collabrl.envs.structures`); ValueError when the game cannot field that team."""
         raise ValueError(f"the {self.name} game has no team sizes or collaboration structures")
 
+    @abstractmethod
     def efficiency(self, summary: dict[str, Any]) -> float:
         """The trajectory efficiency reward of an episode with this ``summary``."""
-        raise NotImplementedError
 
     @classmethod
+    @abstractmethod
     def tasks(cls, split: Split) -> tuple[str, ...]:
         """The game's tasks of ``split`` (a task may belong to both)."""
-        raise NotImplementedError
 
     @classmethod
     def efficiency_heading(cls) -> str:
@@ -168,6 +170,9 @@ def registered_games() -> dict[str, type[GameSection]]:
             raise CollabrlError(
                 f"game {point.name!r} ({point.value}) is not a collabrl GameSection subclass"
             )
+        if inspect.isabstract(section):
+            missing = ", ".join(sorted(section.__abstractmethods__))
+            raise CollabrlError(f"game {point.name!r} ({point.value}) does not define {missing}")
         if "seats" not in section.model_fields:
             raise CollabrlError(f"game {point.name!r} ({point.value}) declares no seats field")
         if point.name in games and games[point.name] is not section:

@@ -59,17 +59,9 @@ SEAT_KEYS = (
     "gate_denials",
     "gate_blocked",
 )
-TOTALS = (
-    "board",
-    "claims_made",
-    "claims_kept",
-    "handoffs",
-    "wasted",
-    "gate_requests",
-    "gate_approvals",
-    "gate_denials",
-    "gate_blocked",
-)
+SPLIT_BY_ROLE = ("work", "messages")  # reported for the agent, its teammates and in total
+# summed over seats only (initiative is reported as its entropy instead)
+TOTALS = tuple(k for k in SEAT_KEYS if k not in (*SPLIT_BY_ROLE, "initiative"))
 PROCESS_KEYS = (
     "work_agent",
     "work_teammates",
@@ -170,7 +162,7 @@ def process_metrics(summary: dict[str, Any], agent: str, speech: SpeechReader) -
         raise ValueError(f"agent seat {agent!r} is not a seat of this episode ({list(seats)})")
     mates = [s for s in seats if s != agent]
     out: dict[str, Any] = {}
-    for key in ("work", "messages"):
+    for key in SPLIT_BY_ROLE:
         out[f"{key}_agent"] = seats[agent][key]
         out[f"{key}_teammates"] = sum(seats[s][key] for s in mates)
         out[f"{key}_total"] = out[f"{key}_agent"] + out[f"{key}_teammates"]
