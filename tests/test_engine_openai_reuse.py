@@ -4,13 +4,13 @@ opened by one call serve the next ones (counted on the fake server's side)."""
 from __future__ import annotations
 
 import asyncio
+import gc
 import threading
 
 import pytest
 
 from collabrl.engines import SamplingParams
 from collabrl.engines.openai_compat import OpenAIEngine, OpenAIOptions
-from collabrl.engines.transport import POOL_CONNECTIONS
 from collabrl.testing.fake_openai import FakeOpenAIServer
 
 
@@ -25,7 +25,7 @@ def convs(n: int, tag: str = "q") -> list[list[dict[str, str]]]:
     return [[{"role": "user", "content": f"{tag}{i}"}] for i in range(n)]
 
 
-@pytest.mark.parametrize("concurrency", [1, 4, 2 * POOL_CONNECTIONS])
+@pytest.mark.parametrize("concurrency", [1, 4, 16])
 def test_calls_reuse_the_connections_of_earlier_calls(server, concurrency):
     engine = OpenAIEngine("fake", OpenAIOptions(concurrency=concurrency))
     for round_ in range(3):  # rollout rounds, judge batches: one engine, many calls
@@ -76,4 +76,42 @@ def test_threads_and_running_loops_share_the_engine(server):
     assert all(r.ok for batch in [*results.values(), awaited] for r in batch)
     assert [r.text.split("heard: ")[1][:4] for r in results[1]] == [f"t1-{i}" for i in range(6)]
     assert server.max_in_flight <= 3 * 4  # each call bounds its own requests in flight
+    engine.close()
+
+
+def test_an_engine_dropped_without_close_releases_its_loop_and_connections(server, recwarn):
+    engine = OpenAIEngine("fake", OpenAIOptions(concurrency=2))
+    assert all(r.ok for r in engine.generate(convs(2), SamplingParams()))
+    name = engine._loop.name
+    assert any(t.name == name for t in threading.enumerate())
+    del engine
+    gc.collect()
+    assert not any(t.name == name for t in threading.enumerate())
+    assert not [w for w in recwarn if "nclosed" in str(w.message)]
+
+
+@pytest.fixture
+def no_proxy_env(monkeypatch):
+    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY"):
+        monkeypatch.delenv(name, raising=False)
+        monkeypatch.delenv(name.lower(), raising=False)
+    return monkeypatch
+
+
+def test_requests_go_through_the_proxy_the_environment_names(server, no_proxy_env):
+    """A cluster's egress proxy: the fake server answers proxied requests for any host."""
+    no_proxy_env.setenv("COLLABRL_OPENAI_BASE_URL", "http://models.example.invalid/v1")
+    no_proxy_env.setenv("http_proxy", server.base_url.removesuffix("/v1"))
+    engine = OpenAIEngine("fake", OpenAIOptions(concurrency=2, max_retries=0))
+    assert all(r.ok for r in engine.generate(convs(3), SamplingParams()))
+    assert server.requests == 3
+    engine.close()
+
+
+def test_hosts_in_no_proxy_are_reached_directly(server, no_proxy_env):
+    no_proxy_env.setenv("http_proxy", "http://127.0.0.1:9")  # nothing listens there
+    no_proxy_env.setenv("no_proxy", "127.0.0.1")
+    engine = OpenAIEngine("fake", OpenAIOptions(concurrency=2, max_retries=0))
+    assert all(r.ok for r in engine.generate(convs(3), SamplingParams()))
+    assert server.requests == 3
     engine.close()

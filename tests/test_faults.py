@@ -45,7 +45,9 @@ def eval_args(out: Path, retries: int = 0) -> list[str]:
 
 
 def judge_errors(out: Path) -> list[str]:
-    trajectories = [json.loads(line) for line in (out / "trajectories.jsonl").open()]
+    trajectories = [
+        json.loads(line) for line in (out / "trajectories.jsonl").read_text().splitlines()
+    ]
     return [
         j["error"]
         for t in trajectories

@@ -44,12 +44,27 @@ class LoopThread:
         future = asyncio.run_coroutine_threadsafe(coro, self._running_loop())
         return await asyncio.wrap_future(future)
 
+    def on_loop_thread(self) -> bool:
+        """Whether the caller runs on the loop's own thread (where waiting for it deadlocks)."""
+        return self._thread is not None and threading.current_thread() is self._thread
+
+    def submit(self, coro: Coroutine[Any, Any, Any]) -> None:
+        """Run ``coro`` to its end; on the loop's own thread (a finalizer the garbage collector
+        ran there), start it without waiting instead."""
+        if self.on_loop_thread():
+            self._running_loop().create_task(coro)
+        else:
+            self.run(coro)
+
     def stop(self) -> None:
-        """Stop the loop and join its thread (a later ``run`` starts a new one)."""
+        """Stop the loop and join its thread (a later ``run`` starts a new one). On the loop's
+        own thread the loop is only told to stop."""
+        own_thread = self.on_loop_thread()
         with self._lock:
             loop, thread, self._loop, self._thread = self._loop, self._thread, None, None
         if loop is None or thread is None:
             return
         loop.call_soon_threadsafe(loop.stop)
-        thread.join()
-        loop.close()
+        if not own_thread:
+            thread.join()
+            loop.close()

@@ -26,7 +26,7 @@ _BACKENDS: dict[str, tuple[str, str, tuple[str, ...], str]] = {
     "openai": (
         "collabrl.engines.openai_compat",
         "OpenAIEngine",
-        ("httpx",),
+        ("aiohttp",),
         "pip install 'collabrl'",
     ),
     "vllm": (
