@@ -11,6 +11,7 @@ from collabrl.config import load_recipe
 from collabrl.engines import SamplingParams
 from collabrl.engines.hf import TransformersEngine
 from collabrl.models.tiny import make_tiny_model
+from collabrl.sft.data import prompt_ids, tokenize_demos
 from collabrl.training.loop import _rollout_engine
 
 # Qwen3's switch, in short: with enable_thinking=false the assistant turn opens with an empty
@@ -63,3 +64,18 @@ def test_the_recipe_knob_reaches_the_rollout_engine(model_dir):
     assert _rollout_engine(plain, model, tokenizer, str(model_dir)).encode(CONV) == ids(
         tokenizer, OPENED
     )
+
+
+def test_sft_prompts_use_the_same_template_variables_as_rollouts(model_dir):
+    """SFT must train on the prompts the policy sees in rollouts, thinking switch included."""
+    tokenizer = AutoTokenizer.from_pretrained(model_dir)
+    model = AutoModelForCausalLM.from_pretrained(model_dir)
+    off = {"enable_thinking": False}
+    rows = [
+        {"prompt": CONV, "completion": [{"role": "assistant", "content": "<action>wait</action>"}]}
+    ]
+    (example,) = tokenize_demos(rows, tokenizer, 4096, "skip", off).examples
+    assert example.prompt_ids == TransformersEngine(
+        model, tokenizer, chat_template_kwargs=off
+    ).encode(CONV)
+    assert example.prompt_ids == prompt_ids(tokenizer, CONV, off) != prompt_ids(tokenizer, CONV)

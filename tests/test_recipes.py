@@ -328,3 +328,27 @@ def test_lint_for_a_command_refuses_what_that_command_would() -> None:
     )
     assert lint("cwah_gigpo_cpu", "--for", "train").returncode == 0
     assert lint("household_experts", "--for", "play").returncode == 0
+
+
+@pytest.mark.parametrize(
+    ("override", "package", "extra"),
+    [
+        ("train.trackers=[jsonl,tensorboard]", "tensorboard", "tensorboard"),
+        ("policy.backend=vllm", "vllm", "vllm"),
+    ],
+)
+def test_training_refuses_a_missing_extra_before_any_model_loads(
+    monkeypatch, override: str, package: str, extra: str
+) -> None:
+    """A run on a machine without the tracker's or backend's package stops at the recipe check
+    (which ``lint --for train`` and both trainers run first), naming the extra to install."""
+    from collabrl.engines import MissingExtraError
+
+    recipe = load_recipe("cwah_gigpo_cpu", [override])
+    monkeypatch.setitem(sys.modules, package, None)  # as if not installed
+    with pytest.raises(
+        MissingExtraError, match=rf"^{override.split('=')[0]}.*pip install 'collabrl\[{extra}\]'$"
+    ):
+        recipe.check_trainable()
+    with pytest.raises(MissingExtraError):
+        recipe.check_extras()

@@ -144,12 +144,26 @@ class Recipe(Strict):
         return self.players
 
     def check_trainable(self) -> None:
-        """Refuse keys training would ignore: its seats come from policy and partner."""
+        """Refuse keys training would ignore (its seats come from policy and partner), and a
+        missing extra the recipe asks for."""
         if self.players:
             raise CollabrlError(
                 "players: training fills the seats from policy (rollout.target_seat) and partner; "
                 "remove the players list (it is for play, demos and serve)"
             )
+        self.check_extras()
+
+    def check_extras(self) -> None:
+        """A one-line error naming the extra to install when the recipe's trackers or rollout
+        backend need a package this environment lacks. Trainers call it before any model loads;
+        it only looks packages up, so linting a GPU recipe stays fast."""
+        from collabrl.engines.factory import require
+
+        if "tensorboard" in self.train.trackers:
+            hint = "pip install 'collabrl[tensorboard]'"
+            require(("tensorboard",), hint, "train.trackers=[tensorboard]", load=False)
+        if self.policy.backend == "vllm":
+            require(("vllm",), "pip install 'collabrl[vllm]'", "policy.backend=vllm", load=False)
 
     def evaluation(self) -> EvalSpec:
         """The ``eval`` section with its games resolved (the recipe's game when unset)."""

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+import importlib.util
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -66,13 +67,17 @@ class EngineConfig:
         return cls(backend=str(backend), model=str(model), options={**nested, **rest})
 
 
-def require(packages: tuple[str, ...], hint: str, what: str) -> None:
-    """Raise a one-line :class:`MissingExtraError` if any of ``packages`` cannot be imported."""
+def require(packages: tuple[str, ...], hint: str, what: str, *, load: bool = True) -> None:
+    """Raise a one-line :class:`MissingExtraError` if any of ``packages`` cannot be imported.
+    ``load=False`` only looks for them, without importing (for checks that must stay light,
+    such as linting a recipe that names vLLM)."""
     for pkg in packages:
         try:
-            importlib.import_module(pkg)
+            found = importlib.import_module(pkg) if load else importlib.util.find_spec(pkg)
         except ImportError:
-            raise MissingExtraError(f"{what} needs the '{pkg}' package: {hint}") from None
+            found = None
+        if found is None:
+            raise MissingExtraError(f"{what} needs the '{pkg}' package: {hint}")
 
 
 def build_options(options_cls: type, options: Mapping[str, Any], backend: str) -> Any:

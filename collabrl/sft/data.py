@@ -7,8 +7,9 @@ Prompt and response are tokenised separately, as in rollouts, so SFT and RL see 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import torch
 
@@ -32,19 +33,31 @@ class Tokenized:
     skipped: int = 0
 
 
-def prompt_ids(tokenizer, messages: Sequence[dict[str, str]]) -> list[int]:
-    """Token ids of the chat with the assistant turn opened (as the rollout engine encodes)."""
-    text = tokenizer.apply_chat_template(list(messages), add_generation_prompt=True, tokenize=False)
+def prompt_ids(
+    tokenizer, messages: Sequence[dict[str, str]], template_kwargs: Mapping[str, Any] | None = None
+) -> list[int]:
+    """Token ids of the chat with the assistant turn opened, as the rollout engine encodes it
+    with the same chat-template variables (``policy.chat_template_kwargs``)."""
+    text = tokenizer.apply_chat_template(
+        list(messages), add_generation_prompt=True, tokenize=False, **(template_kwargs or {})
+    )
     return tokenizer(text, add_special_tokens=False)["input_ids"]
 
 
-def tokenize_demos(rows: Sequence[dict], tokenizer, max_length: int, overlong: str) -> Tokenized:
+def tokenize_demos(
+    rows: Sequence[dict],
+    tokenizer,
+    max_length: int,
+    overlong: str,
+    template_kwargs: Mapping[str, Any] | None = None,
+) -> Tokenized:
     """Examples of demo ``rows``; an example longer than ``max_length`` is skipped, or with
-    ``overlong="truncate"`` its prompt loses tokens from the left (its response is never cut)."""
+    ``overlong="truncate"`` its prompt loses tokens from the left (its response is never cut).
+    ``template_kwargs``: the policy's chat-template variables, so SFT prompts match rollouts."""
     out = Tokenized(examples=[])
     eos = tokenizer.eos_token_id
     for row in rows:
-        prompt = prompt_ids(tokenizer, row["prompt"])
+        prompt = prompt_ids(tokenizer, row["prompt"], template_kwargs)
         text = row["completion"][0]["content"]
         response = tokenizer(text, add_special_tokens=False)["input_ids"] + [eos]
         excess = len(prompt) + len(response) - max_length

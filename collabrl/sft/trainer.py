@@ -35,6 +35,7 @@ def train_sft(recipe: Recipe, spec: SFTSpec, overwrite: bool = False) -> Path:
     folder (the demonstrations SFT reads there are copied back)."""
     from transformers import get_scheduler
 
+    recipe.check_extras()
     path = demos_path(recipe, spec.demos)
     rows = read_demos(path)  # a bad file fails before any model loads
     claim = RunClaim(
@@ -49,7 +50,13 @@ def train_sft(recipe: Recipe, spec: SFTSpec, overwrite: bool = False) -> Path:
 
     # --- data and policy ------------------------------------------------------------------------
     policy = load_policy(recipe.policy, model_path, need_reference=False)
-    data = tokenize_demos(rows, policy.tokenizer, spec.max_length, spec.overlong)
+    data = tokenize_demos(
+        rows,
+        policy.tokenizer,
+        spec.max_length,
+        spec.overlong,
+        recipe.policy.chat_template_kwargs,
+    )
     if not data.examples:
         raise CollabrlError(f"no usable demonstrations (skipped {data.skipped} over-long ones)")
     accelerator.print(

@@ -23,7 +23,6 @@ from typing import Any
 import yaml
 from accelerate.tracking import GeneralTracker, TensorBoardTracker, WandBTracker
 
-from collabrl.engines.factory import MissingExtraError
 from collabrl.records import jsonl_line, read_jsonl, write_jsonl
 
 METRICS_FILE = "metrics.jsonl"
@@ -121,13 +120,7 @@ def _start(
 
 
 def _tensorboard(run_dir: Path, recipe: dict[str, Any]) -> GeneralTracker:
-    try:
-        import tensorboard  # noqa: F401  (torch's SummaryWriter needs it)
-    except ImportError:
-        raise MissingExtraError(
-            "train.trackers=[tensorboard] needs the 'tensorboard' package: "
-            "pip install 'collabrl[tensorboard]'"
-        ) from None
+    """Event files under ``run_dir`` (the trainers checked the package: Recipe.check_extras)."""
     tracker = TensorBoardTracker(run_name=TENSORBOARD_DIR, logging_dir=run_dir)
     tracker.start()
     # the recipe as text (TensorBoard's hparams take flat scalars only, and start a second run)
