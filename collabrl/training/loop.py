@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import torch
@@ -223,11 +224,14 @@ def _rollout_engine(recipe: Recipe, model, tokenizer, model_path: str):
     options = dict(recipe.policy.engine_options)
     template = recipe.policy.chat_template_kwargs
     if recipe.policy.backend == "vllm":
+        from accelerate import PartialState
+
         from collabrl.engines.vllm_engine import VLLMEngine, VLLMOptions
 
         if recipe.policy.lora is not None:
             options["enable_lora"] = True
             options.setdefault("max_lora_rank", recipe.policy.lora.rank)
+        options = colocated_vllm_options(options, PartialState().num_processes)
         return VLLMEngine(model_path, VLLMOptions(**options), template)
     from collabrl.engines.hf import TransformersEngine, TransformersOptions
 
@@ -236,6 +240,30 @@ def _rollout_engine(recipe: Recipe, model, tokenizer, model_path: str):
     )
     options["device"] = str(next(model.parameters()).device)
     return TransformersEngine(model, tokenizer, TransformersOptions(**options), template)
+
+
+def colocated_vllm_options(options: dict[str, Any], processes: int) -> dict[str, Any]:
+    """vLLM options for one of ``processes`` trainer ranks, each with its own vLLM on its own GPU.
+
+    Under ``accelerate launch`` on several GPUs, a vLLM that starts its own worker process puts
+    its model on the first visible GPU in every rank. vLLM's ``external_launcher`` executor runs
+    the model inside the rank's process instead, on the rank's device, using the ``RANK`` /
+    ``LOCAL_RANK`` / ``MASTER_ADDR`` the launcher set (as TRL's colocate mode does). Each rank
+    samples its own groups, so a rank's vLLM holds the whole model: tensor parallelism across
+    ranks would need the ranks of a group to share prompts, and is refused."""
+    if processes == 1:
+        return options
+    if options.get("tensor_parallel_size", 1) != 1:
+        raise CollabrlError(
+            f"policy.engine_options.tensor_parallel_size={options['tensor_parallel_size']}: with "
+            f"{processes} trainer processes each rank runs its own vLLM on its own GPU; use "
+            "tensor_parallel_size=1 (or one trainer process)"
+        )
+    llm_kwargs = {
+        "distributed_executor_backend": "external_launcher",
+        **options.get("llm_kwargs", {}),
+    }
+    return {**options, "llm_kwargs": llm_kwargs}
 
 
 def recipe_main(argv: list[str], overwrite: bool = False) -> None:
