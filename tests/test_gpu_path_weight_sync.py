@@ -16,7 +16,7 @@ import pytest
 import torch
 from safetensors.torch import load_file
 
-from collabrl.config import load_recipe
+from collabrl.config import Recipe, load_recipe
 from collabrl.engines.hf import TransformersEngine, TransformersOptions
 from collabrl.models.tiny import make_tiny_model
 from collabrl.training import loop
@@ -98,6 +98,8 @@ def run_recorded(tmp_path: Path, monkeypatch, *overrides: str):
 
     monkeypatch.setattr(loop, "_rollout_engine", fake_engine)
     monkeypatch.setattr(loop, "ppo_update", recorded_update)
+    # the recording engine stands in for vLLM, which this environment need not have
+    monkeypatch.setattr(Recipe, "check_extras", lambda self: None)
     recipe = load_recipe("cwah_gigpo_cpu", [*FAST, f"output_dir={tmp_path}", *overrides])
     loop.train(recipe)
     return calls, engines[0], models[0]

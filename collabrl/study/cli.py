@@ -27,6 +27,13 @@ OUT = click.option(
 )
 
 
+def _require_study_extra(command: str) -> None:
+    """One-line error when the ``study`` extra (page text, report statistics) is missing."""
+    from collabrl.engines.factory import require
+
+    require(("markdown_it", "scipy"), "pip install 'collabrl[study]'", f"collabrl study {command}")
+
+
 def _compiled(args: tuple[str, ...]):
     from collabrl.study.compile import compile_study
     from collabrl.study.load import load_study, split_study_args
@@ -87,6 +94,7 @@ def serve(args: tuple[str, ...], db: Path | None, host: str, port: int, fast_wri
     from collabrl.web.server import free_port, require_web, run_foreground
 
     require_web()
+    _require_study_extra("serve")
     from collabrl.study.app import make_study_app
     from collabrl.study.db import open_database
     from collabrl.study.runtime import StudyRuntime
@@ -120,6 +128,7 @@ def serve(args: tuple[str, ...], db: Path | None, host: str, port: int, fast_wri
 @click.option("--overwrite", is_flag=True, help="Replace an earlier pretest's database and export.")
 def pretest(args, participants: int | None, db: Path | None, out: Path | None, overwrite: bool):
     """Run the study with simulated participants; write the export and the report."""
+    _require_study_extra("pretest")
     from collabrl.study.db import open_database
     from collabrl.study.export import export_study, response_rows
     from collabrl.study.pretest import run_pretest
@@ -181,6 +190,7 @@ def export(args: tuple[str, ...], db: Path | None, out: Path | None) -> None:
 @OUT
 def report(args: tuple[str, ...], db: Path | None, out: Path | None) -> None:
     """Means with 95% intervals per condition, paired tests, and the Figure 6 plot."""
+    _require_study_extra("report")
     from collabrl.study.export import response_rows
     from collabrl.study.report import write_report
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 
 from collabrl.cli import main
@@ -110,3 +112,16 @@ def test_a_loop_without_an_exit_and_a_cyclic_base(tmp_path) -> None:
     (tmp_path / "b.yaml").write_text("base: a.yaml\nname: b\n")
     with pytest.raises(CollabrlError, match="cycle"):
         load_study(str(tmp_path / "a.yaml"))
+
+
+@pytest.mark.parametrize(("command", "package"), [("report", "scipy"), ("pretest", "markdown_it")])
+def test_a_missing_study_extra_is_one_line_naming_it(capsys, monkeypatch, command, package) -> None:
+    monkeypatch.setitem(sys.modules, package, None)  # as if not installed
+    with pytest.raises(SystemExit) as exit_:
+        main(["study", command, "paper_user_study_cpu"])
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2
+    assert err == (
+        f"error: collabrl study {command} needs the '{package}' package: "
+        "pip install 'collabrl[study]'\n"
+    )
