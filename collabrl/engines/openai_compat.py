@@ -8,7 +8,7 @@ event loop (:class:`collabrl.engines.aio.LoopThread`) and one HTTP session on it
 so keep-alive connections are reused across rollout rounds and judge batches instead of being
 opened again for every ``generate`` call.
 
-The client is aiohttp: its C HTTP parser and connection pool cost about a fifth of the CPU per
+The client is aiohttp: its C HTTP parser and connection pool cost about a quarter of the CPU per
 request that httpx's did (httpcore matches waiting requests to connections by scanning the whole
 pool, encode/httpx#3215). Measured by ``benchmarks/engine_overhead.py`` on 2 cores against a
 100 ms fake server, 64 in flight: httpx 0.94 of the concurrency bound, aiohttp 0.97.
