@@ -90,6 +90,17 @@ class _Connection:
     proxy: str | None = None
 
 
+@dataclass(frozen=True)
+class _Call:
+    """What every request of one ``generate`` call shares."""
+
+    session: aiohttp.ClientSession
+    url: str
+    slots: asyncio.Semaphore  # bounds the call's requests in flight
+    redact: Redactor
+    headers: dict[str, str]
+
+
 def _shut_down(loop: LoopThread, conn: _Connection) -> None:
     """Close ``conn``'s session on ``loop``, then stop the loop (idempotent)."""
     session, conn.session = conn.session, None
@@ -147,11 +158,15 @@ class OpenAIEngine:
         key = _first_env(self.options.api_key_env)
         headers = {"Authorization": f"Bearer {key}"} if key else {}
         redact = Redactor(os.environ.get(name, "") for name in self.options.api_key_env)
-        url = base_url.rstrip("/") + "/chat/completions"
-        session = await self._session_for(base_url)
-        sem = asyncio.Semaphore(self.options.concurrency)
+        call = _Call(
+            session=await self._session_for(base_url),
+            url=base_url.rstrip("/") + "/chat/completions",
+            slots=asyncio.Semaphore(self.options.concurrency),
+            redact=redact,
+            headers=headers,
+        )
         jobs = [
-            self._one(session, url, sem, redact, headers, self._body(conv, params, i), params, i)
+            self._one(call, self._body(conv, params, i), params, i)
             for i, conv in enumerate(conversations)
         ]
         return list(await asyncio.gather(*jobs))
@@ -188,15 +203,7 @@ class OpenAIEngine:
         return {**body, **self.options.extra_body}
 
     async def _one(
-        self,
-        session: aiohttp.ClientSession,
-        url: str,
-        sem: asyncio.Semaphore,
-        redact: Redactor,
-        headers: dict[str, str],
-        body: dict[str, Any],
-        params: SamplingParams,
-        index: int,
+        self, call: _Call, body: dict[str, Any], params: SamplingParams, index: int
     ) -> GenerationResult:
         t0 = time.perf_counter()
         key = cache_key(body) if self.cache is not None else None
@@ -204,9 +211,7 @@ class OpenAIEngine:
         if cached is not None:
             data, error = cached, None
         else:
-            data, error = await self._post_with_retries(
-                session, url, sem, redact, headers, body, index
-            )
+            data, error = await self._post_with_retries(call, body, index)
             if data is not None and key is not None:
                 self.cache.put(key, data)
         result = GenerationResult(
@@ -219,29 +224,22 @@ class OpenAIEngine:
         return result
 
     async def _post_with_retries(
-        self,
-        session: aiohttp.ClientSession,
-        url: str,
-        sem: asyncio.Semaphore,
-        redact: Redactor,
-        headers: dict[str, str],
-        body: dict[str, Any],
-        index: int,
+        self, call: _Call, body: dict[str, Any], index: int
     ) -> tuple[dict[str, Any] | None, str | None]:
         """(parsed response, None) or (None, error). Transient faults and unusable replies are
-        retried with backoff; the semaphore is held only while a request is on the wire, not
-        while backing off. Server text is redacted (and errors kept to one line) by ``redact``
+        retried with backoff; a slot is held only while a request is on the wire, not while
+        backing off. Server text is redacted (and errors kept to one line) by ``call.redact``
         before it is returned or logged."""
         attempts = self.options.max_retries + 1
         error = ""
         for attempt in range(attempts):
             status, content, retry_after = None, b"", None
-            async with sem:
+            async with call.slots:
                 try:
-                    async with session.post(
-                        url,
+                    async with call.session.post(
+                        call.url,
                         json=body,
-                        headers=headers,
+                        headers=call.headers,
                         proxy=self._conn.proxy,
                         allow_redirects=False,
                     ) as response:
@@ -253,11 +251,13 @@ class OpenAIEngine:
                     error = f"connection error: {type(e).__name__}"
             if status == 200:
                 try:
-                    return parse_reply(content, redact), None
+                    return parse_reply(content, call.redact), None
                 except MalformedReply as e:
                     error = str(e)
             elif status is not None:
-                error = f"HTTP {status}: {error_text(content.decode(errors='replace'), redact)}"
+                error = (
+                    f"HTTP {status}: {error_text(content.decode(errors='replace'), call.redact)}"
+                )
                 if status not in RETRYABLE_STATUS:
                     return None, error
                 retry_after = parse_retry_after(retry_header)
