@@ -21,6 +21,7 @@ import numpy as np
 from tabulate import tabulate
 
 from collabrl.quickstart import QuickstartPlan, evaluate_policy, latest_policy, run_gigpo, run_sft
+from collabrl.records import read_jsonl
 
 NO_AFFECTIVE = ("reward.format_penalty=0", "reward.communication=0", "reward.judge.kind=none")
 METRICS = ("efficiency_reward", "success", "steps", "message_freq", "valid_rate", "affective_proxy")
@@ -30,7 +31,7 @@ def one_seed(out: Path, seed: int, iterations: int) -> list[dict]:
     """SFT, GiGPO and GiGPO without affective reward for one seed, each evaluated held out."""
     plan = QuickstartPlan(out=out / f"seed{seed}", seed=seed, iterations=iterations)
     sft = run_sft(plan)
-    rows = [{"seed": seed, "policy": "SFT", **evaluate_policy(sft, plan, "sft")}]
+    rows = [{"seed": seed, "policy": "SFT", **evaluate_policy(sft, plan, "sft"), "signal": None}]
     for label, extra in (("SFT + GiGPO", ()), ("SFT + GiGPO w/o affective", NO_AFFECTIVE)):
         variant = QuickstartPlan(
             out=plan.out / label.replace(" ", "_").replace("/", ""),
@@ -44,9 +45,17 @@ def one_seed(out: Path, seed: int, iterations: int) -> list[dict]:
                 "seed": seed,
                 "policy": label,
                 **evaluate_policy(latest_policy(run_dir), variant, "eval"),
+                "signal": signal(run_dir),
             }
         )
     return rows
+
+
+def signal(run_dir: Path) -> float:
+    """The share of training iterations with any nonzero advantage: at 0 the policy never
+    received a gradient and is the SFT policy unchanged."""
+    rows = read_jsonl(run_dir / "metrics.jsonl")
+    return sum(r["adv/abs_max"] > 0 for r in rows) / len(rows)
 
 
 def summarise(rows: list[dict]) -> list[dict]:
@@ -77,11 +86,14 @@ def verdicts(rows: list[dict]) -> list[str]:
         by[s, "SFT + GiGPO w/o affective"]["message_freq"] < by[s, "SFT + GiGPO"]["message_freq"]
         for s in seeds
     ]
+    silent = [by[s, "SFT + GiGPO w/o affective"]["signal"] == 0 for s in seeds]
     return [
         f"GiGPO beats SFT on held-out efficiency reward in {sum(better)}/{len(seeds)} seeds",
         f"GiGPO keeps the affective proxy at least at SFT's level in {sum(kept)}/{len(seeds)} seeds",
         f"without the affective reward, message frequency ends lower in "
         f"{sum(quieter)}/{len(seeds)} seeds",
+        f"without the affective reward, no advantage was ever nonzero (the policy is SFT's) in "
+        f"{sum(silent)}/{len(seeds)} seeds",
     ]
 
 
