@@ -96,6 +96,7 @@ class _Call:
 
     session: aiohttp.ClientSession
     url: str
+    proxy: str | None
     slots: asyncio.Semaphore  # bounds the call's requests in flight
     redact: Redactor
     headers: dict[str, str]
@@ -158,9 +159,11 @@ class OpenAIEngine:
         key = _first_env(self.options.api_key_env)
         headers = {"Authorization": f"Bearer {key}"} if key else {}
         redact = Redactor(os.environ.get(name, "") for name in self.options.api_key_env)
+        conn = await self._connect(base_url)
         call = _Call(
-            session=await self._session_for(base_url),
+            session=conn.session,
             url=base_url.rstrip("/") + "/chat/completions",
+            proxy=conn.proxy,
             slots=asyncio.Semaphore(self.options.concurrency),
             redact=redact,
             headers=headers,
@@ -171,7 +174,7 @@ class OpenAIEngine:
         ]
         return list(await asyncio.gather(*jobs))
 
-    async def _session_for(self, base_url: str) -> aiohttp.ClientSession:
+    async def _connect(self, base_url: str) -> _Connection:
         """The engine's one session, made again only when the server URL changes. Its pool has no
         cap of its own (each call bounds its own requests in flight, and two calls may run at once,
         e.g. the judge's threads) and keeps idle connections alive between calls."""
@@ -185,7 +188,7 @@ class OpenAIEngine:
                 timeout=aiohttp.ClientTimeout(total=self.options.timeout_s),
             )
             conn.base_url, conn.proxy = base_url, env_proxy(base_url)
-        return conn.session
+        return conn
 
     def _body(self, conv: Conversation, params: SamplingParams, index: int) -> dict[str, Any]:
         body: dict[str, Any] = {
@@ -240,7 +243,7 @@ class OpenAIEngine:
                         call.url,
                         json=body,
                         headers=call.headers,
-                        proxy=self._conn.proxy,
+                        proxy=call.proxy,
                         allow_redirects=False,
                     ) as response:
                         status, content = response.status, await response.read()
