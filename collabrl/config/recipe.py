@@ -157,13 +157,13 @@ class Recipe(Strict):
         """A one-line error naming the extra to install when the recipe's trackers or rollout
         backend need a package this environment lacks. Trainers call it before any model loads;
         it only looks packages up, so linting a GPU recipe stays fast."""
-        from collabrl.engines.factory import require
+        from collabrl.engines.factory import require, require_backend
 
         if "tensorboard" in self.train.trackers:
             hint = "pip install 'collabrl[tensorboard]'"
             require(("tensorboard",), hint, "train.trackers=[tensorboard]", load=False)
-        if self.policy.backend == "vllm":
-            require(("vllm",), "pip install 'collabrl[vllm]'", "policy.backend=vllm", load=False)
+        backend = self.policy.backend
+        require_backend(backend, f"policy.backend={backend}", load=False)
 
     def evaluation(self) -> EvalSpec:
         """The ``eval`` section with its games resolved (the recipe's game when unset)."""

@@ -80,6 +80,13 @@ def require(packages: tuple[str, ...], hint: str, what: str, *, load: bool = Tru
             raise MissingExtraError(f"{what} needs the '{pkg}' package: {hint}")
 
 
+def require_backend(backend: str, what: str | None = None, *, load: bool = True) -> None:
+    """Raise a one-line :class:`MissingExtraError` naming the extra when the packages the engine
+    ``backend`` needs are missing (``load=False``: look for them without importing)."""
+    _, _, packages, hint = _BACKENDS[backend]
+    require(packages, hint, what or f"engine backend {backend!r}", load=load)
+
+
 def build_options(options_cls: type, options: Mapping[str, Any], backend: str) -> Any:
     """Instantiate a backend's options dataclass, naming the valid keys on a typo."""
     valid = {f.name for f in dataclasses.fields(options_cls)}
@@ -98,7 +105,7 @@ def make_engine(config: EngineConfig | Mapping[str, Any]) -> Engine:
         raise EngineConfigError(
             f"unknown engine backend {cfg.backend!r}; choose from {sorted(_BACKENDS)}"
         )
-    module, cls_name, packages, hint = _BACKENDS[cfg.backend]
-    require(packages, hint, f"engine backend {cfg.backend!r}")
+    require_backend(cfg.backend)
+    module, cls_name, _, _ = _BACKENDS[cfg.backend]
     engine_cls = getattr(importlib.import_module(module), cls_name)
     return engine_cls.from_config(cfg)

@@ -247,7 +247,7 @@ class OpenAIEngine:
                         allow_redirects=False,
                     ) as response:
                         status, content = response.status, await response.read()
-                        retry_header = response.headers.get("Retry-After")
+                        retry_after = parse_retry_after(response.headers.get("Retry-After"))
                 except asyncio.TimeoutError:  # TimeoutError itself from Python 3.11 on
                     error = f"timeout after {self.options.timeout_s}s"
                 except aiohttp.ClientError as e:  # transport faults, undecodable bodies
@@ -263,7 +263,6 @@ class OpenAIEngine:
                 )
                 if status not in RETRYABLE_STATUS:
                     return None, error
-                retry_after = parse_retry_after(retry_header)
             if attempt + 1 < attempts:
                 delay = self.backoff.delay(attempt, retry_after)
                 log.warning(
