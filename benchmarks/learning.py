@@ -1,122 +1,213 @@
-"""Does the CPU quickstart learn? SFT vs SFT + GiGPO on held-out tasks and profiles, per seed.
+"""Does the CPU quickstart learn? The paper's claims as measured rows, per seed and pooled.
 
 For each seed: demonstrations -> SFT -> (a) GiGPO with the full hybrid reward and (b) GiGPO with
-the efficiency reward only (the paper's "w/o affective" ablation), each evaluated on held-out
-household tasks with test profiles. Prints per-seed rows, then mean and spread per policy.
+the efficiency reward only (the paper's "w/o affective" ablation). Every policy, and the floor
+(an idle agent: the partner alone) and the ceiling (the expert in the agent's seat), plays the
+same held-out jobs (test tasks x test profiles of every player type x seats x seeds). Per seed
+and pooled over seeds it prints each policy's means and the paired difference against SFT with
+its 95% interval, then the verdicts:
 
-Goal: GiGPO improves the held-out efficiency reward over SFT in every seed without lowering the
-affective proxy; without the affective reward, message frequency ends lower than with it.
+- hybrid reward vs SFT on the efficiency reward (above in every seed; pooled interval > 0) and
+  on the affective proxy; success not lower beyond its interval;
+- w/o affective: a non-zero gradient in at least 75% of its iterations, and a lower message
+  frequency than the full reward in every seed (the paper's "silent executor").
 
-    python benchmarks/learning.py [--seeds 0 1 2] [--iterations 8] [--out runs/learning]
+Resumable: each finished stage (SFT, a GiGPO run, an evaluation) is saved under ``--out`` as it
+ends, a killed GiGPO run continues from its last checkpoint, and a rerun with the same arguments
+skips what is done.
+
+    python benchmarks/learning.py [--seeds 0 1 2 3 4] [--iterations N] [--out runs/learning]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import time
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
-import numpy as np
 from tabulate import tabulate
 
-from collabrl.quickstart import QuickstartPlan, evaluate_policy, latest_policy, run_gigpo, run_sft
+from collabrl.eval.compare import Comparison, compare
+from collabrl.quickstart import (
+    CEILING,
+    FLOOR,
+    QuickstartPlan,
+    evaluate_policy,
+    latest_policy,
+    llm_policy,
+    reference_rows,
+    results_table,
+    run_gigpo,
+    run_sft,
+)
 from collabrl.records import read_jsonl
 
 NO_AFFECTIVE = ("reward.format_penalty=0", "reward.communication=0", "reward.judge.kind=none")
-METRICS = ("efficiency_reward", "success", "steps", "message_freq", "valid_rate", "affective_proxy")
+ARMS = {"SFT + GiGPO": (), "SFT + GiGPO w/o affective": NO_AFFECTIVE}
+SFT = "SFT"
+FULL, SILENT = ARMS
+COMPARED = ("efficiency_reward", "success", "message_ratio", "valid_rate", "affective")
 
 
-def one_seed(out: Path, seed: int, iterations: int) -> list[dict]:
-    """SFT, GiGPO and GiGPO without affective reward for one seed, each evaluated held out."""
-    plan = QuickstartPlan(out=out / f"seed{seed}", seed=seed, iterations=iterations)
-    sft = run_sft(plan)
-    rows = [{"seed": seed, "policy": "SFT", **evaluate_policy(sft, plan, "sft"), "signal": None}]
-    for label, extra in (("SFT + GiGPO", ()), ("SFT + GiGPO w/o affective", NO_AFFECTIVE)):
-        variant = QuickstartPlan(
-            out=plan.out / label.replace(" ", "_").replace("/", ""),
-            seed=seed,
-            iterations=iterations,
-            extra_rl=extra,
-        )
-        run_dir = run_gigpo(variant, sft)
-        rows.append(
-            {
-                "seed": seed,
-                "policy": label,
-                **evaluate_policy(latest_policy(run_dir), variant, "eval"),
-                "signal": signal(run_dir),
-            }
-        )
-    return rows
+def slug(name: str) -> str:
+    return "".join(c if c.isalnum() else "_" for c in name).strip("_").lower()
 
 
-def signal(run_dir: Path) -> float:
-    """The share of training iterations with any nonzero advantage: at 0 the policy never
-    received a gradient and is the SFT policy unchanged."""
+def stage(path: Path, run: Any) -> Any:
+    """The saved result of a finished stage, or ``run()``'s, saved as soon as it returns."""
+    if path.is_file():
+        return json.loads(path.read_text(encoding="utf-8"))
+    result = run()
+    staging = path.with_suffix(".tmp")
+    staging.write_text(json.dumps(result), encoding="utf-8")
+    staging.replace(path)
+    return result
+
+
+def gradient_signal(run_dir: Path) -> dict[str, float]:
+    """Over a run's iterations: the share with any non-zero gradient, the mean share of live
+    groups and of the gradient from the episode level, and the last iteration's message rate."""
     rows = read_jsonl(run_dir / "metrics.jsonl")
-    return sum(r["adv/abs_max"] > 0 for r in rows) / len(rows)
+    n = len(rows)
+    return {
+        "nonzero_gradient": sum(r["grad_norm"] > 0 for r in rows) / n,
+        "live_groups": sum(r.get("signal/live_groups", 0.0) for r in rows) / n,
+        "episode_share": sum(r.get("signal/episode_share", 0.0) for r in rows) / n,
+        "train_success": sum(r.get("success_rate", 0.0) for r in rows) / n,
+        "final_train_msg": rows[-1]["messages_per_step"],
+    }
 
 
-def summarise(rows: list[dict]) -> list[dict]:
-    """Mean and standard deviation across seeds, per policy."""
-    out = []
-    for policy in dict.fromkeys(r["policy"] for r in rows):
-        mine = [r for r in rows if r["policy"] == policy]
-        line = {"policy": policy, "seeds": len(mine)}
-        for m in METRICS:
-            values = np.array([r[m] for r in mine], dtype=float)
-            line[m] = f"{np.nanmean(values):.3f} ± {np.nanstd(values):.3f}"
-        out.append(line)
-    return out
+def one_seed(args: argparse.Namespace, seed: int) -> dict[str, Any]:
+    """Every stage of one seed (skipping those already saved): episode rows per policy and the
+    gradient signal of each GiGPO arm."""
+    out = args.out / f"seed{seed}"
+    out.mkdir(parents=True, exist_ok=True)
+    plan = QuickstartPlan(out=out, seed=seed, iterations=args.iterations, eval_seats=args.seats)
+
+    def sft() -> str:
+        shutil.rmtree(out / "sft", ignore_errors=True)  # an unfinished SFT starts over
+        return run_sft(plan)
+
+    sft_policy = stage(out / "sft.json", sft)
+    episodes = {
+        SFT: stage(
+            out / "eval_sft.json", lambda: evaluate_policy(plan, "sft", llm_policy(sft_policy))
+        )
+    }
+    signal = {}
+    for arm, extra in ARMS.items():
+        arm_plan = QuickstartPlan(
+            out=out / slug(arm),
+            seed=seed,
+            iterations=args.iterations,
+            eval_seats=args.seats,
+            extra_rl=(*extra, "train.resume=true", "train.checkpoint_every=1"),
+        )
+        run_dir = stage(
+            out / f"{slug(arm)}_run.json", lambda p=arm_plan: str(run_gigpo(p, sft_policy))
+        )
+        signal[arm] = gradient_signal(Path(run_dir))
+        policy = llm_policy(latest_policy(Path(run_dir)))
+        episodes[arm] = stage(
+            out / f"eval_{slug(arm)}.json",
+            lambda p=arm_plan, q=policy: evaluate_policy(p, "eval", q),
+        )
+    episodes |= stage(out / "references.json", lambda: reference_rows(plan))
+    return {"episodes": episodes, "signal": signal}
 
 
-def verdicts(rows: list[dict]) -> list[str]:
-    """The two claims the benchmark checks, stated with what was measured."""
-    by = {(r["seed"], r["policy"]): r for r in rows}
-    seeds = sorted({r["seed"] for r in rows})
-    better = [
-        by[s, "SFT + GiGPO"]["efficiency_reward"] > by[s, "SFT"]["efficiency_reward"] for s in seeds
-    ]
-    kept = [
-        by[s, "SFT + GiGPO"]["affective_proxy"] >= by[s, "SFT"]["affective_proxy"] - 1e-9
-        for s in seeds
-    ]
-    quieter = [
-        by[s, "SFT + GiGPO w/o affective"]["message_freq"] < by[s, "SFT + GiGPO"]["message_freq"]
-        for s in seeds
-    ]
-    silent = [by[s, "SFT + GiGPO w/o affective"]["signal"] == 0 for s in seeds]
+def pooled(results: dict[int, dict[str, Any]], policy: str) -> list[dict[str, Any]]:
+    """A policy's episode rows over every seed, each job named with its seed so pairs stay
+    within a seed."""
     return [
-        f"GiGPO beats SFT on held-out efficiency reward in {sum(better)}/{len(seeds)} seeds",
-        f"GiGPO keeps the affective proxy at least at SFT's level in {sum(kept)}/{len(seeds)} seeds",
-        f"without the affective reward, message frequency ends lower in "
-        f"{sum(quieter)}/{len(seeds)} seeds",
-        f"without the affective reward, no advantage was ever nonzero (the policy is SFT's) in "
-        f"{sum(silent)}/{len(seeds)} seeds",
+        {**row, "task": f"seed{seed}/{row['task']}"}
+        for seed, r in results.items()
+        for row in r["episodes"][policy]
     ]
 
 
-def main() -> None:
+def difference_rows(label: str, c: Comparison) -> dict[str, Any]:
+    return {
+        "comparison": label,
+        "jobs": c.jobs,
+        **{m: c.difference[m].cell() for m in COMPARED if m in c.difference},
+    }
+
+
+def report(results: dict[int, dict[str, Any]]) -> list[str]:
+    """Print the per-seed and pooled tables; returns the verdict lines."""
+    comparisons: dict[Any, dict[str, Comparison]] = {}
+    for seed, r in results.items():
+        eps = r["episodes"]
+        comparisons[seed] = {arm: compare(eps[SFT], eps[arm], SFT, arm) for arm in ARMS}
+        comparisons[seed]["quieter"] = compare(eps[FULL], eps[SILENT], FULL, SILENT)
+        print(f"\n## seed {seed}")
+        print(tabulate(results_table(eps), headers="keys", tablefmt="github", floatfmt=".3f"))
+        print(
+            tabulate(
+                [{"arm": a, **s} for a, s in r["signal"].items()],
+                headers="keys",
+                tablefmt="github",
+                floatfmt=".3f",
+            )
+        )
+    pool = {p: pooled(results, p) for p in (SFT, *ARMS, FLOOR, CEILING)}
+    comparisons["pooled"] = {arm: compare(pool[SFT], pool[arm], SFT, arm) for arm in ARMS}
+    comparisons["pooled"]["quieter"] = compare(pool[FULL], pool[SILENT], FULL, SILENT)
+    print("\n## pooled over seeds")
+    print(tabulate(results_table(pool), headers="keys", tablefmt="github", floatfmt=".3f"))
+    lines = [
+        difference_rows(f"seed {s}: {c.label_b} - {c.label_a}", c)
+        for s, cs in comparisons.items()
+        for c in cs.values()
+    ]
+    print("\n## paired differences (mean [95% CI])")
+    print(tabulate(lines, headers="keys", tablefmt="github"))
+    return verdicts(results, comparisons)
+
+
+def verdicts(
+    results: dict[int, dict[str, Any]], comparisons: dict[Any, dict[str, Comparison]]
+) -> list[str]:
+    """The claims the issue checks, each with what was measured."""
+    seeds = sorted(results)
+    eff = {s: comparisons[s][FULL].difference["efficiency_reward"] for s in seeds}
+    pooled_eff = comparisons["pooled"][FULL].difference["efficiency_reward"]
+    pooled_success = comparisons["pooled"][FULL].difference["success"]
+    pooled_aff = comparisons["pooled"][FULL].difference.get("affective")
+    trained = {s: results[s]["signal"][SILENT]["nonzero_gradient"] for s in seeds}
+    quieter = {s: comparisons[s]["quieter"].difference["message_ratio"].mean < 0 for s in seeds}
+    return [
+        f"hybrid reward above SFT on held-out efficiency reward in {sum(eff[s].mean > 0 for s in seeds)}/{len(seeds)} seeds; pooled difference {pooled_eff.cell()} ({'excludes' if pooled_eff.excludes_zero else 'includes'} zero)",
+        f"success: pooled difference {pooled_success.cell()} ({'lower beyond its interval' if pooled_success.high < 0 else 'not lower beyond its interval'})",
+        f"affective proxy: pooled difference {pooled_aff.cell() if pooled_aff else 'n/a'}",
+        f"w/o affective: non-zero gradient in {', '.join(f'{trained[s]:.0%}' for s in seeds)} of iterations (goal: at least 75% in each)",
+        f"w/o affective ends quieter than the full reward in {sum(quieter.values())}/{len(seeds)} seeds",
+    ]
+
+
+def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
-    parser.add_argument("--iterations", type=int, default=8)
+    parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2, 3, 4])
+    parser.add_argument("--iterations", type=int, default=QuickstartPlan.iterations)
+    parser.add_argument("--seats", type=int, nargs="+", default=[1])
     parser.add_argument("--out", type=Path, default=Path("runs/learning"))
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     start = time.perf_counter()
-    args.out.mkdir(parents=True, exist_ok=True)
-    rows: list[dict] = []
-    for seed in args.seeds:  # each seed's rows are printed and saved as soon as they exist
-        seed_rows = one_seed(args.out, seed, args.iterations)
-        print(tabulate(seed_rows, headers="keys", tablefmt="github", floatfmt=".3f"), flush=True)
-        with open(args.out / "learning.jsonl", "a", encoding="utf-8") as f:
-            f.writelines(json.dumps(r) + "\n" for r in seed_rows)
-        rows += seed_rows
-    print()
-    print(tabulate(summarise(rows), headers="keys", tablefmt="github"))
-    for line in verdicts(rows):
+    results = {}
+    for seed in args.seeds:
+        results[seed] = one_seed(args, seed)
+        print(f"seed {seed} done after {(time.perf_counter() - start) / 60:.1f} min", flush=True)
+    lines = report(results)
+    (args.out / "verdicts.json").write_text(json.dumps(lines, indent=1), encoding="utf-8")
+    for line in lines:
         print("-", line)
-    print(f"wall time {(time.perf_counter() - start) / 60:.1f} min")
+    print(f"wall time {(time.perf_counter() - start) / 60:.1f} min (this invocation)")
 
 
 if __name__ == "__main__":

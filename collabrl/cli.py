@@ -109,18 +109,24 @@ def tasks(game: str | None, split: str | None) -> None:
 @cli.command()
 @click.option("--out", type=click.Path(path_type=Path), default=Path("runs/quickstart"))
 @click.option("--seed", type=int, default=0)
-@click.option("--iterations", type=int, default=8, help="GiGPO iterations after SFT.")
+@click.option("--iterations", type=int, default=None, help="GiGPO iterations after SFT.")
 @OVERWRITE
-def quickstart(out: Path, seed: int, iterations: int, overwrite: bool) -> None:
+def quickstart(out: Path, seed: int, iterations: int | None, overwrite: bool) -> None:
     """Small real training on this CPU: demos -> SFT -> GiGPO -> held-out evaluation + report."""
     from collabrl.quickstart import QuickstartPlan
     from collabrl.quickstart import quickstart as run_quickstart
 
-    settings = {"seed": seed, "iterations": iterations}
+    plan = QuickstartPlan(out=out, seed=seed)
+    if iterations is not None:
+        plan.iterations = iterations
+    settings = {"seed": seed, "iterations": plan.iterations}
     claim_folder(out, RunClaim("quickstart", settings, overwrite=overwrite))
-    rows = run_quickstart(QuickstartPlan(out=out, seed=seed, iterations=iterations))
-    mark_completed(out, {"policies": [row["policy"] for row in rows]})
-    click.echo(tabulate(rows, headers="keys", tablefmt="github", floatfmt=".3f"))
+    result = run_quickstart(plan)
+    mark_completed(out, {"policies": [row["policy"] for row in result["rows"]]})
+    click.echo(tabulate(result["rows"], headers="keys", tablefmt="github", floatfmt=".3f"))
+    click.echo()
+    click.echo(tabulate(result["comparison"], headers="keys", tablefmt="github", floatfmt=".3f"))
+    click.echo(result["verdict"])
 
 
 @cli.command(context_settings={"ignore_unknown_options": True})

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from collabrl.agents.player import Player
+from collabrl.agents.player import IdlePlayer, Player
 from collabrl.config import EngineSpec, JudgeSpec, PartnerSpec, PlayerSpec, SamplingSpec
 from collabrl.envs.base import Game
 from collabrl.envs.registry import GameSection, get_game, load_addon
@@ -85,6 +85,8 @@ def make_player(
         return make_persona(get_profile(spec.profile))
     if spec.kind == "expert":
         return make_expert(game_spec)
+    if spec.kind == "idle":
+        return IdlePlayer()
     raise CollabrlError("a human seat is played in the browser: use `collabrl serve RECIPE`")
 
 

@@ -16,71 +16,117 @@ from typing import Any
 
 import numpy as np
 
-from collabrl.config import eval_section, load_recipe
+from collabrl.config import load_recipe
+from collabrl.eval.compare import compare, comparison_rows, value, verdict
 
 SFT_RECIPE = "cwah_sft_cpu"
 GIGPO_RECIPE = "cwah_gigpo_cpu"
-HELD_OUT_TASKS = ("0_read_book", "20_prepare_food", "40_setup_table")
+HELD_OUT_TASKS = (
+    "0_read_book",
+    "10_put_dishwasher",
+    "20_prepare_food",
+    "30_put_fridge",
+    "40_setup_table",
+)
+"""One test task of each household task family."""
+
+FLOOR, CEILING = "floor: idle agent", "ceiling: expert agent"
+"""The reference rows on the same jobs: an agent that never acts (its partner plays alone) and
+the rule-based expert in the agent's seat."""
 
 
 @dataclass
 class QuickstartPlan:
-    """Sizes of each stage (the defaults take about 12 minutes on a quiet 2-core machine)."""
+    """Sizes of each stage (the defaults fit the quickstart's 15-minute budget on a quiet 2-core
+    machine; ``benchmarks/learning.py`` widens the evaluation)."""
 
     out: Path
     seed: int = 0
-    iterations: int = 8
-    eval_tasks: Sequence[str] = HELD_OUT_TASKS
-    eval_profiles: int = 5  # one test profile of each player type
+    iterations: int = 4
+    eval_tasks: Sequence[str] | None = HELD_OUT_TASKS  # None: every held-out (test) task
+    eval_profiles: int = 3  # test profiles per task, spread over the player types
+    eval_seats: Sequence[int] = (1,)
+    eval_seeds: Sequence[int] = (0,)
     extra_rl: Sequence[str] = ()  # overrides for the GiGPO recipe (e.g. ablations)
 
 
-def policy_summary(outcomes: Sequence[Any]) -> dict[str, float]:
-    """Held-out metrics of one evaluated policy (household outcomes from ``collabrl eval``)."""
-    summaries = [o.record.summary for o in outcomes]
-    affective = [
-        float(np.mean([v for v in o.scores.values() if v is not None]))
-        for o in outcomes
-        if any(v is not None for v in o.scores.values())
-    ]
-    return {
-        "efficiency_reward": float(
-            np.mean(
-                [
-                    eval_section(o.job.game, o.job.task).efficiency(o.record.summary)
-                    for o in outcomes
-                ]
-            )
-        ),
-        "success": float(np.mean([bool(s["success"]) for s in summaries])),
-        "steps": float(np.mean([s["steps"] for s in summaries])),
-        "message_freq": float(np.mean([o.message_ratio for o in outcomes])),
-        "valid_rate": float(np.mean([np.mean([v.valid for v in o.views]) for o in outcomes])),
-        "affective_proxy": float(np.mean(affective)) if affective else float("nan"),
-        "episodes": len(outcomes),
-    }
+SUMMARY = {
+    "efficiency_reward": "efficiency reward",
+    "success": "success",
+    "efficiency": "steps",
+    "message_ratio": "msg freq",
+    "valid_rate": "valid",
+    "affective": "affective proxy",
+}
+"""Episode columns of the quickstart table, with their headings."""
 
 
-def evaluate_policy(folder: str, plan: QuickstartPlan, name: str) -> dict[str, float]:
-    """Held-out tasks x test profiles, policy in seat 1, persona partners, proxy judge: the
-    GiGPO recipe's ``eval`` section, narrowed to the plan."""
+def policy_summary(rows: Sequence[dict[str, Any]]) -> dict[str, float]:
+    """Means of one evaluated policy's episode rows (:func:`collabrl.eval.report.episode_rows`)."""
+    out: dict[str, float] = {}
+    for column, heading in SUMMARY.items():
+        values = [value(r, column) for r in rows]
+        values = [v for v in values if not np.isnan(v)]
+        out[heading] = float(np.mean(values)) if values else float("nan")
+    out["episodes"] = len(rows)
+    return out
+
+
+def evaluate_policy(plan: QuickstartPlan, name: str, policy: Sequence[str]) -> list[dict[str, Any]]:
+    """Episode rows of one policy on the plan's held-out jobs (test tasks x test profiles x
+    seats x seeds, persona partners, proxy judge: the GiGPO recipe's ``eval`` section).
+    ``policy``: ``eval.policy`` overrides; every policy plays exactly the same jobs."""
     from collabrl.eval.protocol import run_evaluation
+    from collabrl.eval.report import episode_rows
 
+    tasks = [f"eval.tasks=[{', '.join(plan.eval_tasks)}]"] if plan.eval_tasks else []
     recipe = load_recipe(
         GIGPO_RECIPE,
         [
-            f"eval.tasks=[{', '.join(plan.eval_tasks)}]",
+            *tasks,
             f"eval.max_profiles={plan.eval_profiles}",
-            "eval.seats=[1]",
-            f"eval.seeds=[{plan.seed}]",
-            "eval.policy.kind=llm",
-            "eval.policy.engine.backend=transformers",
-            f"eval.policy.engine.model={folder}",
-            "eval.policy.sampling={temperature: 0.7, max_new_tokens: 160}",
+            f"eval.seats=[{', '.join(map(str, plan.eval_seats))}]",
+            f"eval.seeds=[{', '.join(map(str, plan.eval_seeds))}]",
+            *policy,
             f"eval.output_dir={plan.out / f'eval_{name}'}",
         ],
     )
-    return policy_summary(run_evaluation(recipe.evaluation()).outcomes)
+    return episode_rows(run_evaluation(recipe.evaluation(), progress=False).outcomes)
+
+
+def llm_policy(folder: str) -> list[str]:
+    """``eval.policy`` overrides for a trained HF folder on the transformers engine."""
+    return [
+        "eval.policy.kind=llm",
+        "eval.policy.engine.backend=transformers",
+        f"eval.policy.engine.model={folder}",
+        "eval.policy.sampling={temperature: 0.7, max_new_tokens: 160}",
+    ]
+
+
+def reference_rows(plan: QuickstartPlan) -> dict[str, list[dict[str, Any]]]:
+    """The floor and the ceiling on the plan's jobs (scripted, so they take seconds)."""
+    return {
+        FLOOR: evaluate_policy(plan, "floor", ["eval.policy.kind=idle"]),
+        CEILING: evaluate_policy(plan, "ceiling", ["eval.policy.kind=expert"]),
+    }
+
+
+def gap_closed(policy: float, floor: float, ceiling: float) -> float:
+    """Where ``policy`` lies between the floor (0) and the ceiling (1): how much of what an
+    expert adds over the partner alone this policy adds."""
+    return (policy - floor) / (ceiling - floor) if ceiling != floor else float("nan")
+
+
+def results_table(episodes: dict[str, list[dict[str, Any]]]) -> list[dict[str, Any]]:
+    """One summary row per policy, with its place between floor and ceiling."""
+    rows = [{"policy": name, **policy_summary(r)} for name, r in episodes.items()]
+    by = {r["policy"]: r for r in rows}
+    key = SUMMARY["efficiency_reward"]
+    if FLOOR in by and CEILING in by:
+        for row in rows:
+            row["floor→ceiling"] = gap_closed(row[key], by[FLOOR][key], by[CEILING][key])
+    return rows
 
 
 def latest_policy(run_dir: Path) -> str:
@@ -122,26 +168,48 @@ def run_gigpo(plan: QuickstartPlan, sft_policy: str) -> Path:
     return train(recipe)
 
 
-def quickstart(plan: QuickstartPlan) -> list[dict[str, Any]]:
-    """Run every stage; returns the before/after table rows and writes report.html."""
+def quickstart(plan: QuickstartPlan) -> dict[str, Any]:
+    """Run every stage; returns the summary rows, the paired comparison of GiGPO against SFT
+    and its verdict, and writes ``results.json`` and the run's ``report.html``."""
     from collabrl.report.html import write_report
 
     started = time.perf_counter()
     sft_policy = run_sft(plan)
     rl_dir = run_gigpo(plan, sft_policy)
-    rows = [
-        {"policy": "SFT", **evaluate_policy(sft_policy, plan, "sft")},
-        {"policy": "SFT + GiGPO", **evaluate_policy(latest_policy(rl_dir), plan, "gigpo")},
-    ]
+    episodes = {
+        "SFT": evaluate_policy(plan, "sft", llm_policy(sft_policy)),
+        "SFT + GiGPO": evaluate_policy(plan, "gigpo", llm_policy(latest_policy(rl_dir))),
+        **reference_rows(plan),
+    }
+    rows = results_table(episodes)
+    paired = compare(episodes["SFT"], episodes["SFT + GiGPO"], "SFT", "SFT + GiGPO")
     minutes = (time.perf_counter() - started) / 60
+    jobs = episodes["SFT"]
     notes = [
-        f"held-out tasks {', '.join(plan.eval_tasks)}; {plan.eval_profiles} test profiles each; "
-        "policy in seat 1; persona partners",
-        "affective_proxy: CB-Affective (0-5) from the offline heuristic judge, a proxy for the "
+        f"held-out jobs: {len({r['task'] for r in jobs})} test tasks x "
+        f"{plan.eval_profiles} test profiles (every player type) x seats "
+        f"{list(plan.eval_seats)} x seeds {list(plan.eval_seeds)} = {len(jobs)} episodes per "
+        "policy, the same jobs for every policy; persona partners",
+        "floor→ceiling: where the policy's efficiency reward lies between the idle agent (0: "
+        "the partner alone) and the expert agent (1)",
+        "affective proxy: CB-Affective (0-5) from the offline heuristic judge, a proxy for the "
         "paper's LLM judges",
         f"wall time {minutes:.1f} min",
     ]
-    report = write_report(rl_dir, "collabrl quickstart", rows, notes)
-    (plan.out / "results.json").write_text(json.dumps({"rows": rows, "notes": notes}, indent=1))
+    comparison = comparison_rows(paired)
+    report = write_report(
+        rl_dir,
+        "collabrl quickstart",
+        rows,
+        notes,
+        {"SFT + GiGPO - SFT, paired by job (95% CI)": comparison},
+    )
+    result = {
+        "rows": rows,
+        "comparison": comparison,
+        "verdict": verdict(paired),
+        "notes": notes,
+    }
+    (plan.out / "results.json").write_text(json.dumps(result, indent=1), encoding="utf-8")
     print(f"report: {report}")
-    return rows
+    return result

@@ -65,6 +65,7 @@ SEEDED = (
     "algo.mini_batch=4",
     "algo.micro_batch=2",
     "reward.judge.kind=heuristic",
+    "policy.engine_options={batch_size: 64}",  # the rollout batched as when the numbers were pinned
 )
 
 

@@ -18,3 +18,18 @@ class Player(Protocol):
     def reset(self, seat: str, seed: int) -> None: ...
 
     def act(self, obs: Observation) -> str: ...
+
+
+class IdlePlayer:
+    """A seat that never acts: every reply is empty, so the game idles the seat one tick per
+    decision (counted invalid). Why: evaluated in the agent's seat, it is the floor of a
+    benchmark, what the partner achieves alone, so a table can show how much of a team's result
+    the agent itself contributes."""
+
+    name = "idle"
+
+    def reset(self, seat: str, seed: int) -> None:
+        self.seat = seat
+
+    def act(self, obs: Observation) -> str:
+        return ""

@@ -17,6 +17,7 @@ samples of the group, so long episodes weigh more; a group of one sample gets A_
 from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
@@ -60,6 +61,20 @@ def step_returns(episode_codes: np.ndarray, rewards: np.ndarray, gamma: float) -
     return returns
 
 
+@dataclass(frozen=True)
+class AdvantageParts:
+    """The two levels of GiGPO's advantage, per sample: ``episode`` (A_E) and ``step``
+    (omega * A_S). Their sum is the advantage; kept apart so that a run can log how much of its
+    gradient each level supplies."""
+
+    episode: np.ndarray
+    step: np.ndarray
+
+    @property
+    def total(self) -> np.ndarray:
+        return self.episode + self.step
+
+
 def gigpo_advantages(
     group: Sequence[Hashable],
     episode: Sequence[Hashable],
@@ -74,11 +89,39 @@ def gigpo_advantages(
     episode_norm: EpisodeNorm = "episodes",
 ) -> np.ndarray:
     """Per-sample GiGPO advantages (contract; see the module docstring for the maths)."""
+    return gigpo_parts(
+        group,
+        episode,
+        anchor,
+        step_reward,
+        episode_return,
+        gamma=gamma,
+        omega=omega,
+        mode=mode,
+        eps=eps,
+        episode_norm=episode_norm,
+    ).total
+
+
+def gigpo_parts(
+    group: Sequence[Hashable],
+    episode: Sequence[Hashable],
+    anchor: Sequence[Hashable],
+    step_reward: Sequence[float],
+    episode_return: Sequence[float],
+    *,
+    gamma: float = 0.0,
+    omega: float = 1.0,
+    mode: Mode = "mean_std_norm",
+    eps: float = 1e-6,
+    episode_norm: EpisodeNorm = "episodes",
+) -> AdvantageParts:
+    """:func:`gigpo_advantages` with its two levels apart (same arguments)."""
     n = len(group)
     if not (len(episode) == len(anchor) == len(step_reward) == len(episode_return) == n):
         raise ValueError("group, episode, anchor, step_reward and episode_return differ in length")
     if n == 0:
-        return np.zeros(0)
+        return AdvantageParts(np.zeros(0), np.zeros(0))
     group_codes = _codes(group)
     # Episode ids need only be unique within a group.
     episode_codes = _codes(list(zip(group_codes.tolist(), episode, strict=True)))
@@ -97,4 +140,4 @@ def gigpo_advantages(
     # Step level: step returns normalised within (group, anchor) groups.
     anchor_codes = _codes(list(zip(group_codes.tolist(), anchor, strict=True)))
     a_step = _normalise(step_returns(episode_codes, rewards, gamma), anchor_codes, mode, eps)
-    return a_episode + omega * a_step
+    return AdvantageParts(a_episode, omega * a_step)

@@ -144,11 +144,10 @@ class TransformersEngine:
                 )
             else:
                 ready.append(i)
+        size = self.options.batch_size or (1 if self.model.device.type == "cpu" else 64)
         with seeded(params.seed, self.model.device):
-            for start in range(0, len(ready), self.options.batch_size):
-                self._run_batch(
-                    [results[i] for i in ready[start : start + self.options.batch_size]], params
-                )
+            for start in range(0, len(ready), size):
+                self._run_batch([results[i] for i in ready[start : start + size]], params)
         return results
 
     def _run_batch(self, batch: list[GenerationResult], params: SamplingParams) -> None:

@@ -11,12 +11,14 @@ from typing import Any
 @dataclass
 class TransformersOptions:
     """``device``: cpu, cuda, cuda:N or auto. ``dtype``: float32 (default; bf16 is far slower on
-    most CPUs), bfloat16 or float16. ``batch_size``: most conversations per ``generate`` call.
+    most CPUs), bfloat16 or float16. ``batch_size``: most conversations per ``generate`` call
+    (None: 1 on a CPU, where unpadded prompts take the fused causal attention kernel and decode
+    faster one at a time than padded together, measured 1.4x on 2 cores; 64 on a GPU).
     ``max_context``: prompt + new tokens limit (default: the model's max positions)."""
 
     device: str = "cpu"
     dtype: str = "float32"
-    batch_size: int = 64
+    batch_size: int | None = None
     max_context: int | None = None
 
 

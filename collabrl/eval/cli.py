@@ -10,9 +10,12 @@ has it (``game.seats=...``) or it starts with ``eval.``. E.g.::
         policy.engine.model=Qwen/Qwen2.5-7B-Instruct judge.kind=llm \
         judge.engine.backend=openai judge.engine.model=deepseek-v3.1
     collabrl eval --checkpoint runs/step_100/policy    # a local HF folder via transformers
+    collabrl eval --compare runs/eval_sft runs/eval_gigpo   # paired by job, with 95% intervals
 """
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import click
 
@@ -55,12 +58,29 @@ def _in_eval_section(override: str) -> str:
 @click.option("--checkpoint", default=None, help="Evaluate a local HF model folder (transformers).")
 @click.option("--oracle", is_flag=True, help="Oracle setting: policy sees the partner's profile.")
 @click.option("--quiet", is_flag=True, help="No progress bars.")
+@click.option(
+    "--compare",
+    nargs=2,
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    metavar="DIR_A DIR_B",
+    help="Compare two evaluation folders paired by job (B - A, 95% intervals); runs nothing.",
+)
 @OVERWRITE
 def eval_command(
-    args: tuple[str, ...], checkpoint: str | None, oracle: bool, quiet: bool, overwrite: bool
+    args: tuple[str, ...],
+    checkpoint: str | None,
+    oracle: bool,
+    quiet: bool,
+    compare: tuple[Path, Path] | None,
+    overwrite: bool,
 ) -> None:
     """Run the CollabBench evaluation (CB-Efficiency + CB-Affective) and write the tables."""
-    from pathlib import Path
+    if compare is not None:
+        if args or checkpoint or oracle:
+            raise click.UsageError("--compare reads two finished evaluations; it takes no settings")
+        _print_comparison(*compare)
+        return
 
     from collabrl.eval.protocol import PROXY_NOTE, run_evaluation
     from collabrl.eval.report import summary_table
@@ -80,3 +100,13 @@ def eval_command(
     for warning in result.warnings:
         click.echo(warning, err=True)
     click.echo(f"wrote {result.output_dir}/tables.md (and .csv, results.json, trajectories)")
+
+
+def _print_comparison(a: Path, b: Path) -> None:
+    """The paired table of two evaluation folders and the verdict on efficiency."""
+    from collabrl.eval.compare import compare, comparison_markdown, read_episodes, verdict
+
+    result = compare(read_episodes(a), read_episodes(b), str(a), str(b))
+    click.echo(comparison_markdown(result))
+    if "efficiency_reward" in result.difference:
+        click.echo(verdict(result))

@@ -63,6 +63,7 @@ class EpisodeOutcome:
     efficiency: float  # the game's efficiency column (household: steps, failure = max ticks)
     tokens_per_step_k: float
     stalled: bool = False  # ended by the decision safety cap: reported apart, not as a failure
+    efficiency_reward: float = 0.0  # the episode's training efficiency reward (R_e, the game's)
     windows: list[list[int]] = field(default_factory=list)  # decision indices per window
     judgements: list[dict[str, WindowJudgement]] = field(default_factory=list)
     scores: dict[str, float | None] = field(default_factory=dict)
@@ -78,6 +79,11 @@ class EpisodeOutcome:
     def message_ratio(self) -> float:
         """rho: share of the evaluated seat's decisions that sent a message."""
         return sum(v.sent_message for v in self.views) / self.decisions if self.views else 0.0
+
+    @property
+    def valid_rate(self) -> float:
+        """Share of the evaluated seat's decisions that were usable replies."""
+        return sum(v.valid for v in self.views) / self.decisions if self.views else 0.0
 
 
 def select_jobs(spec: EvalSpec) -> list[Job]:
@@ -210,6 +216,7 @@ def play_job(
         record=record,
         views=views,
         efficiency=efficiency(job.game, record.summary),
+        efficiency_reward=gspec.efficiency(record.summary),
         tokens_per_step_k=tokens / len(views) / 1000 if views else 0.0,
         stalled=bool(record.summary.get("stalled", False)),
         observations={

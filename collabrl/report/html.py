@@ -21,6 +21,11 @@ PANELS: dict[str, tuple[str, ...]] = {
         "reward/judge",
     ),
     "Episode outcome": ("success_rate", "score"),
+    "Where the gradient comes from": (
+        "signal/live_groups",
+        "signal/episode_share",
+        "signal/step_share",
+    ),
     "Messages per step": ("messages_per_step",),
     "Valid responses": ("valid_rate",),
     "Response length (tokens)": ("response_length",),
@@ -49,7 +54,8 @@ def plot_panels(rows: Sequence[Mapping], out_dir: Path) -> list[Path]:
         for key in present:
             xs = [r["iteration"] for r in rows if key in r]
             ys = [r[key] for r in rows if key in r]
-            ax.plot(xs, ys, marker="o", markersize=3, label=key.removeprefix("reward/"))
+            label = key.removeprefix("reward/").removeprefix("signal/")
+            ax.plot(xs, ys, marker="o", markersize=3, label=label)
         ax.set_title(title)
         ax.set_xlabel("iteration")
         ax.grid(alpha=0.3)
@@ -81,9 +87,14 @@ def _fmt(value: object) -> str:
 
 
 def write_report(
-    run_dir: Path, title: str, results: Sequence[Mapping], notes: Sequence[str] = ()
+    run_dir: Path,
+    title: str,
+    results: Sequence[Mapping],
+    notes: Sequence[str] = (),
+    tables: Mapping[str, Sequence[Mapping]] | None = None,
 ) -> Path:
-    """Write ``run_dir/report.html`` with the results table, notes and training-dynamics plots."""
+    """Write ``run_dir/report.html`` with the results table, further titled ``tables`` (e.g. a
+    paired comparison), notes and training-dynamics plots."""
     metrics_file = run_dir / "metrics.jsonl"
     rows = read_metrics(metrics_file) if metrics_file.is_file() else []
     images = plot_panels(rows, run_dir) if rows else []
@@ -91,6 +102,9 @@ def write_report(
         f'<figure><img src="{p.name}" alt="{html.escape(p.stem)}"></figure>' for p in images
     )
     note_items = "".join(f"<li>{html.escape(n)}</li>" for n in notes)
+    more = "".join(
+        f"<h2>{html.escape(name)}</h2>\n{_table(rows)}" for name, rows in (tables or {}).items()
+    )
     page = f"""<!doctype html>
 <html><head><meta charset="utf-8"><title>{html.escape(title)}</title>
 <style>
@@ -103,6 +117,7 @@ figure {{ display: inline-block; margin: 0.5em; }}
 <h1>{html.escape(title)}</h1>
 <h2>Results</h2>
 {_table(results)}
+{more}
 <ul>{note_items}</ul>
 <h2>Training dynamics</h2>
 {figures or "<p>(no training metrics)</p>"}

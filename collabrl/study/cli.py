@@ -28,10 +28,10 @@ OUT = click.option(
 
 
 def _require_study_extra(command: str) -> None:
-    """One-line error when the ``study`` extra (page text, report statistics) is missing."""
+    """One-line error when the ``study`` extra (page text) is missing."""
     from collabrl.engines.factory import require
 
-    require(("markdown_it", "scipy"), "pip install 'collabrl[study]'", f"collabrl study {command}")
+    require(("markdown_it",), "pip install 'collabrl[study]'", f"collabrl study {command}")
 
 
 def _compiled(args: tuple[str, ...]):

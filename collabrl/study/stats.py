@@ -1,6 +1,6 @@
 """The statistics a study report needs, computed by SciPy (the ``study`` extra).
 
-- :func:`mean_ci`: mean and two-sided Student-t interval.
+- :func:`~collabrl.stats.mean_ci` (re-exported): mean and two-sided Student-t interval.
 - :func:`wilcoxon`: the Wilcoxon signed-rank test for paired samples (within-subject), two-sided.
   Zero differences are dropped (Wilcoxon's convention). The p-value is exact (every sign
   assignment counted) for up to ``EXACT_MAX_N`` differences without ties, otherwise the normal
@@ -21,16 +21,12 @@ from dataclasses import dataclass
 
 from scipy import stats
 
+from collabrl.stats import Interval, mean_ci
+
+__all__ = ["Interval", "Test", "holm", "mann_whitney", "mean_ci", "wilcoxon"]
+
 EXACT_MAX_N = 50
 """The most nonzero differences for which the Wilcoxon p-value is exact (SciPy's own bound)."""
-
-
-@dataclass(frozen=True)
-class Interval:
-    n: int
-    mean: float
-    low: float
-    high: float
 
 
 @dataclass(frozen=True)
@@ -40,18 +36,6 @@ class Test:
     p: float
     n: int
     method: str
-
-
-def mean_ci(values: list[float], level: float = 0.95) -> Interval:
-    """Mean and two-sided Student-t interval (the interval is the mean itself for n < 2)."""
-    n = len(values)
-    if n == 0:
-        return Interval(0, math.nan, math.nan, math.nan)
-    mean = sum(values) / n
-    if n < 2:
-        return Interval(n, mean, mean, mean)
-    half = stats.t.ppf(0.5 + level / 2, n - 1) * stats.sem(values)
-    return Interval(n, mean, mean - half, mean + half)
 
 
 def wilcoxon(x: list[float], y: list[float]) -> Test:

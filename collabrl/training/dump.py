@@ -24,13 +24,14 @@ from typing import Any
 import numpy as np
 
 from collabrl.agents.protocol import parse_response
-from collabrl.config import AlgoSpec, DumpSpec
+from collabrl.algos.gigpo import AdvantageParts
+from collabrl.config import DumpSpec
 from collabrl.envs.registry import get_game
 from collabrl.records import jsonl_line
 from collabrl.rewards.judges import DIMENSIONS, StepView
 from collabrl.rollout.episode import Turn
 from collabrl.training.lockstep import EpisodeSlot, Sample
-from collabrl.training.rewards import Scored, compute_advantages, sample_key
+from collabrl.training.rewards import Scored, sample_key
 
 ROLLOUTS = "rollouts.jsonl"
 _ACTION_LINE = re.compile(r"^[A-Z]+\. (.*)$")
@@ -92,8 +93,7 @@ def dump_rollouts(
     seed: int,
     slots: Sequence[EpisodeSlot],
     scored: Scored,
-    advantages: np.ndarray,
-    algo: AlgoSpec,
+    advantages: AdvantageParts,
     judge: RationaleKeeper | Any | None,
 ) -> None:
     """Append ``spec.episodes`` episodes of this iteration (drawn with the run's seed) to
@@ -103,14 +103,12 @@ def dump_rollouts(
         return
     rng = np.random.default_rng([seed, iteration, 3])
     chosen = sorted(rng.choice(len(slots), size=min(spec.episodes, len(slots)), replace=False))
-    episode_level = compute_advantages(scored, algo.model_copy(update={"omega": 0.0}))
     index = {sample_key(s): i for i, s in enumerate(scored.samples)}
     lines = []
     for k in chosen:
         slot = slots[int(k)]
         policy = iter(
-            _turn(slot, s, index.get(sample_key(s)), advantages, episode_level, verdicts)
-            for s in slot.samples
+            _turn(slot, s, index.get(sample_key(s)), advantages, verdicts) for s in slot.samples
         )
         turns = [
             next(policy) if t.seat == slot.policy_seat else _partner_turn(slot, t)
@@ -127,8 +125,7 @@ def _turn(
     slot: EpisodeSlot,
     s: Sample,
     i: int | None,
-    advantages: np.ndarray,
-    episode_level: np.ndarray,
+    advantages: AdvantageParts,
     verdicts: dict[Hashable, tuple[float | None, str]],
 ) -> dict[str, Any]:
     """One policy decision with its rewards and advantages (None where it was not trained on)."""
@@ -136,8 +133,8 @@ def _turn(
         s.text, _offered(s.observation), message_action=slot.game.message_action
     )
     level, rationale = verdicts.get(_judged(s.tick, s.observation, s.think, s.message), (None, ""))
-    total = float(advantages[i]) if i is not None else None
-    episode = float(episode_level[i]) if i is not None else None
+    total = float(advantages.total[i]) if i is not None else None
+    episode = float(advantages.episode[i]) if i is not None else None
     return {
         "tick": s.tick,
         "seat": slot.policy_seat,

@@ -39,7 +39,7 @@ from collabrl.training.policy import (
     prepare_reference,
     start_run,
 )
-from collabrl.training.rewards import compute_advantages, informative, score_rollout
+from collabrl.training.rewards import advantage_parts, informative, score_rollout
 from collabrl.training.update import (
     Optimisation,
     ppo_update,
@@ -131,12 +131,11 @@ def train(recipe: Recipe, overwrite: bool = False) -> Path:
         failures = failure_counts(slots, levels)
         _check_failures(slots, failures, recipe.train.max_failure_rate, iteration)
         t2 = time.perf_counter()
-        advantages = compute_advantages(scored, algo)
+        parts = advantage_parts(scored, algo)
+        advantages = parts.total
         if main:
             dump = recipe.train.dump_rollouts
-            dump_rollouts(
-                run_dir, dump, iteration, recipe.seed, slots, scored, advantages, algo, judge
-            )
+            dump_rollouts(run_dir, dump, iteration, recipe.seed, slots, scored, parts, judge)
         keep = informative(scored, advantages, algo.drop_uniform_groups)
         samples = [scored.samples[i] for i in keep]
         model.train()
@@ -167,9 +166,7 @@ def train(recipe: Recipe, overwrite: bool = False) -> Path:
             **synced,
             "iteration": t4 - t0,
         }
-        metrics = iteration_metrics(
-            slots, scored, advantages, stats, old, timings, len(keep), failures
-        )
+        metrics = iteration_metrics(slots, scored, parts, keep, stats, old, timings, failures)
         metrics = combine_ranks(gather_object([metrics]))  # every rank's rollouts, not rank 0's
         if validator.due(iteration):  # held-out episodes; the best policy kept in <run>/best
             model.eval()

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from collabrl.agents.llm_player import LLMPlayer
+from collabrl.algos.gigpo import AdvantageParts
 from collabrl.eval.process import PROCESS_KEYS, episode_process
 from collabrl.training.lockstep import EpisodeSlot
 from collabrl.training.rewards import SampleKey, Scored
@@ -50,18 +51,51 @@ def process_means(slots: Sequence[EpisodeSlot]) -> dict[str, float]:
     return out
 
 
+LIVE = 1e-9
+"""An advantage of at most this size counts as zero."""
+
+
+def signal_metrics(scored: Scored, parts: AdvantageParts, keep: Sequence[int]) -> dict[str, float]:
+    """Where this iteration's gradient comes from.
+
+    - ``signal/live_groups``: share of groups whose episode-level advantage is non-zero (their
+      episodes' efficiency rewards differ). At 0 the episode level, the paper's task signal,
+      teaches nothing: e.g. when no training episode can end in success.
+    - ``signal/live_step_groups``: the same for the step level (some anchor group's step rewards
+      differ).
+    - ``signal/episode_share`` and ``signal/step_share``: each level's share of the summed
+      absolute advantage over the trained samples. The policy-gradient loss is linear in the
+      advantage, so this is each level's share of the weight on the gradient (both 0 when no
+      sample carries any advantage).
+    """
+    groups = [s.group for s in scored.samples]
+    live_episode = {g for g, a in zip(groups, parts.episode, strict=True) if abs(a) > LIVE}
+    live_step = {g for g, a in zip(groups, parts.step, strict=True) if abs(a) > LIVE}
+    n_groups = len(set(groups))
+    episode = float(np.abs(parts.episode[list(keep)]).sum()) if keep else 0.0
+    step = float(np.abs(parts.step[list(keep)]).sum()) if keep else 0.0
+    total = episode + step
+    return {
+        "signal/live_groups": len(live_episode) / n_groups if n_groups else 0.0,
+        "signal/live_step_groups": len(live_step) / n_groups if n_groups else 0.0,
+        "signal/episode_share": episode / total if total > 0 else 0.0,
+        "signal/step_share": step / total if total > 0 else 0.0,
+    }
+
+
 def iteration_metrics(
     slots: Sequence[EpisodeSlot],
     scored: Scored,
-    advantages: np.ndarray,
+    parts: AdvantageParts,
+    keep: Sequence[int],
     stats: UpdateStats,
     old: OldLogprobs,
     timings: dict[str, float],
-    trained_samples: int,
     failures: Mapping[str, int],
 ) -> dict[str, Any]:
-    """A flat dict of everything worth plotting for this iteration (``failures``: see
-    :func:`failure_counts`)."""
+    """A flat dict of everything worth plotting for this iteration (``keep``: the indices of
+    the samples trained on; ``failures``: see :func:`failure_counts`)."""
+    advantages = parts.total
     samples = [s for slot in slots for s in slot.samples]
     judged = [s.rewards["judge"] for s in samples if s.rewards.get("judge") is not None]
     lengths = [len(s.response_ids) for s in samples]
@@ -77,7 +111,8 @@ def iteration_metrics(
         "tokens_per_step": _mean([len(s.prompt_ids) + len(s.response_ids) for s in samples]),
         "decisions": len(samples),
         **failures,
-        "trained_samples": trained_samples,
+        "trained_samples": len(keep),
+        **signal_metrics(scored, parts, keep),
         "adv/mean": float(advantages.mean()) if advantages.size else 0.0,
         "adv/std": float(advantages.std()) if advantages.size else 0.0,
         "adv/abs_max": float(np.abs(advantages).max()) if advantages.size else 0.0,

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from collabrl.algos.gigpo import gigpo_advantages
+from collabrl.algos.gigpo import AdvantageParts, gigpo_parts
 from collabrl.config import AlgoSpec, RewardSpec
 from collabrl.envs.registry import GameSection
 from collabrl.rewards.terms import communication_reward, format_reward, interactivity_reward
@@ -82,9 +82,9 @@ def score_rollout(
     return Scored(samples, steps, scores, per_sample)
 
 
-def compute_advantages(scored: Scored, algo: AlgoSpec) -> np.ndarray:
-    """GiGPO (or GRPO: no step level) advantages of the scored samples."""
-    return gigpo_advantages(
+def advantage_parts(scored: Scored, algo: AlgoSpec) -> AdvantageParts:
+    """GiGPO (or GRPO: no step level) advantages of the scored samples, the two levels apart."""
+    return gigpo_parts(
         [s.group for s in scored.samples],
         [s.episode for s in scored.samples],
         [s.anchor for s in scored.samples],
@@ -95,6 +95,11 @@ def compute_advantages(scored: Scored, algo: AlgoSpec) -> np.ndarray:
         mode=algo.norm,
         episode_norm="samples" if scored.per_sample_scores else "episodes",
     )
+
+
+def compute_advantages(scored: Scored, algo: AlgoSpec) -> np.ndarray:
+    """GiGPO (or GRPO) advantages of the scored samples: the two levels summed."""
+    return advantage_parts(scored, algo).total
 
 
 def informative(scored: Scored, advantages: np.ndarray, drop_uniform: bool) -> list[int]:

@@ -74,12 +74,27 @@ def collate(
 def token_logprobs(
     model: torch.nn.Module, batch: TokenBatch, temperature: float, with_entropy: bool = False
 ) -> tuple[torch.Tensor, torch.Tensor | None]:
-    """log pi(token) at the sampling temperature for every position, and optionally entropy."""
-    logits = model(input_ids=batch.input_ids, attention_mask=batch.attention_mask).logits
+    """log pi(token) at the sampling temperature for every position [B, L-1], and optionally
+    entropy.
+
+    Only positions from the batch's first response position on get logits
+    (``logits_to_keep``); earlier positions, all prompt, are 0. Why: a prompt is tens of times
+    longer than its reply, and the vocabulary projection and softmax over every prompt position
+    were most of a small model's update time, for values the masks then drop."""
+    length = batch.input_ids.shape[1]
+    reply = batch.response_mask.any(dim=0).nonzero()
+    first = int(reply[0]) if len(reply) else length - 1
+    logits = model(
+        input_ids=batch.input_ids,
+        attention_mask=batch.attention_mask,
+        logits_to_keep=length - first,
+    ).logits
     logits = logits[:, :-1].float() / max(temperature, 1e-6)
     logp = torch.log_softmax(logits, dim=-1)
-    chosen = logp.gather(-1, batch.input_ids[:, 1:].unsqueeze(-1)).squeeze(-1)
-    return chosen, (entropy_from_logits(logits) if with_entropy else None)
+    chosen = logp.gather(-1, batch.input_ids[:, first + 1 :].unsqueeze(-1)).squeeze(-1)
+    pad = (first, 0)  # back to [B, L-1]: the prompt positions carry no loss
+    entropy = torch.nn.functional.pad(entropy_from_logits(logits), pad) if with_entropy else None
+    return torch.nn.functional.pad(chosen, pad), entropy
 
 
 @dataclass
