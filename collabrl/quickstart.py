@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from collabrl.config import load_recipe
-from collabrl.eval.compare import compare, comparison_rows, value, verdict
+from collabrl.eval.compare import METRICS, compare, comparison_rows, value, verdict
 
 SFT_RECIPE = "cwah_sft_cpu"
 GIGPO_RECIPE = "cwah_gigpo_cpu"
@@ -50,21 +50,10 @@ class QuickstartPlan:
     extra_rl: Sequence[str] = ()  # overrides for the GiGPO recipe (e.g. ablations)
 
 
-SUMMARY = {
-    "efficiency_reward": "efficiency reward",
-    "success": "success",
-    "efficiency": "steps",
-    "message_ratio": "msg freq",
-    "valid_rate": "valid",
-    "affective": "affective proxy",
-}
-"""Episode columns of the quickstart table, with their headings."""
-
-
 def policy_summary(rows: Sequence[dict[str, Any]]) -> dict[str, float]:
     """Means of one evaluated policy's episode rows (:func:`collabrl.eval.report.episode_rows`)."""
     out: dict[str, float] = {}
-    for column, heading in SUMMARY.items():
+    for column, heading in METRICS.items():
         values = [value(r, column) for r in rows]
         values = [v for v in values if not np.isnan(v)]
         out[heading] = float(np.mean(values)) if values else float("nan")
@@ -122,7 +111,7 @@ def results_table(episodes: dict[str, list[dict[str, Any]]]) -> list[dict[str, A
     """One summary row per policy, with its place between floor and ceiling."""
     rows = [{"policy": name, **policy_summary(r)} for name, r in episodes.items()]
     by = {r["policy"]: r for r in rows}
-    key = SUMMARY["efficiency_reward"]
+    key = METRICS["efficiency_reward"]
     if FLOOR in by and CEILING in by:
         for row in rows:
             row["floor→ceiling"] = gap_closed(row[key], by[FLOOR][key], by[CEILING][key])

@@ -30,7 +30,7 @@ class Interval:
     @property
     def excludes_zero(self) -> bool:
         """True when the whole interval lies on one side of zero."""
-        return self.low > 0 or self.high < 0
+        return bool(self.low > 0 or self.high < 0)
 
     def cell(self, digits: int = 3) -> str:
         """``mean [low, high]`` for tables."""
@@ -48,7 +48,7 @@ def mean_ci(values: Sequence[float], level: float = 0.95) -> Interval:
     mean = math.fsum(values) / n
     if n < 2 or min(values) == max(values):
         return Interval(n, mean, mean, mean)
-    half = stats.t.ppf(0.5 + level / 2, n - 1) * stats.sem(values)
+    half = float(stats.t.ppf(0.5 + level / 2, n - 1) * stats.sem(values))
     return Interval(n, mean, mean - half, mean + half)
 
 

@@ -34,7 +34,8 @@ def test_paired_interval_matches_a_hand_worked_example() -> None:
     d = paired_difference([1.0, 2.0, 3.0, 4.0], [2.0, 4.0, 6.0, 8.0])
     assert (d.n, d.mean) == (4, 2.5)
     assert (d.low, d.high) == pytest.approx((0.445740, 4.554260), abs=1e-6)
-    assert d.excludes_zero and d.cell() == "2.500 [0.446, 4.554]"
+    assert d.excludes_zero is True and d.cell() == "2.500 [0.446, 4.554]"
+    assert json.dumps([d.low, d.high, d.excludes_zero])  # plain Python numbers, for results.json
     # the same differences in the other direction, and a pair with a missing value left out
     back = paired_difference([2.0, 4.0, 6.0, 8.0, math.nan], [1.0, 2.0, 3.0, 4.0, 7.0])
     assert (back.n, back.mean) == (4, -2.5) and back.high == pytest.approx(-0.445740, abs=1e-6)
