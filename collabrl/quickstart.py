@@ -37,8 +37,8 @@ the rule-based expert in the agent's seat."""
 
 @dataclass
 class QuickstartPlan:
-    """Sizes of each stage (the defaults fit the quickstart's 15-minute budget on a quiet 2-core
-    machine; ``benchmarks/learning.py`` widens the evaluation)."""
+    """Sizes of each stage (the defaults took 17.5 minutes on a quiet 2-core machine: SFT 2.4,
+    GiGPO 6.5, four evaluations 8.6; the goal is 15)."""
 
     out: Path
     seed: int = 0

@@ -217,3 +217,52 @@ def test_floor_and_ceiling_play_the_same_jobs(tmp_path) -> None:
     assert c.jobs == 2 and c.unpaired == 0
     # the expert in the agent's seat adds to what the partner achieves alone
     assert c.means_b["efficiency_reward"].mean > c.means_a["efficiency_reward"].mean
+
+
+def _benchmark():
+    import importlib.util
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "learning.py"
+    spec = importlib.util.spec_from_file_location("learning_benchmark", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_learning_benchmark_resumes_stages_and_states_each_claim(tmp_path, capsys) -> None:
+    bench = _benchmark()
+    calls = []
+    saved = bench.stage(tmp_path / "s.json", lambda: calls.append(1) or {"x": 1})
+    again = bench.stage(tmp_path / "s.json", lambda: calls.append(1) or {"x": 2})
+    assert saved == again == {"x": 1} and calls == [1]  # a finished stage is never redone
+
+    def rows(eff: list[float], msg: float) -> list[dict]:
+        return [
+            {**_rows({f"t{i}": v})[0], "message_ratio": msg, "affective": 2.0 + v}
+            for i, v in enumerate(eff)
+        ]
+
+    def seed(shift: float) -> dict:
+        return {
+            "episodes": {
+                bench.SFT: rows([0.1, 0.2, 0.0], 0.3),
+                bench.FULL: rows([0.2 + shift, 0.3, 0.1], 0.6),
+                bench.SILENT: rows([0.1, 0.25, 0.05], 0.2),
+                bench.FLOOR: rows([0.0, 0.1, 0.0], 0.0),
+                bench.CEILING: rows([0.4, 0.5, 0.3], 0.3),
+            },
+            "signal": {
+                bench.FULL: {"nonzero_gradient": 1.0},
+                bench.SILENT: {"nonzero_gradient": 0.5 + shift},
+            },
+        }
+
+    lines = bench.report({0: seed(0.0), 1: seed(0.25)})
+    out = capsys.readouterr().out
+    assert "## pooled over seeds" in out and "seed pooled: SFT + GiGPO - SFT" in out
+    assert lines[0].startswith("hybrid reward above SFT on held-out efficiency reward in 2/2 seeds")
+    assert "(excludes zero)" in lines[0]
+    assert lines[3] == (
+        "w/o affective: non-zero gradient in 50%, 75% of iterations (goal: at least 75% in each)"
+    )
+    assert lines[4] == "w/o affective ends quieter than the full reward in 2/2 seeds"
