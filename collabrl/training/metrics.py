@@ -14,7 +14,7 @@ from collabrl.agents.llm_player import LLMPlayer
 from collabrl.algos.gigpo import AdvantageParts
 from collabrl.eval.process import PROCESS_KEYS, episode_process
 from collabrl.training.lockstep import EpisodeSlot
-from collabrl.training.rewards import SampleKey, Scored
+from collabrl.training.rewards import LIVE, SampleKey, Scored
 from collabrl.training.update import OldLogprobs, UpdateStats
 
 
@@ -49,10 +49,6 @@ def process_means(slots: Sequence[EpisodeSlot]) -> dict[str, float]:
         if values:
             out[f"process/{key}"] = _mean(values)
     return out
-
-
-LIVE = 1e-9
-"""An advantage of at most this size counts as zero."""
 
 
 def signal_metrics(scored: Scored, parts: AdvantageParts, keep: Sequence[int]) -> dict[str, float]:

@@ -24,6 +24,9 @@ from collabrl.training.lockstep import EpisodeSlot, Sample
 
 SampleKey = tuple[int, int, int]  # (group, episode, decision)
 
+LIVE = 1e-9
+"""An advantage of at most this size counts as zero (no gradient)."""
+
 
 def sample_key(sample: Sample) -> SampleKey:
     return sample.group, sample.episode, sample.decision
@@ -108,5 +111,5 @@ def informative(scored: Scored, advantages: np.ndarray, drop_uniform: bool) -> l
     nothing and is dropped."""
     if not drop_uniform:
         return list(range(len(scored.samples)))
-    live = {s.group for s, a in zip(scored.samples, advantages, strict=True) if abs(a) > 1e-9}
+    live = {s.group for s, a in zip(scored.samples, advantages, strict=True) if abs(a) > LIVE}
     return [i for i, s in enumerate(scored.samples) if s.group in live]
