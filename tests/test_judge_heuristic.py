@@ -38,6 +38,11 @@ def test_step_level_rules() -> None:
     )
     assert step_level(repeat)[0] == 0.3
     assert step_level(said("hurry up, stupid"))[0] == 0.2
+    plan = "I'll search the kitchen (4), you take the bedroom (2)."
+    assert step_level(said(plan)) == (0.6, "+0.1 informative message")  # the opening plan
+    later = said("Now walking to the kitchen (4).", own_messages_before=(plan,))
+    assert step_level(later) == (0.4, "-0.1 message nobody called for")
+    assert step_level(replace(later, heard=(("Bob", "ok, bedroom it is"),)))[0] == 0.6
     ignored = replace(QUIET, heard=asked + doubt, events=("found <a> (1)", "found <b> (2)"))
     assert step_level(ignored)[0] == 0.1  # 0.5 - 0.2 - 0.2 - 0.2, clipped to the scale
 
@@ -69,7 +74,7 @@ def test_judge_outputs_are_stamped_proxy() -> None:
     assert steps[1].level is None and steps[1].skipped and not steps[1].failed
     windows = judge.judge_windows([[QUIET, QUIET, QUIET]])
     assert windows[0]["helpfulness"].deduction == 1.0 and windows[0]["empathy"].deduction == 0.0
-    assert judge.proxy and windows[0]["trustfulness"].prompt_version == "heuristic-proxy-v1"
+    assert judge.proxy and windows[0]["trustfulness"].prompt_version == "heuristic-proxy-v2"
 
 
 def test_step_views_from_an_expert_episode() -> None:

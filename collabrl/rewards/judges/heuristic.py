@@ -8,9 +8,15 @@ Step level: start at 0.5, then
   +0.2 / -0.2  partner asked or requested something: a message was sent / not sent
   +0.2 / -0.2  partner showed doubt: a reassuring message was sent / not
   +0.2 / -0.1  own discovery or finished subgoal: shared by a message now / not (each, max -0.2)
-  +0.1 / -0.2  sent message is informative / repeats an earlier message of this seat
+  +0.1 / -0.2  sent message is informative and called for / repeats an earlier message of this seat
+  -0.1         message nobody called for: nothing asked or heard, no news, not the opening plan
   -0.3         harsh wording
 clipped to 0.1..1.0 and rounded to one decimal.
+
+Why a message must be called for (v2): the paper's interactivity prompt (E.3) asks whether a
+message is "necessary, well-timed" and counts unnecessary messages as weaknesses; v1 rewarded
+every informative message, so in each anchor state a message out-scored an action and GiGPO's
+step-level advantage taught the agent to chat instead of finishing the task.
 
 Window deductions (per window of K decisions; a cue counts as answered if a message at that step
 or a later step of the window answers it):
@@ -41,7 +47,7 @@ from collabrl.rewards.judges.signals import (
     reassures,
 )
 
-VERSION = "heuristic-proxy-v1"
+VERSION = "heuristic-proxy-v2"
 NAME = "heuristic-proxy"
 INVALID_STEP = "invalid decision (interactivity reward is 0 there)"
 
@@ -57,6 +63,11 @@ def _doubted(step: StepView) -> str | None:
 def _repeats(step: StepView) -> bool:
     said = {normalised(m) for m in step.own_messages_before}
     return step.sent_message and normalised(step.message) in said
+
+
+def _called_for(step: StepView) -> bool:
+    """Whether anything invites a message now: partner lines, own news, or no plan shared yet."""
+    return bool(step.heard or step.events or not step.own_messages_before)
 
 
 def step_level(step: StepView) -> tuple[float, str]:
@@ -82,6 +93,8 @@ def step_level(step: StepView) -> tuple[float, str]:
     if sent:
         if _repeats(step):
             rule(-0.2, "repeated an earlier message")
+        elif not _called_for(step):
+            rule(-0.1, "message nobody called for")
         elif informative(step.message):
             rule(0.1, "informative message")
     if sent and harsh(step.message):
