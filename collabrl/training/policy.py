@@ -54,7 +54,8 @@ def resolve_model_path(spec: PolicySpec, run_dir: Path, seed: int) -> str:
     if not (path / "config.json").is_file():
         raise CollabrlError(
             f"policy.model {spec.model!r} is not a model folder (no config.json); give a local "
-            "HF folder (see `collabrl models prepare`), or 'tiny' for a random test model"
+            f"HF folder (see `collabrl models prepare`), or one of {', '.join(TINY_MODELS)} for a "
+            "random test model"
         )
     return str(path)
 
