@@ -11,8 +11,8 @@ from __future__ import annotations
 import argparse
 import time
 
-from collabrl.agents.persona import make_persona_player
-from collabrl.agents.persona.measure import Outcome, by_type, play_with
+from collabrl.factory import make_persona
+from collabrl.eval.persona_behaviour import Outcome, by_type, play_with
 from collabrl.profiles import PLAYER_TYPES, load_profiles
 from collabrl.profiles.schema import Profile
 
@@ -40,7 +40,7 @@ def run(game: str, seeds: int) -> None:
     for seed in range(seeds):
         for p in profiles:
             with_expert.append(play_with(p, seed=seed, seat=seed % 2))
-            lead = make_persona_player(leaders[p.task])
+            lead = make_persona(leaders[p.task])
             with_leader.append(play_with(p, lead, seed=seed, seat=seed % 2))
     table, honoured = by_type(with_expert), by_type(with_leader)
     columns = COLUMNS[game]

@@ -143,7 +143,7 @@ def _register_groups() -> None:
     """Subcommand groups that live next to the code they drive."""
     from collabrl.eval.cli import eval_command
     from collabrl.models.cli import models
-    from collabrl.profiles.cli import profiles
+    from collabrl.pipeline.cli import profiles
     from collabrl.sft.cli import demos_command, sft_command
     from collabrl.study.cli import study
     from collabrl.web.cli import serve_command, view_command

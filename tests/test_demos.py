@@ -12,7 +12,7 @@ from collabrl.agents.protocol import parse_response
 from collabrl.config import load_recipe
 from collabrl.envs.base import letter
 from collabrl.errors import CollabrlError
-from collabrl.sft.config import DemoSpec
+from collabrl.config.sft import DemoSpec
 from collabrl.sft.demos import DemoStats, read_demos, record_demos, write_demos
 from collabrl.testing.fake_openai import FakeOpenAIServer
 

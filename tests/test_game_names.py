@@ -22,7 +22,7 @@ PROFILE_LIBRARY = (
     "profiles/authored_kitchen.py",
     "profiles/build.py",
     "profiles/perturb.py",
-    "profiles/pipeline/",
+    "pipeline/",
 )
 NOT_A_GAME = {"models/corpus.py": {"kitchen"}}  # a room name in the tiny model's word list
 

@@ -16,10 +16,10 @@ from collabrl import records
 from collabrl.config import EvalSpec
 from collabrl.errors import CollabrlError
 from collabrl.eval.protocol import OUTPUT_SET, EvalResult, run_evaluation, write_outputs
-from collabrl.profiles.pipeline import HashingEmbedder
-from collabrl.profiles.pipeline.config import PipelineError, load_config
-from collabrl.profiles.pipeline.run import Resources, run_stage
-from collabrl.profiles.pipeline.rundir import (
+from collabrl.pipeline import HashingEmbedder
+from collabrl.pipeline.config import PipelineError, load_config
+from collabrl.pipeline.run import Resources, run_stage
+from collabrl.pipeline.rundir import (
     CLUSTERS,
     EMBEDDINGS,
     FIDELITY_JSON,
@@ -27,7 +27,7 @@ from collabrl.profiles.pipeline.rundir import (
     WINDOWS,
     RunDir,
 )
-from collabrl.profiles.pipeline.stage import StageSummary
+from collabrl.pipeline.stage import StageSummary
 from collabrl.sft.demos import read_demos, write_demos
 from collabrl.testing.scripted import ScriptedEngine
 
@@ -113,7 +113,7 @@ def pipeline(tmp_path, monkeypatch) -> tuple[RunDir, Resources]:
         embedder=HashingEmbedder(),
         summariser=ScriptedEngine(lambda conversation: "Fail"),
     )
-    monkeypatch.setattr("collabrl.profiles.pipeline.run.cluster", fake_cluster([{"id": "old"}]))
+    monkeypatch.setattr("collabrl.pipeline.run.cluster", fake_cluster([{"id": "old"}]))
     summary = run_stage("cluster", run, res, progress=False)
     assert summary.files == [str(run.path(n)) for n in (WINDOWS, EMBEDDINGS, CLUSTERS)]
     return run, res
@@ -123,7 +123,7 @@ def test_a_stage_killed_while_writing_leaves_the_previous_outputs(pipeline, monk
     run, res = pipeline
     before = listing(run.root)
     monkeypatch.setattr(
-        "collabrl.profiles.pipeline.run.cluster", fake_cluster([{"id": "a"}, {"id": "b"}], True)
+        "collabrl.pipeline.run.cluster", fake_cluster([{"id": "a"}, {"id": "b"}], True)
     )
     with pytest.raises(Killed):
         run_stage("cluster", run, res, progress=False)
@@ -137,7 +137,7 @@ def test_a_stage_killed_while_moving_its_outputs_is_refused_downstream(
 ) -> None:
     run, res = pipeline
     monkeypatch.setattr(
-        "collabrl.profiles.pipeline.run.cluster", fake_cluster([{"id": "a"}, {"id": "b"}])
+        "collabrl.pipeline.run.cluster", fake_cluster([{"id": "a"}, {"id": "b"}])
     )
     kill_at_rename(monkeypatch, 2)  # clusters.jsonl is new, embeddings and windows are old
     with pytest.raises(Killed):

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from collabrl.agents.persona import HouseholdPersona, KitchenPersona, make_persona_player
+from collabrl.agents.persona import HouseholdPersona, KitchenPersona
+from collabrl.factory import make_persona
 from collabrl.agents.persona.base import clip_message
 from collabrl.agents.persona.kitchen_chat import jobs_for_listener
-from collabrl.agents.persona.measure import expert_for
+from collabrl.eval.persona_behaviour import expert_for
 from collabrl.agents.player import Player
 from collabrl.envs.base import MAX_MESSAGE_CHARS
 from collabrl.envs.household.game import HouseholdGame
@@ -31,14 +32,14 @@ def one_per_type(profiles: list[Profile], skip: int = 0) -> list[Profile]:
 def play(profile: Profile, partner: Player | None = None, seed: int = 0) -> EpisodeRecord:
     game = HouseholdGame(profile.task) if profile.game == "household" else KitchenGame(profile.task)
     other = partner if partner is not None else expert_for(profile.game)
-    seats = dict(zip(game.agents, (make_persona_player(profile), other), strict=True))
+    seats = dict(zip(game.agents, (make_persona(profile), other), strict=True))
     return play_episode(game, seats, seed)
 
 
 def test_factory_picks_the_game_and_rejects_a_mismatch() -> None:
-    assert isinstance(make_persona_player(HOUSEHOLD[0]), HouseholdPersona)
-    assert isinstance(make_persona_player(KITCHEN[0]), KitchenPersona)
-    assert isinstance(make_persona_player(KITCHEN[0]), Player)
+    assert isinstance(make_persona(HOUSEHOLD[0]), HouseholdPersona)
+    assert isinstance(make_persona(KITCHEN[0]), KitchenPersona)
+    assert isinstance(make_persona(KITCHEN[0]), Player)
     with pytest.raises(ValueError, match="not household"):
         HouseholdPersona(KITCHEN[0])
 
@@ -48,7 +49,7 @@ def test_household_personas_finish_with_the_expert_and_each_other(skip: int) -> 
     sample = one_per_type(HOUSEHOLD, skip)
     with_expert = [play(p, seed=skip).summary["success"] for p in sample]
     paired = [
-        play(p, make_persona_player(q), seed=skip).summary["success"]
+        play(p, make_persona(q), seed=skip).summary["success"]
         for p, q in zip(sample, sample[1:] + sample[:1], strict=True)
     ]
     assert sum(with_expert) >= len(sample) - 1
@@ -59,7 +60,7 @@ def test_kitchen_personas_score_with_the_expert_and_each_other() -> None:
     sample = one_per_type(KITCHEN, 3)
     with_expert = [play(p, seed=1).summary["score"] for p in sample]
     paired = [
-        play(p, make_persona_player(q), seed=1).summary["score"]
+        play(p, make_persona(q), seed=1).summary["score"]
         for p, q in zip(sample, sample[2:] + sample[:2], strict=True)
     ]
     assert sum(s > 0 for s in with_expert) >= len(sample) - 1
@@ -85,7 +86,7 @@ def test_only_deliberate_slips_are_invalid_and_messages_fit(profiles: list[Profi
             if profile.game == "household"
             else KitchenGame(profile.task)
         )
-        persona = make_persona_player(profile)
+        persona = make_persona(profile)
         seat = game.agents[0]
         record = play_episode(game, {seat: persona, game.agents[1]: expert_for(profile.game)}, 0)
         mine = [t for t in record.turns if t.seat == seat]

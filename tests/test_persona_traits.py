@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from collabrl.agents.persona import make_persona_player
-from collabrl.agents.persona.measure import by_type, play_with
+from collabrl.factory import make_persona
+from collabrl.eval.persona_behaviour import by_type, play_with
 from collabrl.agents.persona.temperament import Temperament, stable_seed, trait_degree
 from collabrl.profiles import load_profiles
 from collabrl.profiles.schema import Profile
@@ -84,7 +84,7 @@ def test_agreeable_personas_honour_requests_and_disagreeable_ones_ignore_some(
         for base in same_task:
             profile = with_levels(base, agreeableness=level, extraversion="medium")
             for seed in range(3):
-                stats = play_with(profile, make_persona_player(leader), seed=seed).stats
+                stats = play_with(profile, make_persona(leader), seed=seed).stats
                 heard, honoured = heard + stats["requests"], honoured + stats["honoured"]
         counts[level] = (heard, honoured)
     (heard_hi, honoured_hi), (heard_lo, honoured_lo) = counts["high"], counts["low"]

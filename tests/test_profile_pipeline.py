@@ -12,8 +12,8 @@ from click.testing import CliRunner
 from collabrl.agents.protocol import parse_response
 from collabrl.envs.base import Game, Observation, format_response
 from collabrl.profiles import read_profile_file
-from collabrl.profiles.cli import profiles as profiles_cli
-from collabrl.profiles.pipeline import (
+from collabrl.pipeline.cli import profiles as profiles_cli
+from collabrl.pipeline import (
     HashingEmbedder,
     PipelineError,
     Resources,
@@ -22,7 +22,7 @@ from collabrl.profiles.pipeline import (
     run_pipeline,
     run_stage,
 )
-from collabrl.profiles.pipeline.players import partner
+from collabrl.pipeline.players import partner
 from collabrl.testing.fake_openai import FakeOpenAIServer
 from collabrl.testing.scripted import ScriptedEngine
 

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from collabrl.engines.types import SamplingParams
-from collabrl.profiles.pipeline import (
+from collabrl.pipeline import (
     HashingEmbedder,
     PipelineError,
     Trajectory,
@@ -21,9 +21,9 @@ from collabrl.profiles.pipeline import (
     profile_score,
     segment,
 )
-from collabrl.profiles.pipeline.config import Coefficients, load_config
-from collabrl.profiles.pipeline.embed import packaged_model_folder
-from collabrl.profiles.pipeline.fidelity import (
+from collabrl.pipeline.config import Coefficients, load_config
+from collabrl.pipeline.embed import packaged_model_folder
+from collabrl.pipeline.fidelity import (
     cluster_count,
     consistency_score,
     d_intra,
@@ -31,11 +31,11 @@ from collabrl.profiles.pipeline.fidelity import (
     knn_label_consistency,
     spread,
 )
-from collabrl.profiles.pipeline.judge import read_judgement
-from collabrl.profiles.pipeline.kmeans import kmeans, numpy_kmeans
-from collabrl.profiles.pipeline.parsing import ReplyError, extract_object, is_fail
-from collabrl.profiles.pipeline.prompting import load_prompt
-from collabrl.profiles.pipeline.summarise import _read_reply
+from collabrl.pipeline.judge import read_judgement
+from collabrl.pipeline.kmeans import kmeans, numpy_kmeans
+from collabrl.pipeline.parsing import ReplyError, extract_object, is_fail
+from collabrl.pipeline.prompting import load_prompt
+from collabrl.pipeline.summarise import _read_reply
 from collabrl.testing.scripted import ScriptedEngine
 
 HOUSEHOLD = Coefficients(penalty=0.5, max_penalty=0.1, reward=0.1)

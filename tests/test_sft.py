@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from collabrl.config import LoraSpec, load_recipe
-from collabrl.sft.config import DemoSpec, SFTSpec
+from collabrl.config.sft import DemoSpec, SFTSpec
 from collabrl.sft.data import (
     Example,
     collate_examples,

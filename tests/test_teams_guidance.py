@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from collabrl.agents.llm_player import LLMPlayer
-from collabrl.agents.persona import make_persona_player
+from collabrl.factory import make_persona
 from collabrl.agents.team import brief, guidance_packs, guided, team_profiles
 from collabrl.config import load_recipe
 from collabrl.envs.base import MESSAGE_ACTION, Decision
@@ -92,8 +92,8 @@ def test_guided_personas_record_their_guidance_on_the_board_for_everyone() -> No
     alice = HouseholdExpert()
     players = {
         "Alice": alice,
-        "Bob": make_persona_player(guided(team[0], packs[0])),
-        "Charlie": make_persona_player(guided(team[1], packs[1])),
+        "Bob": make_persona(guided(team[0], packs[0])),
+        "Charlie": make_persona(guided(team[1], packs[1])),
     }
     record = play_episode(game, players, seed=0)
     expertise = {
@@ -126,7 +126,7 @@ def test_training_seats_two_guided_persona_teammates() -> None:
 def test_named_requests_are_for_the_named_seat_and_leaders_split_among_all() -> None:
     game = HouseholdGame(TASK, seats=3)
     obs = game.reset(0)
-    leader = make_persona_player(get_profile(LEADER))
+    leader = make_persona(get_profile(LEADER))
     leader.reset("Alice", 0)
     split = leader.act(obs["Alice"])
     assert "Bob, could you explore" in split and "Charlie, could you explore" in split

@@ -2,8 +2,8 @@
 
 One base class (:class:`collabrl.sections.Strict`), one loader (:func:`load_settings`), one
 override parser (:func:`apply_override`). Sections: :mod:`.roles` (engines, players, partners,
-judges), :mod:`.training`, :mod:`.evaluation`, the game's own (its registry entry) and
-:mod:`collabrl.sft.config`; :mod:`.recipe` joins them; :mod:`.explain` documents them.
+judges), :mod:`.training`, :mod:`.evaluation`, :mod:`.sft`, and the game's own (its registry
+entry); :mod:`.recipe` joins them; :mod:`.explain` documents them.
 """
 
 from collabrl.config.evaluation import EvalSpec, eval_section

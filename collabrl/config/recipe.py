@@ -20,7 +20,7 @@ from collabrl.envs.registry import registered_games
 from collabrl.errors import CollabrlError
 from collabrl.numbers import PositiveInt
 from collabrl.sections import MAX_EPISODES, Seed, Strict
-from collabrl.sft.config import SFTSpec
+from collabrl.config.sft import SFTSpec
 
 if TYPE_CHECKING:
     from collabrl.profiles import Profile

@@ -38,7 +38,7 @@ from collabrl.records import (
     write_hf_dataset,
     write_jsonl,
 )
-from collabrl.sft.config import DemoSpec
+from collabrl.config.sft import DemoSpec
 
 
 def demos_path(recipe: Recipe, spec: DemoSpec) -> Path:

@@ -17,18 +17,18 @@ from pydantic import ValidationError
 from tqdm import tqdm
 
 from collabrl.engines.types import Engine
-from collabrl.profiles.pipeline.asking import ask_all, text_params
-from collabrl.profiles.pipeline.config import PipelineConfig, PipelineError
-from collabrl.profiles.pipeline.consistency import combined, profile_score
-from collabrl.profiles.pipeline.judge import (
+from collabrl.pipeline.asking import ask_all, text_params
+from collabrl.pipeline.config import PipelineConfig, PipelineError
+from collabrl.pipeline.consistency import combined, profile_score
+from collabrl.pipeline.judge import (
     DIMENSIONS,
     judge_prompt,
     prompt_version,
     read_judgement,
 )
-from collabrl.profiles.pipeline.parsing import ReplyError
-from collabrl.profiles.pipeline.players import PlayerFactory, play_trajectory
-from collabrl.profiles.pipeline.rundir import (
+from collabrl.pipeline.parsing import ReplyError
+from collabrl.pipeline.players import PlayerFactory, play_trajectory
+from collabrl.pipeline.rundir import (
     CANDIDATES,
     FILTER_TRAJECTORIES,
     JUDGEMENTS,
@@ -36,8 +36,8 @@ from collabrl.profiles.pipeline.rundir import (
     SCORES,
     RunDir,
 )
-from collabrl.profiles.pipeline.stage import StageSummary
-from collabrl.profiles.pipeline.windows import Window, segment
+from collabrl.pipeline.stage import StageSummary
+from collabrl.pipeline.windows import Window, segment
 from collabrl.profiles.schema import Profile
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from statistics import fmean
 
-from collabrl.profiles.pipeline.config import Coefficients
+from collabrl.pipeline.config import Coefficients
 
 WindowFlaws = Sequence[int]  # severities (1-5) of the flaws a judge found in one window
 

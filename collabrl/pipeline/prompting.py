@@ -15,9 +15,9 @@ from typing import Any
 
 import yaml
 
-from collabrl.profiles.pipeline.config import PipelineError
+from collabrl.pipeline.config import PipelineError
 
-PACKAGE = "collabrl.profiles.prompts"
+PACKAGE = "collabrl.pipeline.prompts"
 
 
 @dataclass(frozen=True)
@@ -35,7 +35,7 @@ class Prompt:
 
 @cache
 def load_prompt(name: str) -> Prompt:
-    """The prompt ``<name>.txt`` shipped in :mod:`collabrl.profiles.prompts`."""
+    """The prompt ``<name>.txt`` shipped in :mod:`collabrl.pipeline.prompts`."""
     resource = files(PACKAGE).joinpath(f"{name}.txt")
     if not resource.is_file():
         raise PipelineError(f"prompt file {name}.txt missing from {PACKAGE}; reinstall collabrl")

@@ -13,16 +13,16 @@ from contextlib import AbstractContextManager
 from typing import Any
 
 from collabrl.engines.types import Engine, SamplingParams
-from collabrl.profiles.pipeline.cluster import cluster
-from collabrl.profiles.pipeline.config import PipelineConfig, PipelineError
-from collabrl.profiles.pipeline.embed import Embedder, make_embedder
-from collabrl.profiles.pipeline.filtering import filter_profiles
-from collabrl.profiles.pipeline.generate import generate
-from collabrl.profiles.pipeline.players import PlayerFactory, llm_player_factory
-from collabrl.profiles.pipeline.report import report
-from collabrl.profiles.pipeline.rundir import RunDir
-from collabrl.profiles.pipeline.stage import StageSummary
-from collabrl.profiles.pipeline.summarise import summarise
+from collabrl.pipeline.cluster import cluster
+from collabrl.pipeline.config import PipelineConfig, PipelineError
+from collabrl.pipeline.embed import Embedder, make_embedder
+from collabrl.pipeline.filtering import filter_profiles
+from collabrl.pipeline.generate import generate
+from collabrl.pipeline.players import PlayerFactory, llm_player_factory
+from collabrl.pipeline.report import report
+from collabrl.pipeline.rundir import RunDir
+from collabrl.pipeline.stage import StageSummary
+from collabrl.pipeline.summarise import summarise
 
 STAGES = ("generate", "cluster", "summarise", "filter", "report")
 

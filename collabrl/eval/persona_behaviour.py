@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
-from collabrl.agents.persona import make_persona_player
+from collabrl.factory import make_persona
 from collabrl.agents.player import Player
 from collabrl.envs.registry import get_game
 from collabrl.profiles.schema import Profile
@@ -43,7 +43,7 @@ def play_with(
 ) -> Outcome:
     """Play ``profile``'s persona in seat ``seat`` (0 or 1) on its own task next to ``partner``."""
     game = get_game(profile.game)().for_task(profile.task).make_game()
-    persona = make_persona_player(profile)
+    persona = make_persona(profile)
     other = partner if partner is not None else expert_for(profile.game)
     me, them = game.agents[seat], game.agents[1 - seat]
     summary = play_episode(game, {me: persona, them: other}, seed).summary

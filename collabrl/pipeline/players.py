@@ -15,7 +15,7 @@ from typing import Any
 from collabrl.agents.player import Player
 from collabrl.engines.types import Engine, SamplingParams
 from collabrl.envs.base import Game, sends_message
-from collabrl.profiles.pipeline.config import GamesSpec
+from collabrl.pipeline.config import GamesSpec
 from collabrl.rollout.episode import play_episode
 
 PlayerFactory = Callable[[str, Game], Player]

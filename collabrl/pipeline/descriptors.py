@@ -11,7 +11,7 @@ import random
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from collabrl.profiles.pipeline.prompting import load_data
+from collabrl.pipeline.prompting import load_data
 from collabrl.profiles.schema import TRAITS
 
 LEVELS = ("low", "medium", "high")

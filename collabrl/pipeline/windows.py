@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from collabrl.profiles.pipeline.players import Trajectory
+from collabrl.pipeline.players import Trajectory
 
 
 @dataclass

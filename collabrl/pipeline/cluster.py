@@ -11,13 +11,13 @@ from collections import Counter, defaultdict
 import numpy as np
 from tqdm import tqdm
 
-from collabrl.profiles.pipeline.config import PipelineConfig
-from collabrl.profiles.pipeline.embed import Embedder
-from collabrl.profiles.pipeline.kmeans import kmeans
-from collabrl.profiles.pipeline.players import Trajectory
-from collabrl.profiles.pipeline.rundir import CLUSTERS, EMBEDDINGS, TRAJECTORIES, WINDOWS, RunDir
-from collabrl.profiles.pipeline.stage import StageSummary
-from collabrl.profiles.pipeline.windows import Window, segment
+from collabrl.pipeline.config import PipelineConfig
+from collabrl.pipeline.embed import Embedder
+from collabrl.pipeline.kmeans import kmeans
+from collabrl.pipeline.players import Trajectory
+from collabrl.pipeline.rundir import CLUSTERS, EMBEDDINGS, TRAJECTORIES, WINDOWS, RunDir
+from collabrl.pipeline.stage import StageSummary
+from collabrl.pipeline.windows import Window, segment
 
 
 def window_trajectories(records: list[dict], size: int) -> list[Window]:

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import click
 
-from collabrl.profiles.pipeline.run import STAGES, Resources, run_stage
-from collabrl.profiles.pipeline.rundir import RunDir
+from collabrl.pipeline.run import STAGES, Resources, run_stage
+from collabrl.pipeline.rundir import RunDir
 
 _HELP = {
     "generate": "Stage 1: descriptor-driven players play the configured tasks (trajectories).",

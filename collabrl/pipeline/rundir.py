@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from collabrl.profiles.pipeline.config import PipelineConfig, PipelineError, load_config
+from collabrl.pipeline.config import PipelineConfig, PipelineError, load_config
 from collabrl.records import (
     atomic_open,
     check_complete,

@@ -10,11 +10,11 @@ from collections import Counter
 
 from tqdm import tqdm
 
-from collabrl.profiles.pipeline.config import PipelineConfig
-from collabrl.profiles.pipeline.descriptors import descriptors_version, make_descriptors
-from collabrl.profiles.pipeline.players import PlayerFactory, game_tasks, play_trajectory
-from collabrl.profiles.pipeline.rundir import TRAJECTORIES, RunDir
-from collabrl.profiles.pipeline.stage import StageSummary
+from collabrl.pipeline.config import PipelineConfig
+from collabrl.pipeline.descriptors import descriptors_version, make_descriptors
+from collabrl.pipeline.players import PlayerFactory, game_tasks, play_trajectory
+from collabrl.pipeline.rundir import TRAJECTORIES, RunDir
+from collabrl.pipeline.stage import StageSummary
 
 
 def generate(

@@ -15,11 +15,11 @@ from typing import Any
 from pydantic import ValidationError
 
 from collabrl.engines.types import Engine
-from collabrl.profiles.pipeline.asking import ask_all, text_params
-from collabrl.profiles.pipeline.config import PipelineConfig
-from collabrl.profiles.pipeline.parsing import ReplyError, extract_object, is_fail
-from collabrl.profiles.pipeline.prompting import load_prompt
-from collabrl.profiles.pipeline.rundir import (
+from collabrl.pipeline.asking import ask_all, text_params
+from collabrl.pipeline.config import PipelineConfig
+from collabrl.pipeline.parsing import ReplyError, extract_object, is_fail
+from collabrl.pipeline.prompting import load_prompt
+from collabrl.pipeline.rundir import (
     CANDIDATES,
     CLUSTERS,
     SUMMARIES,
@@ -27,8 +27,8 @@ from collabrl.profiles.pipeline.rundir import (
     WINDOWS,
     RunDir,
 )
-from collabrl.profiles.pipeline.stage import StageSummary
-from collabrl.profiles.pipeline.windows import Window
+from collabrl.pipeline.stage import StageSummary
+from collabrl.pipeline.windows import Window
 from collabrl.profiles.schema import PLAYER_TYPES, TRAITS, Profile
 from collabrl.profiles.tasks import HOUSEHOLD_TEST_TASKS
 

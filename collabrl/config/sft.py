@@ -1,10 +1,9 @@
 """The ``sft`` recipe section: where demonstrations go and how the policy is fine-tuned on them.
 
-Kept free of torch and of :mod:`collabrl.config` imports so ``Recipe`` can hold an ``sft`` field
-without an import cycle. Everything else SFT needs comes from the existing sections: the model and
-LoRA from ``policy``, tasks and seat from ``rollout``, partners from ``partner``, the demonstrator
-from ``players[rollout.target_seat]`` (expert, or llm for a teacher model), logging and checkpoint
-retention from ``train``.
+Settings only (no torch): the trainer in :mod:`collabrl.sft` reads it. Everything else SFT needs
+comes from the existing sections: the model and LoRA from ``policy``, tasks and seat from
+``rollout``, partners from ``partner``, the demonstrator from ``players[rollout.target_seat]``
+(expert, or llm for a teacher model), logging and checkpoint retention from ``train``.
 """
 
 from __future__ import annotations

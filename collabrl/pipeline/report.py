@@ -12,19 +12,19 @@ from typing import Any
 
 from tabulate import tabulate
 
-from collabrl.profiles.pipeline.config import PipelineConfig
-from collabrl.profiles.pipeline.embed import Embedder
-from collabrl.profiles.pipeline.fidelity import fidelity
-from collabrl.profiles.pipeline.players import Trajectory
-from collabrl.profiles.pipeline.rundir import (
+from collabrl.pipeline.config import PipelineConfig
+from collabrl.pipeline.embed import Embedder
+from collabrl.pipeline.fidelity import fidelity
+from collabrl.pipeline.players import Trajectory
+from collabrl.pipeline.rundir import (
     FIDELITY_JSON,
     FIDELITY_MD,
     FILTER_TRAJECTORIES,
     SCORES,
     RunDir,
 )
-from collabrl.profiles.pipeline.stage import StageSummary
-from collabrl.profiles.pipeline.windows import segment
+from collabrl.pipeline.stage import StageSummary
+from collabrl.pipeline.windows import segment
 
 METRICS = (
     ("profiles", "Profiles"),

@@ -7,9 +7,9 @@ judge lists flaws with severities 1-5, which Eq. (1) turns into a score.
 
 from __future__ import annotations
 
-from collabrl.profiles.pipeline.parsing import ReplyError, extract_object
-from collabrl.profiles.pipeline.prompting import load_prompt
-from collabrl.profiles.pipeline.windows import Window
+from collabrl.pipeline.parsing import ReplyError, extract_object
+from collabrl.pipeline.prompting import load_prompt
+from collabrl.pipeline.windows import Window
 
 DIMENSIONS = {"personality_reasoning": "judge_personality", "reasoning_action": "judge_action"}
 
