@@ -11,8 +11,8 @@ from __future__ import annotations
 import argparse
 import time
 
-from collabrl.factory import make_persona
 from collabrl.eval.persona_behaviour import Outcome, by_type, play_with
+from collabrl.factory import make_persona
 from collabrl.profiles import PLAYER_TYPES, load_profiles
 from collabrl.profiles.schema import Profile
 

@@ -4,6 +4,7 @@ training rollouts and evaluation all build their seats here."""
 
 from __future__ import annotations
 
+import threading
 from typing import TYPE_CHECKING, Any
 
 from collabrl.agents.player import IdlePlayer, Player
@@ -26,6 +27,58 @@ def make_engine_from_spec(spec: EngineSpec):
     from collabrl.engines import make_engine
 
     return make_engine({"backend": spec.backend, "model": spec.model, **spec.options})
+
+
+class SerializedEngine:
+    """An engine whose ``generate`` calls run one at a time (callers on several threads share
+    it)."""
+
+    def __init__(self, engine: Any) -> None:
+        self.engine, self.lock = engine, threading.Lock()
+
+    def generate(self, conversations, params):
+        with self.lock:
+            return self.engine.generate(conversations, params)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.engine, name)
+
+
+class EngineCache:
+    """One engine per engine section for a whole run (evaluation, a study server): models load
+    once, and their caches and limits are shared. ``serialized``: calls to one engine run one at
+    a time, for callers on several threads."""
+
+    def __init__(self, serialized: bool = False) -> None:
+        self.serialized = serialized
+        self._engines: dict[str, Any] = {}
+
+    def get(self, spec: EngineSpec | None) -> Any:
+        """The engine of ``spec`` (None for a role without one)."""
+        if spec is None:
+            return None
+        key = spec.model_dump_json()
+        if key not in self._engines:
+            engine = make_engine_from_spec(spec)
+            self._engines[key] = SerializedEngine(engine) if self.serialized else engine
+        return self._engines[key]
+
+    def close(self) -> None:
+        for engine in self._engines.values():
+            engine.close()
+        self._engines.clear()
+
+
+def player_label(spec: Any, profile: Profile | None = None) -> str:
+    """How tables, records, pages and exports name a player section (a ``PlayerSpec`` or a study's
+    simulated-player section): model ids and profile ids, never engine options or keys."""
+    profile_id = profile.id if profile is not None else getattr(spec, "profile", None)
+    if spec.kind == "llm" and spec.engine is not None:
+        label = f"llm:{spec.engine.backend}:{spec.engine.model}"
+        return f"{label}:{profile_id}" if profile_id else label
+    if spec.kind == "persona":
+        return f"persona:{profile_id}"
+    return spec.kind
 
 
 def sampling_params(spec: SamplingSpec, seed: int | None = None):

@@ -163,6 +163,15 @@ def parse_jsonl(
     ]
 
 
+def file_sha256(path: Path) -> str:
+    """Hex SHA-256 of a file's bytes, read in 1 MiB blocks (checkpoint and study manifests)."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
 def read_text(path: Path, error: type[CollabrlError] = CollabrlError) -> str:
     """A UTF-8 file's text, newlines untranslated; unreadable or not UTF-8 is one ``error``."""
     try:

@@ -10,9 +10,9 @@ import pytest
 from collabrl.agents.prompts import build_messages
 from collabrl.agents.protocol import parse_response
 from collabrl.config import load_recipe
+from collabrl.config.sft import DemoSpec
 from collabrl.envs.base import letter
 from collabrl.errors import CollabrlError
-from collabrl.config.sft import DemoSpec
 from collabrl.sft.demos import DemoStats, read_demos, record_demos, write_demos
 from collabrl.testing.fake_openai import FakeOpenAIServer
 

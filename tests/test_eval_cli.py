@@ -158,7 +158,7 @@ def test_llm_judge_against_fake_server_with_faults(tmp_path, monkeypatch) -> Non
 
 
 def test_oracle_llm_policy_sees_partner_profile(tmp_path) -> None:
-    from collabrl.eval.players import EngineCache
+    from collabrl.factory import EngineCache
     from collabrl.testing.scripted import ScriptedEngine
 
     seen = []

@@ -10,8 +10,8 @@ import pytest
 
 from collabrl.config import EvalSpec
 from collabrl.envs.base import MESSAGE_ACTION
-from collabrl.eval.players import EngineCache
 from collabrl.eval.protocol import run_evaluation
+from collabrl.factory import EngineCache
 from collabrl.profiles import get_profile
 from collabrl.testing.scripted import ScriptedEngine
 

@@ -136,9 +136,7 @@ def test_a_stage_killed_while_moving_its_outputs_is_refused_downstream(
     pipeline, monkeypatch
 ) -> None:
     run, res = pipeline
-    monkeypatch.setattr(
-        "collabrl.pipeline.run.cluster", fake_cluster([{"id": "a"}, {"id": "b"}])
-    )
+    monkeypatch.setattr("collabrl.pipeline.run.cluster", fake_cluster([{"id": "a"}, {"id": "b"}]))
     kill_at_rename(monkeypatch, 2)  # clusters.jsonl is new, embeddings and windows are old
     with pytest.raises(Killed):
         run_stage("cluster", run, res, progress=False)

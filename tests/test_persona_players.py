@@ -5,14 +5,14 @@ from __future__ import annotations
 import pytest
 
 from collabrl.agents.persona import HouseholdPersona, KitchenPersona
-from collabrl.factory import make_persona
 from collabrl.agents.persona.base import clip_message
 from collabrl.agents.persona.kitchen_chat import jobs_for_listener
-from collabrl.eval.persona_behaviour import expert_for
 from collabrl.agents.player import Player
 from collabrl.envs.base import MAX_MESSAGE_CHARS
 from collabrl.envs.household.game import HouseholdGame
 from collabrl.envs.kitchen.game import KitchenGame
+from collabrl.eval.persona_behaviour import expert_for
+from collabrl.factory import make_persona
 from collabrl.profiles import load_profiles
 from collabrl.profiles.schema import Profile
 from collabrl.rollout.episode import EpisodeRecord, play_episode

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from collabrl.factory import make_persona
-from collabrl.eval.persona_behaviour import by_type, play_with
 from collabrl.agents.persona.temperament import Temperament, stable_seed, trait_degree
+from collabrl.eval.persona_behaviour import by_type, play_with
+from collabrl.factory import make_persona
 from collabrl.profiles import load_profiles
 from collabrl.profiles.schema import Profile
 

@@ -11,8 +11,6 @@ from click.testing import CliRunner
 
 from collabrl.agents.protocol import parse_response
 from collabrl.envs.base import Game, Observation, format_response
-from collabrl.profiles import read_profile_file
-from collabrl.pipeline.cli import profiles as profiles_cli
 from collabrl.pipeline import (
     HashingEmbedder,
     PipelineError,
@@ -22,7 +20,9 @@ from collabrl.pipeline import (
     run_pipeline,
     run_stage,
 )
+from collabrl.pipeline.cli import profiles as profiles_cli
 from collabrl.pipeline.players import partner
+from collabrl.profiles import read_profile_file
 from collabrl.testing.fake_openai import FakeOpenAIServer
 from collabrl.testing.scripted import ScriptedEngine
 

@@ -7,7 +7,6 @@ import sys
 from pathlib import Path
 
 from collabrl.agents.llm_player import LLMPlayer
-from collabrl.factory import make_persona
 from collabrl.agents.team import brief, guidance_packs, guided, team_profiles
 from collabrl.config import load_recipe
 from collabrl.envs.base import MESSAGE_ACTION, Decision
@@ -16,6 +15,7 @@ from collabrl.envs.household.game import HouseholdGame
 from collabrl.envs.household.hearsay import Hearsay, Said
 from collabrl.envs.household.section import HouseholdSection
 from collabrl.envs.household.tasks import TEST_TASK_NAMES, get_task
+from collabrl.factory import make_persona
 from collabrl.profiles import get_profile, load_profiles
 from collabrl.profiles.guidance import load_guidance
 from collabrl.rollout.episode import play_episode

@@ -15,12 +15,12 @@ from pydantic import Field, SerializeAsAny, model_validator
 
 from collabrl.config.evaluation import EvalSpec
 from collabrl.config.roles import PartnerSpec, PlayerSpec, listing
+from collabrl.config.sft import SFTSpec
 from collabrl.config.training import AlgoSpec, PolicySpec, RewardSpec, RolloutSpec, TrainSpec
 from collabrl.envs.registry import registered_games
 from collabrl.errors import CollabrlError
 from collabrl.numbers import PositiveInt
 from collabrl.sections import MAX_EPISODES, Seed, Strict
-from collabrl.config.sft import SFTSpec
 
 if TYPE_CHECKING:
     from collabrl.profiles import Profile

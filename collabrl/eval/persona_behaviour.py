@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
-from collabrl.factory import make_persona
 from collabrl.agents.player import Player
 from collabrl.envs.registry import get_game
+from collabrl.factory import make_persona
 from collabrl.profiles.schema import Profile
 from collabrl.rollout.episode import play_episode
 

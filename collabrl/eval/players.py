@@ -17,6 +17,7 @@ from collabrl.config import PartnerSpec, PlayerSpec
 from collabrl.envs.base import Game, Observation
 from collabrl.envs.registry import GameSection
 from collabrl.errors import CollabrlError
+from collabrl.factory import EngineCache, make_llm_player, make_partner, make_player
 from collabrl.profiles import Profile
 
 PolicyFactory = Callable[[Game, GameSection, int], Player]
@@ -96,36 +97,11 @@ def generated_tokens(player: Player) -> int:
     return sum(getattr(c, "completion_tokens", 0) for c in calls)
 
 
-class EngineCache:
-    """One engine per spec for the whole run: models load once, caches and limits are shared."""
-
-    def __init__(self) -> None:
-        self._engines: dict[str, Any] = {}
-
-    def get(self, spec: Any) -> Any:
-        """The engine of ``spec`` (None for a role without one)."""
-        if spec is None:
-            return None
-        from collabrl.factory import make_engine_from_spec
-
-        key = spec.model_dump_json()
-        if key not in self._engines:
-            self._engines[key] = make_engine_from_spec(spec)
-        return self._engines[key]
-
-    def close(self) -> None:
-        for engine in self._engines.values():
-            engine.close()
-        self._engines.clear()
-
-
 def policy_factory(spec: PlayerSpec, engines: EngineCache, retries: int = 0) -> PolicyFactory:
     """Builds the evaluated policy for one episode (LLM engines are shared across episodes).
 
     An LLM policy plays the collaborative-agent role with ``retries`` extra attempts after an
     unusable reply (0: the paper's single pass)."""
-    from collabrl.factory import make_llm_player, make_player
-
     if spec.kind == "llm" and spec.profile:
         raise CollabrlError(
             "policy.profile: the evaluated policy plays the collaborative-agent role, "
@@ -146,7 +122,6 @@ def partner_factory(spec: PartnerSpec, engines: EngineCache) -> PartnerFactory:
 
     A profile-free LLM partner (``use_profile=false``) still gets a sampling seed of its own per
     profile job, so its episodes are independent draws rather than copies."""
-    from collabrl.factory import make_partner
 
     def build(profile: Profile | None, game: Game, game_spec: GameSection, seed: int) -> Player:
         if spec.kind == "llm" and not spec.use_profile and profile is not None:
@@ -156,10 +131,3 @@ def partner_factory(spec: PartnerSpec, engines: EngineCache) -> PartnerFactory:
         return make_partner(spec, game_spec, game, profile, seed, engines.get(spec.engine))
 
     return build
-
-
-def policy_label(spec: PlayerSpec) -> str:
-    """Short name of the evaluated policy for tables and stamps."""
-    if spec.kind == "llm" and spec.engine is not None:
-        return f"llm:{spec.engine.backend}:{spec.engine.model}"
-    return f"persona:{spec.profile}" if spec.kind == "persona" else spec.kind

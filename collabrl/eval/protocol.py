@@ -20,11 +20,11 @@ from collabrl.config import EvalSpec
 from collabrl.envs.registry import get_game
 from collabrl.errors import CollabrlError
 from collabrl.eval import export, report
-from collabrl.eval.players import EngineCache, partner_factory, policy_factory, policy_label
+from collabrl.eval.players import partner_factory, policy_factory
 from collabrl.eval.runner import EpisodeOutcome, Job, play_all, select_jobs
 from collabrl.eval.scoring import judge_outcomes, score_outcome
 from collabrl.eval.teams import team_markdown, team_tables
-from collabrl.factory import make_judge
+from collabrl.factory import EngineCache, make_judge, player_label
 from collabrl.records import output_set, write_hf_dataset, write_jsonl
 from collabrl.rewards.judges import DIMENSIONS, Judge
 from collabrl.rewards.judges.heuristic import VERSION as HEURISTIC_VERSION
@@ -80,7 +80,7 @@ def _stamp(spec: EvalSpec, judge: Judge, profiles: list[str], wall_s: float) -> 
     )
     return {
         "collabrl": pkg,
-        "policy": policy_label(spec.policy),
+        "policy": player_label(spec.policy),
         "policy_spec": spec.policy.model_dump(),
         "oracle": spec.oracle,
         "policy_attempts": attempts_label(spec.policy_retries),

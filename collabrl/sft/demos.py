@@ -28,6 +28,7 @@ from collabrl.agents.player import Player
 from collabrl.agents.prompts import build_messages, role_prompt_stamp
 from collabrl.agents.protocol import parse_observed
 from collabrl.config import Recipe
+from collabrl.config.sft import DemoSpec
 from collabrl.envs.base import Game, Observation, format_response, letter
 from collabrl.errors import CollabrlError, first_problem
 from collabrl.records import (
@@ -38,7 +39,6 @@ from collabrl.records import (
     write_hf_dataset,
     write_jsonl,
 )
-from collabrl.config.sft import DemoSpec
 
 
 def demos_path(recipe: Recipe, spec: DemoSpec) -> Path:

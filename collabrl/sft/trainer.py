@@ -18,9 +18,9 @@ import torch
 from tqdm import tqdm
 
 from collabrl.config import Recipe
+from collabrl.config.sft import SFTSpec
 from collabrl.errors import CollabrlError
 from collabrl.records import RunClaim
-from collabrl.config.sft import SFTSpec
 from collabrl.sft.data import Example, collate_examples, response_nll, tokenize_demos
 from collabrl.sft.demos import demos_path, read_demos
 from collabrl.training.checkpoint import resume_settings, save_checkpoint

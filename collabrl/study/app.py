@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import secrets
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from importlib import resources
@@ -34,18 +33,22 @@ from starlette.websockets import WebSocket
 from collabrl.study.admin import admin_state
 from collabrl.study.forms import FormError
 from collabrl.study.runtime import StudyRuntime
-from collabrl.web.security import HEADERS, RateLimit, SecurityHeaders
+from collabrl.web.security import (
+    HEADERS,
+    RateLimit,
+    SecurityHeaders,
+    content_security_policy,
+    has_token,
+)
 from collabrl.web.serve_app import run_both, serve_seat
 
 WEB_STATIC = resources.files("collabrl.web") / "static"
 STUDY_STATIC = resources.files("collabrl.study") / "static"
 # collabrl serve's policy, except that the study page frames the game page (same origin only)
-CSP = (
-    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-    "connect-src 'self'; frame-src 'self'; base-uri 'none'; form-action 'none'; "
-    "frame-ancestors 'self'"
-)
-STUDY_HEADERS = {**HEADERS, "content-security-policy": CSP}
+STUDY_HEADERS = {
+    **HEADERS,
+    "content-security-policy": content_security_policy(frames_own_pages=True),
+}
 
 
 @dataclass
@@ -58,10 +61,6 @@ class Limits:
     action_burst: int = 20
 
 
-def _given(conn: HTTPConnection, name: str, expected: str) -> bool:
-    return secrets.compare_digest(conn.query_params.get(name, "").encode(), expected.encode())
-
-
 def make_study_app(rt: StudyRuntime, admin_token: str, limits: Limits | None = None):
     """The app serving ``rt``'s study."""
     limits = limits or Limits()
@@ -72,7 +71,7 @@ def make_study_app(rt: StudyRuntime, admin_token: str, limits: Limits | None = N
         return HTMLResponse((folder / name).read_text(encoding="utf-8"))
 
     async def new_participant(request: Request) -> tuple[str, str] | Response:
-        if not _given(request, "key", join_key):
+        if not has_token(request, join_key, name="key"):
             return Response("this is not a valid link to the study\n", 403)
         if not joins.allow():
             return Response("too many people are joining right now; try again in a moment\n", 429)
@@ -133,12 +132,12 @@ def make_study_app(rt: StudyRuntime, admin_token: str, limits: Limits | None = N
         await _connected(rt, pid, "game", _serve_game(ws, rt, pid, session, seat, limits))
 
     async def admin_page(request: Request) -> Response:
-        if not _given(request, "token", admin_token):
+        if not has_token(request, admin_token):
             return Response("wrong admin token\n", 403)
         return page_file(STUDY_STATIC, "admin.html")
 
     async def admin_api(request: Request) -> Response:
-        if not _given(request, "token", admin_token):
+        if not has_token(request, admin_token):
             return Response("wrong admin token\n", 403)
         return JSONResponse(admin_state(rt))
 

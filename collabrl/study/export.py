@@ -17,7 +17,6 @@ the previous one whole.
 from __future__ import annotations
 
 import csv
-import hashlib
 import json
 import platform
 import time
@@ -26,10 +25,10 @@ from pathlib import Path
 from typing import Any
 
 from collabrl.envs.base import sends_message
-from collabrl.records import output_set, write_hf_dataset, write_jsonl, write_text
+from collabrl.factory import player_label
+from collabrl.records import file_sha256, output_set, write_hf_dataset, write_jsonl, write_text
 from collabrl.study.db import StudyDB
 from collabrl.study.load import LoadedStudy
-from collabrl.study.players import player_label
 from collabrl.web.recording import HF_NESTED
 
 STAND_IN = ("stand-in", "idle-substitute")
@@ -150,14 +149,6 @@ def write_csv(path: Path, rows: list[dict[str, Any]]) -> None:
         writer.writerows(rows)
 
 
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
-
-
 def manifest(loaded: LoadedStudy, db: StudyDB, counts: dict[str, int]) -> dict[str, Any]:
     """What the data can be audited against: the protocol, its sources, models, versions."""
     from collabrl import __version__
@@ -222,6 +213,6 @@ def export_study(loaded: LoadedStudy, db: StudyDB, out: Path) -> dict[str, Any]:
         if trajectories:
             write_hf_dataset(staging / "trajectories_hf", trajectories, HF_NESTED)
         info = manifest(loaded, db, counts)
-        info["files"] = {p.name: _sha256(p) for p in sorted(staging.iterdir()) if p.is_file()}
+        info["files"] = {p.name: file_sha256(p) for p in sorted(staging.iterdir()) if p.is_file()}
         write_text(staging / "manifest.json", json.dumps(info, indent=2) + "\n")
     return info

@@ -5,65 +5,24 @@
   released participant) in a human seat: a persona or LLM player of a profile drawn from the
   library for the session's task, or the expert.
 
-LLM engines load a model, so each is built once per study server and shared by every session;
-calls to one engine run one at a time (sessions play on worker threads).
+LLM engines load a model, so each is built once per study server and shared by every session
+(a serialized :class:`collabrl.factory.EngineCache`: sessions play on worker threads).
 """
 
 from __future__ import annotations
 
-import threading
-from typing import Any
-
 from collabrl.agents.player import Player
-from collabrl.config import EngineSpec, PlayerSpec
+from collabrl.config import PlayerSpec
 from collabrl.envs.base import Game
 from collabrl.envs.registry import GameSection
-from collabrl.factory import make_engine_from_spec, make_expert, make_llm_player, make_persona
+from collabrl.factory import EngineCache, make_expert, make_llm_player, make_persona
 from collabrl.factory import make_player as make_seat_player
 from collabrl.profiles import Profile, get_profile, interleaved_by_type, load_profiles
 from collabrl.study.schema import Simulated
 
 
-class SerializedEngine:
-    """An engine whose ``generate`` calls run one at a time (sessions share it across threads)."""
-
-    def __init__(self, engine: Any) -> None:
-        self.engine, self.lock = engine, threading.Lock()
-
-    def generate(self, conversations, params):
-        with self.lock:
-            return self.engine.generate(conversations, params)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.engine, name)
-
-
-class Engines:
-    """One shared engine per (backend, model, options)."""
-
-    def __init__(self) -> None:
-        self._engines: dict[str, SerializedEngine] = {}
-
-    def get(self, spec: EngineSpec) -> SerializedEngine:
-        key = spec.model_dump_json()
-        if key not in self._engines:
-            self._engines[key] = SerializedEngine(make_engine_from_spec(spec))
-        return self._engines[key]
-
-
-def player_label(spec: PlayerSpec | Simulated, profile: Profile | None = None) -> str:
-    """How records and the export name a player (model ids, never engine options or keys)."""
-    profile_id = profile.id if profile is not None else getattr(spec, "profile", None)
-    if spec.kind == "llm" and spec.engine is not None:
-        label = f"llm:{spec.engine.backend}:{spec.engine.model}"
-        return f"{label}:{profile_id}" if profile_id else label
-    if spec.kind == "persona":
-        return f"persona:{profile_id}"
-    return spec.kind
-
-
 def agent_player(
-    spec: PlayerSpec, section: GameSection, game: Game, seed: int, engines: Engines
+    spec: PlayerSpec, section: GameSection, game: Game, seed: int, engines: EngineCache
 ) -> Player:
     """The condition's agent for one seat of one session."""
     engine = engines.get(spec.engine) if spec.kind == "llm" else None
@@ -84,7 +43,7 @@ def simulated_player(
     section: GameSection,
     game: Game,
     seed: int,
-    engines: Engines,
+    engines: EngineCache,
 ) -> Player:
     """A simulated participant or stand-in of ``profile`` (None only for the expert)."""
     if spec.kind == "expert":

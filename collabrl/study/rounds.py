@@ -17,7 +17,8 @@ from collabrl.agents.llm_player import LLMPlayer
 from collabrl.agents.player import Player
 from collabrl.agents.protocol import parse_observed
 from collabrl.envs.base import sends_message
-from collabrl.study.players import agent_player, player_label, simulated_player, task_profiles
+from collabrl.factory import player_label
+from collabrl.study.players import agent_player, simulated_player, task_profiles
 from collabrl.study.schema import Condition
 from collabrl.web.session import DecisionError, Session
 

@@ -16,10 +16,10 @@ import time
 from collections import Counter
 from typing import Any
 
+from collabrl.factory import EngineCache
 from collabrl.study.compile import CompiledStudy
 from collabrl.study.db import StudyDB, token_hash
 from collabrl.study.forms import FormError, ratings, survey_answers
-from collabrl.study.players import Engines
 from collabrl.study.rounds import GroupRun
 from collabrl.study.schema import (
     ConditionsPage,
@@ -42,7 +42,7 @@ class StudyRuntime:
     def __init__(self, compiled: CompiledStudy, db: StudyDB) -> None:
         self.compiled, self.loaded, self.study = compiled, compiled.loaded, compiled.study
         self.flow, self.db = compiled.flow, db
-        self.engines = Engines()
+        self.engines = EngineCache(serialized=True)
         self.notifier, self.deadlines = Notifier(), Deadlines()
         self.people: dict[str, dict[str, Any]] = {}
         self.groups: dict[str, GroupRun] = {}

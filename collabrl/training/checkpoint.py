@@ -10,7 +10,6 @@ previous intact one is used instead.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shutil
@@ -18,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from collabrl.errors import CollabrlError
-from collabrl.records import mark_completed, write_text
+from collabrl.records import file_sha256, mark_completed, write_text
 from collabrl.training.policy import save_policy
 
 STATE_FILE = "trainer_state.json"
@@ -108,7 +107,7 @@ def checkpoint_damage(path: Path) -> str | None:
             return f"{name} is missing"
         if file.stat().st_size != size:
             return f"{name} has {file.stat().st_size} bytes, not {size}"
-        if _sha256(file) != sha256:
+        if file_sha256(file) != sha256:
             return f"{name} does not match its SHA-256"
     return None
 
@@ -165,15 +164,7 @@ def _recorded_files(path: Path) -> dict[str, tuple[int, str]] | None:
 def _file_records(folder: Path) -> dict[str, dict[str, Any]]:
     """Size and SHA-256 of every file under ``folder``, by path relative to it."""
     return {
-        str(file.relative_to(folder)): {"size": file.stat().st_size, "sha256": _sha256(file)}
+        str(file.relative_to(folder)): {"size": file.stat().st_size, "sha256": file_sha256(file)}
         for file in sorted(folder.rglob("*"))
         if file.is_file()
     }
-
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()

@@ -20,9 +20,9 @@ from typing import Any
 
 from collabrl.config import EngineSpec, EvalSpec, PlayerSpec, Recipe
 from collabrl.envs.registry import get_game
-from collabrl.eval.players import EngineCache
 from collabrl.eval.protocol import run_evaluation
 from collabrl.eval.report import OVERALL
+from collabrl.factory import EngineCache
 from collabrl.profiles import PLAYER_TYPES
 from collabrl.records import write_text
 from collabrl.rewards.judges import DIMENSIONS

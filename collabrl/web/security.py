@@ -15,11 +15,22 @@ from collections.abc import Callable
 from starlette.requests import HTTPConnection
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-HEADERS = {
-    "content-security-policy": (
+
+def content_security_policy(frames_own_pages: bool = False) -> str:
+    """Same-origin scripts, styles, images and sockets only; no inline script. With
+    ``frames_own_pages`` (the study pages, which frame the game page) pages of this origin may be
+    framed by this origin; otherwise no page may be framed at all."""
+    frames = "frame-src 'self'; " if frames_own_pages else ""
+    ancestors = "'self'" if frames_own_pages else "'none'"
+    return (
         "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-        "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
-    ),
+        f"connect-src 'self'; {frames}base-uri 'none'; form-action 'none'; "
+        f"frame-ancestors {ancestors}"
+    )
+
+
+HEADERS = {
+    "content-security-policy": content_security_policy(),
     "x-content-type-options": "nosniff",
     "referrer-policy": "no-referrer",  # the token is in the URL: never send it elsewhere
     "cache-control": "no-store",
@@ -31,10 +42,10 @@ def new_token() -> str:
     return secrets.token_urlsafe(18)
 
 
-def has_token(conn: HTTPConnection, token: str) -> bool:
-    """Whether a request or WebSocket carries the run's token (``?token=``), compared in
-    constant time."""
-    given = conn.query_params.get("token", "")
+def has_token(conn: HTTPConnection, token: str, name: str = "token") -> bool:
+    """Whether a request or WebSocket carries ``token`` in its query parameter ``name``
+    (``?token=`` by default), compared in constant time."""
+    given = conn.query_params.get(name, "")
     return secrets.compare_digest(given.encode(), token.encode())
 
 

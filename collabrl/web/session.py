@@ -23,7 +23,7 @@ from typing import Any
 
 from collabrl.agents.llm_player import LLMPlayer
 from collabrl.agents.player import Player
-from collabrl.config import PlayerSpec, Recipe
+from collabrl.config import Recipe
 from collabrl.envs.base import (
     MAX_MESSAGE_CHARS,
     Game,
@@ -34,6 +34,7 @@ from collabrl.envs.base import (
 from collabrl.envs.registry import GameSection, get_game
 from collabrl.errors import CollabrlError
 from collabrl.eval.runner import efficiency
+from collabrl.factory import player_label
 from collabrl.rollout.episode import Episode
 from collabrl.web.frames import Frame, board_of, drawing, lettered_actions, sections
 
@@ -231,15 +232,6 @@ def outcome_line(section: type[GameSection], summary: dict[str, Any]) -> str:
     if summary["success"]:
         return f"Success: {column}."
     return f"Not finished ({summary.get('outcome', 'time up')}): {column}."
-
-
-def player_label(spec: PlayerSpec) -> str:
-    """How a seat's player is named on pages and in records (never engine options or keys)."""
-    if spec.kind == "persona":
-        return f"persona:{spec.profile}"
-    if spec.kind == "llm" and spec.engine is not None:
-        return f"llm:{spec.engine.backend}:{spec.engine.model}"
-    return spec.kind
 
 
 class SeatPlayers:
