@@ -4,13 +4,16 @@ OmegaConf does the merging and ``${...}`` interpolation; pydantic does the valid
 problem becomes a one-line :class:`RecipeError` naming the key and what is allowed. Hostile or
 careless input (a binary or huge file, a "billion laughs" YAML document, absurd sizes, names that
 do not exist) is refused here, at ``collabrl lint``, not minutes into a run. Recipes and the
-profile pipeline's settings both load through :func:`load_settings`.
+profile pipeline's settings and studies all load through :func:`load_settings`; recipes and
+studies share :func:`layered_node` (a path or shipped name, with a ``base:`` underneath).
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any, TypeVar
@@ -29,27 +32,91 @@ Settings = TypeVar("Settings", bound=BaseModel)
 MAX_PROBLEMS = 4  # problems listed in one error line; the wrong file can hold thousands
 
 
+@dataclass(frozen=True)
+class SourceFile:
+    """One settings file a recipe or study was read from: where, its text, and its hash."""
+
+    where: str
+    text: str
+
+    @property
+    def sha256(self) -> str:
+        return hashlib.sha256(self.text.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class FileKind:
+    """A kind of layered settings file: ``recipe`` files in ``collabrl.recipes``, ``study`` files
+    in ``collabrl.studies``. Both name a file path or a shipped name, and may name a ``base:``."""
+
+    what: str
+    package: str
+
+    def shipped(self) -> list[str]:
+        """Names of the files of this kind shipped inside the package."""
+        folder = resources.files(self.package)
+        return sorted(
+            p.name.removesuffix(".yaml") for p in folder.iterdir() if p.name.endswith(".yaml")
+        )
+
+
+RECIPES = FileKind("recipe", "collabrl.recipes")
+
+
 def shipped_recipes() -> list[str]:
     """Names of the recipes shipped inside the package."""
-    folder = resources.files("collabrl.recipes")
-    return sorted(
-        p.name.removesuffix(".yaml") for p in folder.iterdir() if p.name.endswith(".yaml")
-    )
+    return RECIPES.shipped()
 
 
-def _read_recipe_text(name_or_path: str) -> tuple[str, str]:
-    """(text, where) of a recipe given as a file path or the name of a shipped recipe."""
+def read_source(kind: FileKind, name_or_path: str, relative_to: Path | None = None) -> SourceFile:
+    """A file path (tried under ``relative_to`` first, the folder of the file naming it as its
+    base) or the name of a shipped file of ``kind``."""
     path = Path(name_or_path).expanduser()
+    if relative_to is not None and not path.is_absolute():
+        candidate = relative_to / path
+        path = candidate if os.path.lexists(candidate) else path
     if os.path.lexists(path):
-        return read_text_file(path, "a recipe"), str(path)
+        return SourceFile(str(path), read_text_file(path, f"a {kind.what}"))
     stem = name_or_path.removesuffix(".yaml")
-    shipped = resources.files("collabrl.recipes") / f"{stem}.yaml"
+    shipped = resources.files(kind.package) / f"{stem}.yaml"
     if "/" not in stem and shipped.is_file():
-        return shipped.read_text(encoding="utf-8"), f"recipes/{stem}.yaml"
+        folder = kind.package.rpartition(".")[2]
+        return SourceFile(f"{folder}/{stem}.yaml", shipped.read_text(encoding="utf-8"))
     raise RecipeError(
-        f"recipe {clip(repr(name_or_path))} is neither a file nor a shipped recipe; "
-        f"shipped: {', '.join(shipped_recipes())}"
+        f"{kind.what} {clip(repr(name_or_path))} is neither a file nor a shipped {kind.what}; "
+        f"shipped: {', '.join(kind.shipped())}"
     )
+
+
+def layered_node(
+    kind: FileKind,
+    name_or_path: str,
+    relative_to: Path | None = None,
+    seen: tuple[str, ...] = (),
+) -> tuple[Any, list[SourceFile]]:
+    """A settings file as an OmegaConf node with its ``base:`` merged underneath, and the files
+    it came from (the file first, then its bases).
+
+    ``base: cwah_gigpo`` lets an ablation recipe state only what it changes. Lists are replaced,
+    not merged; a ``game`` section naming another game replaces the base's instead of merging.
+    """
+    source = read_source(kind, name_or_path, relative_to)
+    raw = yaml_mapping(source.text, source.where, f"a {kind.what}")
+    base = raw.pop("base", None)
+    node = _node(raw, source.where)
+    if base is None:
+        return node, [source]
+    if not isinstance(base, str) or source.where in seen:
+        raise RecipeError(
+            f"{source.where}: base must name another {kind.what} (and not form a cycle)"
+        )
+    shipped = source.where.startswith(kind.package.rpartition(".")[2] + "/")
+    folder = None if shipped else Path(source.where).parent
+    parent, chain = layered_node(kind, base, folder, (*seen, source.where))
+    game = raw["game"].get("name") if isinstance(raw.get("game"), dict) else None
+    if game is not None and game != parent.get("game", {}).get("name"):
+        parent.pop("game", None)
+    return OmegaConf.merge(parent, node), [source, *chain]
 
 
 def _readable_loc(loc: Sequence[Any]) -> list[Any]:
@@ -137,10 +204,15 @@ def _node(raw: dict[str, Any], where: str) -> Any:
 
 
 def load_settings(
-    model: type[Settings], config: Any, overrides: Sequence[str], where: str
+    model: type[Settings],
+    config: Any,
+    overrides: Sequence[str],
+    where: str,
+    describe: Callable[[ValidationError], str] | None = None,
 ) -> Settings:
     """Merge ``overrides`` into ``config`` (an OmegaConf node), resolve ``${...}`` with bounds
-    and validate the result as ``model``. Raises only RecipeError."""
+    and validate the result as ``model``; ``describe`` words a validation error (default:
+    :func:`describe_validation_error`). Raises only RecipeError."""
     try:
         for item in overrides:
             apply_override(config, item)
@@ -151,31 +223,11 @@ def load_settings(
     try:
         return model.model_validate(data)
     except ValidationError as exc:
-        raise RecipeError(f"{where}: {describe_validation_error(exc, model)}") from None
-
-
-def _raw_recipe(name_or_path: str, seen: tuple[str, ...] = ()) -> tuple[Any, str]:
-    """The recipe's YAML as an OmegaConf node, with its ``base:`` recipe merged underneath.
-
-    ``base: cwah_gigpo`` lets an ablation recipe state only what it changes.
-    """
-    text, where = _read_recipe_text(name_or_path)
-    raw = yaml_mapping(text, where, "a recipe")
-    base = raw.pop("base", None)
-    node = _node(raw, where)
-    if base is None:
-        return node, where
-    if not isinstance(base, str) or base in seen:
-        raise RecipeError(f"{where}: base must name another recipe (and not form a cycle)")
-    parent, _ = _raw_recipe(base, (*seen, name_or_path))
-    parent_game = parent.get("game", {}).get("name")
-    game = raw["game"].get("name") if isinstance(raw.get("game"), dict) else None
-    if game is not None and game != parent_game:
-        parent.pop("game", None)  # another game: its options replace the base's, not merge in
-    return OmegaConf.merge(parent, node), where
+        problem = describe(exc) if describe else describe_validation_error(exc, model)
+        raise RecipeError(f"{where}: {problem}") from None
 
 
 def load_recipe(name_or_path: str, overrides: list[str] | tuple[str, ...] = ()) -> Recipe:
     """Read, merge overrides into, resolve and validate a recipe. Raises only RecipeError."""
-    config, where = _raw_recipe(name_or_path)
-    return load_settings(Recipe, config, overrides, where)
+    config, sources = layered_node(RECIPES, name_or_path)
+    return load_settings(Recipe, config, overrides, sources[0].where)
