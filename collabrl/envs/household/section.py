@@ -18,7 +18,7 @@ from collabrl.envs.household.game import (
 )
 from collabrl.envs.household.tasks import get_task, load_tasks
 from collabrl.envs.registry import GameSection, Split
-from collabrl.envs.structures import Structure
+from collabrl.envs.structures import Structure, check_gate_owners
 from collabrl.numbers import PositiveInt
 from collabrl.sections import MAX_TICKS, SeatNames
 
@@ -82,11 +82,7 @@ class HouseholdSection(GameSection):
 
     @model_validator(mode="after")
     def _gate_owners_fit(self) -> HouseholdSection:
-        for kind, owner in self.gate_owners.items():
-            if kind not in self.gated:
-                raise ValueError(f"gate_owners: {kind!r} is not a gated kind ({self.gated})")
-            if owner not in self.seats:
-                raise ValueError(f"gate_owners: {owner!r} is not a seat ({self.seats})")
+        check_gate_owners(self.gate_owners, self.gated, self.seats)
         return self
 
     def make_game(self) -> HouseholdGame:

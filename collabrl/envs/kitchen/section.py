@@ -15,7 +15,7 @@ from collabrl.envs.kitchen.game import (
 )
 from collabrl.envs.kitchen.layouts import LAYOUT_NAMES, load_layout
 from collabrl.envs.registry import GameSection, Split
-from collabrl.envs.structures import Structure, replay_options
+from collabrl.envs.structures import Structure, check_gate_owners, replay_options
 from collabrl.numbers import PositiveInt
 from collabrl.sections import MAX_TICKS, SeatNames
 
@@ -87,11 +87,7 @@ class KitchenSection(GameSection):
 
     @model_validator(mode="after")
     def _gate_owners_fit(self) -> KitchenSection:
-        for skill, owner in self.gate_owners.items():
-            if skill not in self.gated:
-                raise ValueError(f"gate_owners: {skill!r} is not a gated skill ({self.gated})")
-            if owner not in self.seats:
-                raise ValueError(f"gate_owners: {owner!r} is not a seat ({self.seats})")
+        check_gate_owners(self.gate_owners, self.gated, self.seats, kind="skill")
         return self
 
     def make_game(self) -> KitchenGame:

@@ -6,7 +6,13 @@ what games record for process metrics, :mod:`.scripted` for what scripted player
 """
 
 from collabrl.envs.structures.board import SECTIONS, Board, Entry
-from collabrl.envs.structures.gates import REQUEST_TICKS, WAIT_TICKS, Gates, Request
+from collabrl.envs.structures.gates import (
+    REQUEST_TICKS,
+    WAIT_TICKS,
+    Gates,
+    Request,
+    check_gate_owners,
+)
 from collabrl.envs.structures.layer import (
     BOARD_TICKS,
     DECIDE_TICKS,
@@ -41,6 +47,7 @@ __all__ = [
     "Trace",
     "TraceEvent",
     "Vocabulary",
+    "check_gate_owners",
     "default_owner",
     "organises",
     "pick_owner",

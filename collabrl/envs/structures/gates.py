@@ -27,6 +27,19 @@ REQUEST_TICKS = 1  # filing a request, like sending a message
 WAIT_TICKS = 1  # choosing an action whose request is still open: blocked for a tick
 SHOWN_OWN_REQUESTS = 3  # a seat's latest requests shown in its observation
 
+
+def check_gate_owners(
+    gate_owners: Mapping[str, str], gated: Sequence[str], seats: Sequence[str], kind: str = "kind"
+) -> None:
+    """A game section's ``gate_owners`` names gated action kinds (a ``kind``: what the game calls
+    them) and seats only; raises ValueError naming the first that is neither."""
+    for name, owner in gate_owners.items():
+        if name not in gated:
+            raise ValueError(f"gate_owners: {name!r} is not a gated {kind} ({list(gated)})")
+        if owner not in seats:
+            raise ValueError(f"gate_owners: {owner!r} is not a seat ({list(seats)})")
+
+
 Status = Literal["open", "approved", "denied", "used"]
 Verdict = Literal["free", "approved", "request", "wait"]
 
