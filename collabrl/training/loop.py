@@ -7,6 +7,7 @@ Run it with ``python train.py recipe=NAME key=value ...`` or
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +34,7 @@ from collabrl.training.metrics import (
     summary_line,
 )
 from collabrl.training.policy import (
+    Policy,
     ensure_finite_weights,
     fill_deepspeed_config,
     load_policy,
@@ -53,9 +55,45 @@ from collabrl.training.weight_sync import WeightSync
 RESUME_HINT = "pass train.resume=true to continue it, or --overwrite to move it aside"
 
 
-def train(recipe: Recipe, overwrite: bool = False) -> Path:
-    """Train the policy the recipe describes; returns the run directory. ``overwrite``: move a
-    run already in ``recipe.output_dir`` aside instead of refusing the folder."""
+class Stopwatch:
+    """Named laps of one iteration: ``lap(name)`` records the seconds since the previous lap."""
+
+    def __init__(self) -> None:
+        self.start = self.last = time.perf_counter()
+        self.laps: dict[str, float] = {}
+
+    def lap(self, name: str) -> None:
+        now = time.perf_counter()
+        self.laps[name] = now - self.last
+        self.last = now
+
+    def total(self) -> float:
+        return time.perf_counter() - self.start
+
+
+@dataclass
+class Run:
+    """What one training run is made of, built once by :func:`setup`."""
+
+    recipe: Recipe
+    accelerator: Any
+    run_dir: Path
+    model: Any  # the prepared (possibly wrapped) policy model
+    policy: Policy
+    optimisation: Optimisation
+    engine: Any  # the rollout engine
+    sync: WeightSync
+    validator: Validator
+    partner_engine: Any
+    judge: Any
+    profiles: list
+    logger: RunLogger
+    start: int  # the first iteration to run (after a resumed checkpoint)
+
+
+def setup(recipe: Recipe, overwrite: bool = False) -> Run:
+    """Claim the run folder, load the policy, its optimiser and reference, the rollout engine and
+    its weight sync, partners, judge and logger, and resume from the last checkpoint if asked."""
     from transformers import get_scheduler
 
     recipe.check_trainable()
@@ -68,9 +106,6 @@ def train(recipe: Recipe, overwrite: bool = False) -> Path:
         hint=RESUME_HINT,
     )
     accelerator, run_dir, model_path = start_run(recipe, algo.mini_batch // algo.micro_batch, claim)
-    main = accelerator.is_main_process
-
-    # --- policy, optimizer, rollout engine ------------------------------------------------------
     policy = load_policy(recipe.policy, model_path, need_reference=algo.kl_coef > 0)
     trainable = [p for p in policy.model.parameters() if p.requires_grad]
     optimizer = torch.optim.AdamW(trainable, lr=algo.lr, weight_decay=algo.weight_decay)
@@ -83,14 +118,11 @@ def train(recipe: Recipe, overwrite: bool = False) -> Path:
     sync = WeightSync(
         engine, recipe.policy.weight_sync, recipe.policy.backend, policy.lora, run_dir, accelerator
     )
-    validator = Validator(recipe, run_dir, model_path, engine)
     partner_engine = None
     if recipe.partner.kind == "llm":
         partner_engine = make_engine_from_spec(recipe.partner.engine)
     elif recipe.partner.kind == "self":
         partner_engine = engine  # self-play: each iteration's policy weights play the partner
-    judge = keep_rationales(make_judge(recipe.reward.judge), recipe.train.dump_rollouts)
-    profiles = partner_profiles(recipe)
     temperature = recipe.policy.sampling.temperature or 1.0
 
     def reference(batch):
@@ -106,88 +138,114 @@ def train(recipe: Recipe, overwrite: bool = False) -> Path:
         policy.tokenizer.pad_token_id,
         reference if algo.kl_coef > 0 else None,
     )
-
-    # --- resume ---------------------------------------------------------------------------------
-    logger = RunLogger.for_recipe(recipe, run_dir, enabled=main)
+    logger = RunLogger.for_recipe(recipe, run_dir, enabled=accelerator.is_main_process)
     start = resume_checkpoint(accelerator, run_dir) if recipe.train.resume else 0
     logger.truncate_after(start - 1)  # lines logged after the checkpoint are redone
     if start:  # vLLM started from the model folder, not from the checkpoint's weights
         sync.refresh(accelerator.unwrap_model(model))
+    return Run(
+        recipe,
+        accelerator,
+        run_dir,
+        model,
+        policy,
+        optimisation,
+        engine,
+        sync,
+        Validator(recipe, run_dir, model_path, engine),
+        partner_engine,
+        keep_rationales(make_judge(recipe.reward.judge), recipe.train.dump_rollouts),
+        partner_profiles(recipe),
+        logger,
+        start,
+    )
 
-    # --- the loop -------------------------------------------------------------------------------
-    for iteration in trange(start, recipe.train.iterations, desc="GiGPO", disable=not main):
-        t0 = time.perf_counter()
-        rank = accelerator.process_index
-        slots = make_slots(recipe, plan_groups(recipe, profiles, iteration, rank), partner_engine)
-        judging = StepJudging(judge, profiles={p.id: p for p in profiles})
-        model.eval()
-        seed = (recipe.seed * 1_000_003 + iteration) * 1_009 + rank
-        params = sampling_params(recipe.policy.sampling, seed=seed)
-        times = run_rollout(slots, engine, params, on_steps=judging.submit)
-        synced = sync.release()  # a colocated vLLM sleeps: its GPU memory goes to the trainer
-        t1 = time.perf_counter()
-        levels = judging.collect()
-        scored = score_rollout(slots, levels, recipe.reward, recipe.game)
-        failures = failure_counts(slots, levels)
-        _check_failures(slots, failures, recipe.train.max_failure_rate, iteration)
-        t2 = time.perf_counter()
-        parts = advantage_parts(scored, algo)
-        advantages = parts.total
-        if main:
-            dump = recipe.train.dump_rollouts
-            dump_rollouts(run_dir, dump, iteration, recipe.seed, slots, scored, parts, judge)
-        keep = informative(scored, advantages, algo.drop_uniform_groups)
-        samples = [scored.samples[i] for i in keep]
-        model.train()
-        old = (
-            trainer_logprobs(optimisation, samples)
-            if algo.old_logprobs == "trainer"
-            else rollout_logprobs(samples)
-        )
-        t_old = time.perf_counter()
-        stats = ppo_update(
-            optimisation,
-            samples,
-            [float(advantages[i]) for i in keep],
-            old.values,
-            np.random.default_rng([recipe.seed, iteration, rank, 2]),
-        )
-        ensure_finite_weights(accelerator, model, iteration)
-        t3 = time.perf_counter()
-        synced |= sync.refresh(accelerator.unwrap_model(model))  # wake it, push the new weights
-        t4 = time.perf_counter()
-        timings = {
-            "generation": times.generation,
-            "partners": times.partners,
-            "game": times.game,
-            "judge_wait": t2 - t1,
-            "old_logprobs": t_old - t2,
-            "training": t3 - t_old,
-            **synced,
-            "iteration": t4 - t0,
-        }
-        metrics = iteration_metrics(slots, scored, parts, keep, stats, old, timings, failures)
-        metrics = combine_ranks(gather_object([metrics]))  # every rank's rollouts, not rank 0's
-        if validator.due(iteration):  # held-out episodes; the best policy kept in <run>/best
-            model.eval()
-            unwrapped = accelerator.unwrap_model(model)
-            metrics |= validator.validate(accelerator, unwrapped, policy.tokenizer, iteration)
-        logger.log(iteration, metrics)
-        accelerator.print(summary_line(iteration, metrics))
+
+def train(recipe: Recipe, overwrite: bool = False) -> Path:
+    """Train the policy the recipe describes; returns the run directory. ``overwrite``: move a
+    run already in ``recipe.output_dir`` aside instead of refusing the folder."""
+    run = setup(recipe, overwrite)
+    main = run.accelerator.is_main_process
+    for iteration in trange(run.start, recipe.train.iterations, desc="GiGPO", disable=not main):
+        metrics = iterate(run, iteration)
+        if run.validator.due(iteration):  # held-out episodes; the best policy kept in <run>/best
+            run.model.eval()
+            unwrapped = run.accelerator.unwrap_model(run.model)
+            tokenizer = run.policy.tokenizer
+            metrics |= run.validator.validate(run.accelerator, unwrapped, tokenizer, iteration)
+        run.logger.log(iteration, metrics)
+        run.accelerator.print(summary_line(iteration, metrics))
         every = recipe.train.checkpoint_every
         last = iteration == recipe.train.iterations - 1
         if last or (every and (iteration + 1) % every == 0):
             save_checkpoint(
-                accelerator,
-                model,
-                policy.tokenizer,
-                run_dir,
+                run.accelerator,
+                run.model,
+                run.policy.tokenizer,
+                run.run_dir,
                 iteration,
                 recipe.train.keep_checkpoints,
                 {"metrics": metrics},
             )
-    logger.close()
-    return run_dir
+    run.logger.close()
+    return run.run_dir
+
+
+def iterate(run: Run, iteration: int) -> dict[str, Any]:
+    """One iteration: rollout -> rewards -> advantages -> PPO update -> weights to the rollout
+    engine; returns the iteration's metrics, combined over every rank's rollouts."""
+    recipe, algo, accelerator, model = run.recipe, run.recipe.algo, run.accelerator, run.model
+    clock = Stopwatch()
+    rank = accelerator.process_index
+    slots = make_slots(
+        recipe, plan_groups(recipe, run.profiles, iteration, rank), run.partner_engine
+    )
+    judging = StepJudging(run.judge, profiles={p.id: p for p in run.profiles})
+    model.eval()
+    seed = (recipe.seed * 1_000_003 + iteration) * 1_009 + rank
+    params = sampling_params(recipe.policy.sampling, seed=seed)
+    times = run_rollout(slots, run.engine, params, on_steps=judging.submit)
+    synced = run.sync.release()  # a colocated vLLM sleeps: its GPU memory goes to the trainer
+    clock.lap("rollout")
+    levels = judging.collect()
+    scored = score_rollout(slots, levels, recipe.reward, recipe.game)
+    failures = failure_counts(slots, levels)
+    _check_failures(slots, failures, recipe.train.max_failure_rate, iteration)
+    clock.lap("judge_wait")
+    parts = advantage_parts(scored, algo)
+    advantages = parts.total
+    if accelerator.is_main_process:
+        dump = recipe.train.dump_rollouts
+        dump_rollouts(run.run_dir, dump, iteration, recipe.seed, slots, scored, parts, run.judge)
+    keep = informative(scored, advantages, algo.drop_uniform_groups)
+    samples = [scored.samples[i] for i in keep]
+    model.train()
+    old = (
+        trainer_logprobs(run.optimisation, samples)
+        if algo.old_logprobs == "trainer"
+        else rollout_logprobs(samples)
+    )
+    clock.lap("old_logprobs")
+    stats = ppo_update(
+        run.optimisation,
+        samples,
+        [float(advantages[i]) for i in keep],
+        old.values,
+        np.random.default_rng([recipe.seed, iteration, rank, 2]),
+    )
+    ensure_finite_weights(accelerator, model, iteration)
+    clock.lap("training")
+    synced |= run.sync.refresh(accelerator.unwrap_model(model))  # wake it, push the new weights
+    timings = {
+        "generation": times.generation,
+        "partners": times.partners,
+        "game": times.game,
+        **{k: clock.laps[k] for k in ("judge_wait", "old_logprobs", "training")},
+        **synced,
+        "iteration": clock.total(),
+    }
+    metrics = iteration_metrics(slots, scored, parts, keep, stats, old, timings, failures)
+    return combine_ranks(gather_object([metrics]))  # every rank's rollouts, not rank 0's
 
 
 def _check_failures(slots, counts: dict[str, int], limit: float, iteration: int) -> None:
