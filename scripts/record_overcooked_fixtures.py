@@ -11,7 +11,7 @@ Each chef follows a seeded policy that mixes uniform random low-level actions wi
 scripted cook (fetch onions, fill pots, start cooking, fetch dishes, serve) and occasional whims
 (walk to a random counter or pot and interact), so fixtures exercise every interact rule, not
 just walking. The fixture stores every joint action and the full state after every tick in the
-compact text form written by ``encode`` (tests/test_kitchen_conformance.py builds the same
+compact text form written by ``encode`` (tests/envs/test_kitchen_overcooked_fixtures.py builds the same
 string from collabrl's engine). This script imports nothing from collabrl on purpose.
 """
 

@@ -4,7 +4,7 @@ Gymnasium's ``check_env``.
 :func:`check_game` plays seeded random episodes (offered actions plus deliberate slips: actions not
 offered, missing actions, replies flagged invalid, empty messages) and raises
 :class:`GameCheckError` naming the first rule of :data:`RULES` a game breaks. Anyone adding a game
-runs it once in a test; the shipped games pass it (``tests/test_game_conformance.py``).
+runs it once in a test; the shipped games pass it (``tests/envs/test_conformance.py``).
 
 collabrl's ``reset(seed)`` returns the observations only (seat -> Observation for the seats that
 must decide first); the PettingZoo adapter (``collabrl.envs.parallel.to_parallel_env``) returns

@@ -222,7 +222,7 @@ def test_floor_and_ceiling_play_the_same_jobs(tmp_path) -> None:
 def _benchmark():
     import importlib.util
 
-    path = Path(__file__).resolve().parents[1] / "benchmarks" / "learning.py"
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "learning.py"
     spec = importlib.util.spec_from_file_location("learning_benchmark", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

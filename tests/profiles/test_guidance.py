@@ -21,7 +21,7 @@ from collabrl.profiles.guidance import load_guidance
 from collabrl.rollout.episode import play_episode
 from collabrl.training.groups import make_slots, partner_profiles, plan_groups
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 TASK = "0_read_book"
 LEADER = "cwah-0_read_book-test-12"  # a proactive leader
 

@@ -9,7 +9,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from test_training import metrics, train_cmd  # the tiny CPU recipe with its fast overrides
+from tests.training.test_loop import metrics, train_cmd  # the tiny CPU recipe with its fast overrides
 
 from collabrl.errors import CollabrlError
 from collabrl.records import RunClaim, check_claim, claim_folder, read_manifest

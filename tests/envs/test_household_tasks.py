@@ -13,7 +13,7 @@ import pytest
 from collabrl.envs.household.tasks import FAMILIES, TEST_TASK_NAMES, get_task, load_tasks
 from collabrl.envs.household.world import load_apartments
 
-SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "make_household_tasks.py"
+SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "make_household_tasks.py"
 EXPECTED_TEST = {
     "0_read_book",
     "5_read_book",

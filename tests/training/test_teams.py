@@ -10,7 +10,7 @@ from pathlib import Path
 from collabrl.config import load_recipe
 from collabrl.training.groups import make_slots, partner_profiles, plan_groups
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SMALL = [
     "train.iterations=2",
     "rollout.groups=1",

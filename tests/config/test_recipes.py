@@ -101,7 +101,7 @@ def test_cli_errors_are_one_line_without_traceback(args: tuple[str, ...]) -> Non
 def test_train_script_fails_cleanly(tmp_path) -> None:
     from pathlib import Path
 
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     out = subprocess.run(
         [sys.executable, str(root / "train.py"), "recipe=household_experts", "algo.lr=-1"],
         capture_output=True,

@@ -7,7 +7,7 @@ test, so a new package must be placed on purpose.
 
 from __future__ import annotations
 
-from test_import_structure import GRAPH, MODULES
+from tests.structure.test_import_graph import GRAPH, MODULES
 
 LAYERS: tuple[tuple[str, ...], ...] = (
     # 0 foundation: errors, numbers, settings files and their base, records, statistics, the

@@ -188,7 +188,7 @@ def test_unknown_id_and_empty_selection() -> None:
 
 
 def test_script_writes_and_checks(tmp_path: Path) -> None:
-    script = Path(__file__).resolve().parents[1] / "scripts" / "make_profiles.py"
+    script = Path(__file__).resolve().parents[2] / "scripts" / "make_profiles.py"
     main = runpy.run_path(str(script))["main"]
     assert main(["--out", str(tmp_path)]) == 0
     assert main(["--out", str(tmp_path), "--check"]) == 0

@@ -15,7 +15,7 @@ import pytest
 from collabrl.envs.kitchen.engine import ACTIONS, KitchenEngine, KitchenState, Soup
 from collabrl.envs.kitchen.layouts import DIRECTIONS, LAYOUT_NAMES, load_layout
 
-FIXTURES = Path(__file__).parent / "fixtures" / "kitchen"
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "kitchen"
 
 
 def _item(item) -> str:

@@ -22,7 +22,7 @@ from collabrl.models.tiny import make_tiny_model
 from collabrl.training import loop
 from collabrl.training.weight_sync import ADAPTER_DIR, layer_key, weight_buckets
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 FAST = [
     "partner.kind=expert",
     "reward.judge.kind=none",

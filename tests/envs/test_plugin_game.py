@@ -12,7 +12,7 @@ from pathlib import Path
 from collabrl.envs import check_game
 from collabrl.envs.registry import game_names, get_game
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 RECIPES = ROOT / "examples" / "relay_game" / "recipes"
 GIGPO = str(RECIPES / "relay_gigpo_cpu.yaml")
 

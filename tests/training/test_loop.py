@@ -15,7 +15,7 @@ from collabrl.testing.fake_openai import FakeOpenAIServer, Fault
 from collabrl.training.metrics import combine_ranks, failure_counts, failure_rates
 from collabrl.training.update import collate
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 FAST = [
     "partner.kind=expert",
     "reward.judge.kind=none",
@@ -86,7 +86,7 @@ def seeded_run(tmp_path_factory) -> Path:
 # Golden numbers of ``seeded_run`` (torchtune style), the loop end to end: rollout, pi_old, KL to
 # the reference, entropy bonus, clipping. Its random tiny policy makes no valid decision, so its
 # advantages are all zero; the policy-gradient arithmetic with real advantages is pinned by
-# tests/test_ppo_update.py::test_seeded_update_matches_golden_numbers. Measured with torch 2.13.0
+# tests/training/test_ppo_update.py::test_seeded_update_matches_golden_numbers. Measured with torch 2.13.0
 # on CPU; the run is deterministic, so the tolerance only absorbs summation order.
 GOLDEN = {
     "loss": [-0.05585922859609127, -0.054441703842920165, -0.055723282818992935],
