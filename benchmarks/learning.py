@@ -69,12 +69,18 @@ def stage(path: Path, run: Any) -> Any:
 
 
 def gradient_signal(run_dir: Path) -> dict[str, float]:
-    """Over a run's iterations: the share with any non-zero gradient, the mean share of live
-    groups and of the gradient from the episode level, and the last iteration's message rate."""
+    """Over a run's iterations: the share whose reward gave a non-zero policy gradient (some
+    group or anchor group with a non-zero advantage; the KL term alone does not count), the mean
+    share of live groups and of the gradient from the episode level, and the last iteration's
+    message rate."""
     rows = read_jsonl(run_dir / "metrics.jsonl")
     n = len(rows)
     return {
-        "nonzero_gradient": sum(r["grad_norm"] > 0 for r in rows) / n,
+        "nonzero_gradient": sum(
+            r.get("signal/live_groups", 0.0) + r.get("signal/live_step_groups", 0.0) > 0
+            for r in rows
+        )
+        / n,
         "live_groups": sum(r.get("signal/live_groups", 0.0) for r in rows) / n,
         "episode_share": sum(r.get("signal/episode_share", 0.0) for r in rows) / n,
         "train_success": sum(r.get("success_rate", 0.0) for r in rows) / n,

@@ -266,3 +266,19 @@ def test_learning_benchmark_resumes_stages_and_states_each_claim(tmp_path, capsy
         "w/o affective: non-zero gradient in 50%, 75% of iterations (goal: at least 75% in each)"
     )
     assert lines[4] == "w/o affective ends quieter than the full reward in 2/2 seeds"
+
+
+def test_the_benchmark_counts_reward_gradients_not_the_kl_term(tmp_path) -> None:
+    """An iteration whose groups are all dead still has a gradient from the KL term; it must not
+    count as one in which the reward trained the policy."""
+    bench = _benchmark()
+    lines = [
+        {"grad_norm": 0.0, "signal/live_groups": 0.0, "signal/live_step_groups": 0.0},
+        {"grad_norm": 0.3, "signal/live_groups": 0.0, "signal/live_step_groups": 0.0},  # KL only
+        {"grad_norm": 0.5, "signal/live_groups": 0.5, "signal/live_step_groups": 0.0},
+        {"grad_norm": 0.4, "signal/live_groups": 0.0, "signal/live_step_groups": 1.0},
+    ]
+    rows = [{**r, "messages_per_step": 0.2, "success_rate": 0.5} for r in lines]
+    (tmp_path / "metrics.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    signal = bench.gradient_signal(tmp_path)
+    assert signal["nonzero_gradient"] == 0.5 and signal["final_train_msg"] == 0.2
