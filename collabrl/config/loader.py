@@ -121,11 +121,13 @@ def layered_node(
 
 def _readable_loc(loc: Sequence[Any]) -> list[Any]:
     """A validation error's path without pydantic's internals: the game union adds the game's
-    name after ``game`` ("game.household.task"), validators add "function-..." parts."""
+    name after ``game`` ("game.household.task") or after an item of a list of games
+    ("games.0.household.task"), validators add "function-..." parts."""
     games = registered_games()
     parts = []
     for i, part in enumerate(loc):
-        if str(part).startswith("function-") or (i and loc[i - 1] == "game" and part in games):
+        after_game = i and (loc[i - 1] == "game" or isinstance(loc[i - 1], int))
+        if str(part).startswith("function-") or (after_game and part in games):
             continue
         parts.append(part)
     return parts

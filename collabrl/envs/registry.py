@@ -96,6 +96,12 @@ class GameSection(Strict):
     # task -> (message text -> collabrl.envs.structures.Speech): claims and requests of a message
     # as the subgoals its trace's work events name (process metrics); None: nothing is read
     speech: ClassVar[str | None] = None
+    # the profile pipeline (collabrl profiles run): section values its episodes play with when
+    # the pipeline's settings name no games (None: not among its default games), and the game's
+    # Eq. (1) consistency coefficients (penalty, max_penalty, reward); None: the settings must
+    # give them (filter.coefficients.<game>)
+    profile_games: ClassVar[dict[str, Any] | None] = None
+    profile_coefficients: ClassVar[tuple[float, float, float] | None] = None
 
     def for_task(self, task: str) -> GameSection:
         """This section playing ``task`` instead (validated: ValueError when it cannot)."""

@@ -69,9 +69,7 @@ def filter_profiles(
         play_trajectory(
             factory,
             traj_id=f"{p.id}-g{j}",
-            game=p.game,
-            task=p.task,
-            spec=config.games,
+            section=config.section(p.game, p.task),
             seed=config.seed + j,
             source=p.id,
             persona=p.persona(),

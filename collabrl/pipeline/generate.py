@@ -12,7 +12,7 @@ from tqdm import tqdm
 
 from collabrl.pipeline.config import PipelineConfig
 from collabrl.pipeline.descriptors import descriptors_version, make_descriptors
-from collabrl.pipeline.players import PlayerFactory, game_tasks, play_trajectory
+from collabrl.pipeline.players import PlayerFactory, play_trajectory
 from collabrl.pipeline.rundir import TRAJECTORIES, RunDir
 from collabrl.pipeline.stage import StageSummary
 
@@ -23,21 +23,20 @@ def generate(
     """Play (descriptors x tasks x episodes) episodes and write ``trajectories.jsonl``."""
     descriptors = make_descriptors(config.generate.random_combinations, config.seed)
     jobs = [
-        (game, task, d, e)
-        for game, task in game_tasks(config.games)
+        (section, d, e)
+        for section in config.games
         for d in descriptors
         for e in range(config.generate.episodes)
     ]
     records = []
     decisions: Counter[str] = Counter()
     invalid: Counter[str] = Counter()
-    for game, task, d, e in tqdm(jobs, desc="generate", disable=not progress):
+    for section, d, e in tqdm(jobs, desc="generate", disable=not progress):
+        game = section.name
         traj = play_trajectory(
             factory,
-            traj_id=f"{game}-{task}-{d.id}-e{e}",
-            game=game,
-            task=task,
-            spec=config.games,
+            traj_id=f"{game}-{section.task}-{d.id}-e{e}",
+            section=section,
             seed=config.seed + e,
             source=d.id,
             persona=d.text,

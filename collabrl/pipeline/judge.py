@@ -8,7 +8,7 @@ judge lists flaws with severities 1-5, which Eq. (1) turns into a score.
 from __future__ import annotations
 
 from collabrl.pipeline.parsing import ReplyError, extract_object
-from collabrl.pipeline.prompting import load_prompt
+from collabrl.pipeline.prompting import game_context, load_prompt
 from collabrl.pipeline.windows import Window
 
 DIMENSIONS = {"personality_reasoning": "judge_personality", "reasoning_action": "judge_action"}
@@ -17,7 +17,7 @@ DIMENSIONS = {"personality_reasoning": "judge_personality", "reasoning_action": 
 def judge_prompt(dimension: str, window: Window, persona: str) -> str:
     """The prompt asking for one window's flaws on one dimension."""
     return load_prompt(DIMENSIONS[dimension]).render(
-        game_context=load_prompt(f"game_{window.game}").body.strip(),
+        game_context=game_context(window.game),
         persona=persona,
         window_size=str(len(window.steps)),
         window=window.prompt_text(),

@@ -15,7 +15,7 @@ from typing import Any
 from collabrl.agents.player import Player
 from collabrl.engines.types import Engine, SamplingParams
 from collabrl.envs.base import Game, sends_message
-from collabrl.pipeline.config import GamesSpec
+from collabrl.envs.registry import GameSection
 from collabrl.rollout.episode import play_episode
 
 PlayerFactory = Callable[[str, Game], Player]
@@ -45,25 +45,11 @@ class Trajectory:
         return cls(**record)
 
 
-def make_game(game: str, task: str, spec: GamesSpec) -> Game:
-    """A fresh game of the configured length."""
-    if game == "household":
-        from collabrl.envs.household.game import HouseholdGame
-
-        return HouseholdGame(
-            task, max_ticks=spec.household_max_ticks, max_decisions=spec.household_max_decisions
-        )
-    from collabrl.envs.kitchen.game import KitchenGame
-
-    return KitchenGame(task, horizon=spec.kitchen_horizon)
-
-
-def partner(game: str) -> Player:
+def partner(section: GameSection) -> Player:
     """The rule-based teammate for the other seats."""
-    from collabrl.envs.registry import get_game
     from collabrl.factory import make_expert
 
-    return make_expert(get_game(game)())
+    return make_expert(section)
 
 
 def llm_player_factory(engine: Engine, params: SamplingParams) -> PlayerFactory:
@@ -80,18 +66,16 @@ def play_trajectory(
     factory: PlayerFactory,
     *,
     traj_id: str,
-    game: str,
-    task: str,
-    spec: GamesSpec,
+    section: GameSection,
     seed: int,
     source: str,
     persona: str,
     levels: dict[str, str] | None = None,
 ) -> Trajectory:
-    """Play one episode with ``persona`` in seat 0 and experts elsewhere."""
-    env = make_game(game, task, spec)
+    """Play one episode of ``section``'s game with ``persona`` in seat 0 and experts elsewhere."""
+    env = section.make_game()
     seat, *others = env.agents
-    players = {seat: factory(persona, env), **{s: partner(game) for s in others}}
+    players = {seat: factory(persona, env), **{s: partner(section) for s in others}}
     record = play_episode(env, players, seed=seed)
     turns = [
         {
@@ -106,12 +90,14 @@ def play_trajectory(
         for t in record.turns
     ]
     return Trajectory(
-        traj_id, game, task, seat, seed, source, persona, turns, record.summary, levels
+        traj_id,
+        section.name,
+        section.task,
+        seat,
+        seed,
+        source,
+        persona,
+        turns,
+        record.summary,
+        levels,
     )
-
-
-def game_tasks(spec: GamesSpec) -> list[tuple[str, str]]:
-    """Every configured (game, task) pair, household first."""
-    return [("household", t) for t in spec.household_tasks] + [
-        ("kitchen", layout) for layout in spec.kitchen_layouts
-    ]

@@ -46,6 +46,16 @@ def load_prompt(name: str) -> Prompt:
     return Prompt(name, version.strip(), body.strip() + "\n")
 
 
+def game_context(game: str) -> str:
+    """What the judge and summariser prompts say about ``game``: its shipped ``game_<name>.txt``
+    when there is one, else the one sentence its section gives for judge prompts (a plug-in)."""
+    if files(PACKAGE).joinpath(f"game_{game}.txt").is_file():
+        return load_prompt(f"game_{game}").body.strip()
+    from collabrl.envs.registry import get_game
+
+    return f"Game: {get_game(game).description}"
+
+
 @cache
 def load_data(name: str) -> dict[str, Any]:
     """A versioned YAML data file (e.g. ``descriptors.yaml``) from the prompts package."""

@@ -7,7 +7,6 @@ and closes the engines afterwards.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from typing import Any
@@ -56,12 +55,12 @@ class Resources(AbstractContextManager["Resources"]):
         if given is not None:
             return given
         spec = self.config.engines.for_role(role)
-        key = json.dumps(spec, sort_keys=True)
+        key = spec.model_dump_json()
         if key not in self._engines:
-            from collabrl.engines.factory import make_engine
+            from collabrl.factory import make_engine_from_spec
 
             try:
-                self._engines[key] = make_engine(spec)
+                self._engines[key] = make_engine_from_spec(spec)
             except (ValueError, ImportError) as err:
                 raise PipelineError(f"engines.{role}: {err}") from None
         return self._engines[key]

@@ -15,10 +15,11 @@ from typing import Any
 from pydantic import ValidationError
 
 from collabrl.engines.types import Engine
+from collabrl.envs.registry import get_game
 from collabrl.pipeline.asking import ask_all, text_params
 from collabrl.pipeline.config import PipelineConfig
 from collabrl.pipeline.parsing import ReplyError, extract_object, is_fail
-from collabrl.pipeline.prompting import load_prompt
+from collabrl.pipeline.prompting import game_context, load_prompt
 from collabrl.pipeline.rundir import (
     CANDIDATES,
     CLUSTERS,
@@ -30,7 +31,6 @@ from collabrl.pipeline.rundir import (
 from collabrl.pipeline.stage import StageSummary
 from collabrl.pipeline.windows import Window
 from collabrl.profiles.schema import PLAYER_TYPES, TRAITS, Profile
-from collabrl.profiles.tasks import HOUSEHOLD_TEST_TASKS
 
 MAX_DESCRIPTORS = 8  # descriptor lines shown per cluster (most frequent first)
 _LEVEL_WORDS = {
@@ -111,7 +111,7 @@ def summary_prompt(
     descriptors = "\n".join(f"- [{n}] {personas.get(s, s)}" for s, n in shown)
     body = "\n\n".join(f"Snippet {i}:\n{windows[w].prompt_text()}" for i, w in enumerate(chosen, 1))
     return load_prompt("summarise").render(
-        game_context=load_prompt(f"game_{cluster['game']}").body.strip(),
+        game_context=game_context(cluster["game"]),
         window_size=str(len(windows[chosen[0]].steps)),
         descriptors=descriptors,
         windows=body,
@@ -138,7 +138,9 @@ def _read_reply(
         raise ReplyError(f"player_type not recognised ({obj.get('player_type')!r})")
     game, task = cluster["game"], cluster["task"]
     if split == "auto":
-        split = "test" if game == "household" and task in HOUSEHOLD_TEST_TASKS else "train"
+        section = get_game(game)
+        only_test = task in section.tasks("test") and task not in section.tasks("train")
+        split = "test" if only_test else "train"
     try:
         return Profile(
             id=f"{run_name}-{cluster['id']}",

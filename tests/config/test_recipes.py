@@ -288,12 +288,17 @@ def test_partner_profiles_fit_the_training_tasks() -> None:
     assert {(p.game, p.split) for p in profiles} == {("household", "train")}
 
 
-def test_every_recipe_key_has_a_doc_line() -> None:
+def test_every_settings_key_has_a_doc_line() -> None:
+    """Recipes, game sections, the profile pipeline's settings and study files alike."""
     from collabrl.config import Recipe
     from collabrl.config.explain import undocumented
     from collabrl.envs.registry import registered_games
+    from collabrl.pipeline.config import PipelineConfig
+    from collabrl.study.schema import Study
 
     assert undocumented(Recipe) == []
+    assert undocumented(PipelineConfig) == []
+    assert undocumented(Study) == []
     assert {name: undocumented(s) for name, s in registered_games().items()} == {
         name: [] for name in registered_games()
     }

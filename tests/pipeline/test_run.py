@@ -11,6 +11,7 @@ from click.testing import CliRunner
 
 from collabrl.agents.protocol import parse_response
 from collabrl.envs.base import Game, Observation, format_response
+from collabrl.envs.registry import get_game
 from collabrl.pipeline import (
     HashingEmbedder,
     PipelineError,
@@ -27,10 +28,8 @@ from collabrl.testing.fake_openai import FakeOpenAIServer
 from collabrl.testing.scripted import ScriptedEngine
 
 SMALL = [
-    "games.household_tasks=[1_read_book]",
-    "games.kitchen_layouts=[cramped_room]",
-    "games.household_max_decisions=12",
-    "games.kitchen_horizon=60",
+    "games=[{name: household, task: 1_read_book, max_decisions: 12},"
+    " {name: kitchen, layout: cramped_room, horizon: 60}]",
     "generate.random_combinations=2",
     "cluster.k=4",
     "cluster.embedder=hashing",
@@ -46,7 +45,7 @@ class StylePlayer:
 
     def __init__(self, persona: str, game: Game) -> None:
         self.persona = persona.lower()
-        self.inner = partner("household" if hasattr(game, "task") else "kitchen")
+        self.inner = partner(get_game("household" if hasattr(game, "task") else "kitchen")())
         self.message_action = game.message_action
 
     def reset(self, seat: str, seed: int) -> None:
@@ -210,8 +209,8 @@ def test_missing_input_names_the_stage_to_run(tmp_path: Path) -> None:
 
 
 def test_config_errors_are_one_line(tmp_path: Path) -> None:
-    with pytest.raises(PipelineError, match="games.household_tasks"):
-        load_config(None, ["games.household_tasks=[no_such_task]"])
+    with pytest.raises(PipelineError, match="games.0.task: unknown household task 'no_such_task'"):
+        load_config(None, ["games=[{name: household, task: no_such_task}]"])
     with pytest.raises(PipelineError, match="run name"):
         load_config(None, ["name=has space"]).run_name(tmp_path)
     with pytest.raises(PipelineError, match="engines.summariser or engines.default"):
@@ -242,7 +241,7 @@ def test_cli_run_with_openai_backend(tmp_path: Path, monkeypatch: pytest.MonkeyP
     config = tmp_path / "pipeline.yaml"
     config.write_text(
         "engines:\n  default: {backend: openai, model: fake-model}\n"
-        "games: {household_tasks: [1_read_book], kitchen_layouts: [], household_max_decisions: 20}\n"
+        "games: [{name: household, task: 1_read_book, max_decisions: 20}]\n"
         "generate: {random_combinations: 0}\ncluster: {k: 2, embedder: hashing}\n"
         "filter: {games: 1}\n"
     )

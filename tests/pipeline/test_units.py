@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from collabrl.engines.types import SamplingParams
+from collabrl.envs.registry import get_game, load_addon, registered_games
 from collabrl.pipeline import (
     HashingEmbedder,
     PipelineError,
@@ -290,3 +291,47 @@ def test_scripted_engine_records_and_fails_on_request() -> None:
     assert engine.params[0].stop == ()
     engine.close()
     assert engine.closed
+
+
+def test_a_plugin_game_gets_profiles_once_it_has_coefficients() -> None:
+    """The pipeline names no game: a plug-in's section plays like the shipped ones, and a game
+    whose section declares no Eq. (1) coefficients is a one-line error naming the key to set."""
+    from collabrl.pipeline.players import play_trajectory
+
+    relay = ["games=[{name: relay, task: r6p3v1}]"]
+    with pytest.raises(
+        PipelineError, match=r"filter.coefficients: no Eq. \(1\) coefficients for relay"
+    ):
+        load_config(None, relay)
+    coefficients = "filter.coefficients.relay={penalty: 0.5, max_penalty: 0.1, reward: 0.1}"
+    config = load_config(None, [*relay, coefficients])
+    section = config.section("relay", "r6p3v1")
+    assert section is not config.games[0] and section == config.games[0]
+    expert = get_game("relay").expert
+    trajectory = play_trajectory(
+        lambda persona, game: load_addon(expert, "expert", "relay")(),
+        traj_id="relay-0",
+        section=section,
+        seed=0,
+        source="scripted",
+        persona="calm and careful",
+    )
+    assert (trajectory.game, trajectory.task) == ("relay", "r6p3v1")
+    assert trajectory.turns and trajectory.summary["success"]
+
+
+def test_default_games_come_from_the_game_sections() -> None:
+    config = load_config()
+    assert [(g.name, g.task) for g in config.games] == [
+        (name, section.model_validate(section.profile_games).task)
+        for name, section in registered_games().items()
+        if section.profile_games is not None
+    ]
+    assert set(config.filter.coefficients) == {g.name for g in config.games}
+
+
+def test_prompts_describe_a_plugin_game_by_its_section() -> None:
+    from collabrl.pipeline.prompting import game_context
+
+    assert game_context("household") == load_prompt("game_household").body.strip()
+    assert game_context("relay") == f"Game: {get_game('relay').description}"

@@ -9,11 +9,14 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from tests.training.test_loop import metrics, train_cmd  # the tiny CPU recipe with its fast overrides
 
 from collabrl.errors import CollabrlError
 from collabrl.records import RunClaim, check_claim, claim_folder, read_manifest
 from collabrl.training.checkpoint import checkpoint_damage
+from tests.training.test_loop import (  # the tiny CPU recipe with its fast overrides
+    metrics,
+    train_cmd,
+)
 
 # Two iterations with a checkpoint after each: the newest can be damaged, the older is intact.
 TWO = ("train.iterations=2", "train.checkpoint_every=1")

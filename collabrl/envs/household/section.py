@@ -70,6 +70,8 @@ class HouseholdSection(GameSection):
     persona: ClassVar[str | None] = "collabrl.agents.persona.household:HouseholdPersona"
     events: ClassVar[str | None] = "collabrl.envs.household.events:own_events"
     speech: ClassVar[str | None] = "collabrl.envs.household.messages:speech_reader"
+    profile_games: ClassVar[dict[str, Any] | None] = {"task": "1_read_book"}  # a training task
+    profile_coefficients: ClassVar[tuple[float, float, float] | None] = (0.5, 0.1, 0.1)  # D.1.2
 
     @field_validator("task")
     @classmethod

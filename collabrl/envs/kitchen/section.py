@@ -10,6 +10,7 @@ from collabrl.envs.kitchen.game import (
     DEFAULT_GATED,
     EVAL_HORIZON,
     GATEABLE,
+    TRAIN_HORIZON,
     VERSION,
     KitchenGame,
 )
@@ -64,6 +65,8 @@ class KitchenSection(GameSection):
     events: ClassVar[str | None] = "collabrl.envs.kitchen.events:own_events"
     board: ClassVar[str | None] = "collabrl.envs.kitchen.board:BOARD"
     speech: ClassVar[str | None] = "collabrl.agents.persona.kitchen_chat:speech_reader"
+    profile_games: ClassVar[dict[str, Any] | None] = {"horizon": TRAIN_HORIZON}
+    profile_coefficients: ClassVar[tuple[float, float, float] | None] = (0.1, 0.1, 0.01)  # D.1.2
 
     @property
     def task(self) -> str:
