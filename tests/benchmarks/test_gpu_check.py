@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # minutes of CPU: only the full suite (.ci/run) runs it
+
 ROOT = Path(__file__).resolve().parents[2]
 
 

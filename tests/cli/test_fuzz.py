@@ -20,6 +20,8 @@ from collabrl.profiles import read_profile_file
 from collabrl.records import read_jsonl, write_jsonl
 from collabrl.sft.demos import read_demos
 
+pytestmark = pytest.mark.slow  # minutes of CPU: only the full suite (.ci/run) runs it
+
 FUZZ = settings(
     max_examples=150,
     deadline=None,

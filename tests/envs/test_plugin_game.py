@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from collabrl.envs import check_game
 from collabrl.envs.registry import game_names, get_game
 
@@ -58,6 +60,7 @@ def test_eval_without_profiles_plays_each_test_task(tmp_path: Path) -> None:
     assert "Relay" in (out / "tables.md").read_text()
 
 
+@pytest.mark.slow
 def test_cpu_gigpo_training_runs(tmp_path: Path) -> None:
     out = tmp_path / "train"
     result = subprocess.run(

@@ -18,6 +18,8 @@ from tests.training.test_loop import (  # the tiny CPU recipe with its fast over
     train_cmd,
 )
 
+pytestmark = pytest.mark.slow  # minutes of CPU: only the full suite (.ci/run) runs it
+
 # Two iterations with a checkpoint after each: the newest can be damaged, the older is intact.
 TWO = ("train.iterations=2", "train.checkpoint_every=1")
 

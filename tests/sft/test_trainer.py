@@ -114,6 +114,7 @@ def test_lora_export_is_a_plain_model_with_the_merged_weights(tiny, tmp_path) ->
     torch.testing.assert_close(model(input_ids=ids).logits, expected)  # adapters unmerged again
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lora", [False, True])
 def test_tiny_sft_lowers_the_loss_and_writes_a_loadable_policy(tiny, rows, tmp_path, lora) -> None:
     from transformers import AutoModelForCausalLM

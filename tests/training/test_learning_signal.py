@@ -107,6 +107,7 @@ class RandomLetterEngine:
 LIVE_GROUPS = [1.0, 1.0]
 
 
+@pytest.mark.slow
 def test_seeded_run_logs_live_groups(tmp_path, monkeypatch) -> None:
     def engine(recipe, model, tokenizer, model_path):
         return RandomLetterEngine(TransformersEngine(model, tokenizer, TransformersOptions()))

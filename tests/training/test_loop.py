@@ -15,6 +15,8 @@ from collabrl.testing.fake_openai import FakeOpenAIServer, Fault
 from collabrl.training.metrics import combine_ranks, failure_counts, failure_rates
 from collabrl.training.update import collate
 
+pytestmark = pytest.mark.slow  # minutes of CPU: only the full suite (.ci/run) runs it
+
 ROOT = Path(__file__).resolve().parents[2]
 FAST = [
     "partner.kind=expert",

@@ -7,8 +7,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from collabrl.config import load_recipe
 from collabrl.training.groups import make_slots, partner_profiles, plan_groups
+
+pytestmark = pytest.mark.slow  # minutes of CPU: only the full suite (.ci/run) runs it
 
 ROOT = Path(__file__).resolve().parents[2]
 SMALL = [

@@ -22,6 +22,8 @@ from collabrl.training.validation import (
     validation_spec,
 )
 
+pytestmark = pytest.mark.slow  # minutes of CPU: only the full suite (.ci/run) runs it
+
 
 def test_spec_narrows_the_eval_section(tmp_path):
     recipe = load_recipe(

@@ -22,6 +22,8 @@ from collabrl.models.tiny import make_tiny_model
 from collabrl.training import loop
 from collabrl.training.weight_sync import ADAPTER_DIR, layer_key, weight_buckets
 
+pytestmark = pytest.mark.slow  # minutes of CPU: only the full suite (.ci/run) runs it
+
 ROOT = Path(__file__).resolve().parents[2]
 FAST = [
     "partner.kind=expert",

@@ -15,6 +15,8 @@ from collabrl.web.server import background
 from collabrl.web.view_app import make_view_app
 from tests.web.helpers import TOKEN
 
+pytestmark = pytest.mark.slow  # minutes of CPU: only the full suite (.ci/run) runs it
+
 ROOT = Path(__file__).resolve().parents[2]
 TINY_RUN = [
     "recipe=cwah_gigpo_cpu",

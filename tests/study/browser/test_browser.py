@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 
+import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import expect
 
@@ -18,6 +19,8 @@ from collabrl.study.design import latin_square
 from collabrl.study.export import export_study, response_rows
 from collabrl.web.server import background
 from tests.study.helpers import ADMIN, study_app
+
+pytestmark = pytest.mark.slow  # minutes of CPU: only the full suite (.ci/run) runs it
 
 ITEMS = ("help_plan", "help_talk", "trust_follow", "trust_update", "empathy")
 CONDITIONS = ("base", "no_affective", "full")
