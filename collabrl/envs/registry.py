@@ -26,10 +26,12 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import sys
+import traceback
 from abc import abstractmethod
 from collections.abc import Callable
 from functools import cache
-from importlib.metadata import entry_points
+from importlib.metadata import EntryPoint, entry_points
 from typing import Any, ClassVar, Literal, Protocol
 
 from collabrl.envs.base import Game
@@ -161,26 +163,61 @@ class GameSection(Strict):
         return tuple(dict.fromkeys((*cls.tasks("train"), *cls.tasks("test"))))
 
 
+REQUIRED_FACTS = ("title", "description", "efficiency_metric", "lower_is_better")
+"""Class-level facts every game section must give (the evaluation tables and judge prompts read
+them); an entry point whose section lacks one is refused at load."""
+
+
+def _plugin_location(exc: BaseException) -> str:
+    """`` (at file:line)`` of the innermost frame in the plug-in's own code, if any: where the
+    plug-in broke, not where collabrl imported it."""
+    if isinstance(exc, SyntaxError) and exc.filename:
+        return f" (at {exc.filename}:{exc.lineno})"
+    frames = [
+        f
+        for f in traceback.extract_tb(exc.__traceback__)
+        if not f.filename.startswith("<") and "importlib" not in f.filename
+    ]
+    return f" (at {frames[-1].filename}:{frames[-1].lineno})" if frames else ""
+
+
+def _section_of(point: EntryPoint) -> type[GameSection]:
+    """The section class an entry point names, checked; raises CollabrlError saying why not."""
+    package = f"package {point.dist.name} {point.dist.version}, " if point.dist else ""
+    where = f"game {point.name!r} ({package}entry point {point.value})"
+    try:
+        section = point.load()
+    except Exception as exc:
+        detail = f"{type(exc).__name__}: {exc}{_plugin_location(exc)}"
+        raise CollabrlError(f"{where} failed to load: {detail}") from None
+    if not (isinstance(section, type) and issubclass(section, GameSection)):
+        raise CollabrlError(f"{where} is not a collabrl GameSection subclass")
+    if inspect.isabstract(section):
+        missing = ", ".join(sorted(section.__abstractmethods__))
+        raise CollabrlError(f"{where} does not define {missing}")
+    if "seats" not in section.model_fields:
+        raise CollabrlError(f"{where} declares no seats field")
+    facts = [name for name in REQUIRED_FACTS if not hasattr(section, name)]
+    if facts:
+        raise CollabrlError(f"{where} does not set the class facts {', '.join(facts)}")
+    return section
+
+
 @cache
-def registered_games() -> dict[str, type[GameSection]]:
-    """Every installed game by name (the ``collabrl.games`` entry points), loaded once."""
+def _installed() -> tuple[dict[str, type[GameSection]], dict[str, str]]:
+    """(games that loaded, {name: why} for those that did not), from the entry points, once.
+
+    A broken plug-in must not take the other games down: it is left out with a warning on
+    stderr naming it, and only using it fails (:func:`get_game`)."""
     games: dict[str, type[GameSection]] = {}
+    broken: dict[str, str] = {}
     for point in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda p: p.name):
         try:
-            section = point.load()
-        except Exception as exc:  # a broken plug-in must not take the built-in games down
-            raise CollabrlError(
-                f"game {point.name!r} ({point.value}) failed to load: {type(exc).__name__}: {exc}"
-            ) from None
-        if not (isinstance(section, type) and issubclass(section, GameSection)):
-            raise CollabrlError(
-                f"game {point.name!r} ({point.value}) is not a collabrl GameSection subclass"
-            )
-        if inspect.isabstract(section):
-            missing = ", ".join(sorted(section.__abstractmethods__))
-            raise CollabrlError(f"game {point.name!r} ({point.value}) does not define {missing}")
-        if "seats" not in section.model_fields:
-            raise CollabrlError(f"game {point.name!r} ({point.value}) declares no seats field")
+            section = _section_of(point)
+        except CollabrlError as exc:
+            broken[point.name] = str(exc)
+            print(f"collabrl: warning: {exc}; left out", file=sys.stderr)
+            continue
         if point.name in games and games[point.name] is not section:
             raise CollabrlError(f"two installed packages register a game named {point.name!r}")
         games[point.name] = section
@@ -188,7 +225,12 @@ def registered_games() -> dict[str, type[GameSection]]:
         raise CollabrlError(
             "no games are registered: collabrl is not installed (pip install -e . in the repo)"
         )
-    return games
+    return games, broken
+
+
+def registered_games() -> dict[str, type[GameSection]]:
+    """Every installed game that loads, by name (the ``collabrl.games`` entry points)."""
+    return _installed()[0]
 
 
 def game_names() -> list[str]:
@@ -198,7 +240,9 @@ def game_names() -> list[str]:
 
 def get_game(name: str) -> type[GameSection]:
     """The section class of game ``name``; a one-line error names the installed games."""
-    games = registered_games()
+    games, broken = _installed()
+    if name in broken:
+        raise CollabrlError(broken[name])
     if name not in games:
         raise CollabrlError(f"unknown game {name!r}; installed games: {', '.join(sorted(games))}")
     return games[name]
