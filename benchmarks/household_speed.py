@@ -14,7 +14,7 @@ import time
 from collabrl.envs.household.expert import HouseholdExpert
 from collabrl.envs.household.game import HouseholdGame
 from collabrl.envs.household.tasks import load_tasks
-from collabrl.rollout.episode import play_episode
+from collabrl.episode import play_episode
 
 GOAL = 5000  # decisions per second
 

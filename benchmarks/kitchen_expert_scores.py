@@ -18,7 +18,7 @@ from collabrl.envs.kitchen.game import KitchenGame
 from collabrl.envs.kitchen.layouts import LAYOUT_NAMES
 from collabrl.envs.kitchen.motion import MOTIONS
 from collabrl.envs.kitchen.section import KitchenSection
-from collabrl.rollout.episode import play_experts
+from collabrl.episode import play_experts
 
 RECIPE = "kitchen_experts"
 

@@ -54,8 +54,8 @@ def lint(args: tuple[str, ...], explain: bool, command: str | None) -> None:
 def play(args: tuple[str, ...], quiet: bool, no_save: bool, overwrite: bool) -> None:
     """Play episodes of a recipe's game with its players and print transcripts and results."""
     from collabrl.agents.prompts import role_prompt_stamps
+    from collabrl.episode import format_transcript, play_episode
     from collabrl.factory import make_game, make_player
-    from collabrl.rollout.episode import format_transcript, play_episode
 
     recipe = recipe_from_args(args)
     specs = recipe.seat_players("play")

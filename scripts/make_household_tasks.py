@@ -29,7 +29,7 @@ from collabrl.envs.household.tasks import (
     task_name,
 )
 from collabrl.envs.household.world import load_apartments
-from collabrl.rollout.episode import play_experts
+from collabrl.episode import play_experts
 
 DEFAULT_SEED = 0
 # CollabBench Table 4: steps of the MHP (non-LLM) baseline per test task, as Agent 1 / Agent 2

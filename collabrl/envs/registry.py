@@ -15,7 +15,7 @@ detector. A game installed from another package is found without any edit to col
 The web app (``collabrl serve`` / ``collabrl view``) learns a game's facts here too:
 :meth:`GameSection.tick_limit` (the clock a person sees), :meth:`GameSection.task_of` (the task
 of a summary), the efficiency column, and optionally a ``board``: the ``"module:attribute"`` of a
-:class:`Board`, an object that draws the game for a person (a grid with chefs, pots and items
+a :class:`BoardDrawer`, an object that draws the game for a person (a grid with chefs, pots and items
 for the kitchen). A game with a board also implements :meth:`GameSection.from_summary`, so that a
 recorded episode can be replayed tick by tick from its seed and turns. A game without a board is
 shown as text only; the chat comes from the episode's turns (``Episode.messages``), so a new game
@@ -43,7 +43,7 @@ Split = Literal["train", "test"]
 Frame = dict[str, Any]
 
 
-class Board(Protocol):
+class BoardDrawer(Protocol):
     """How a game is drawn for a person, tick by tick (named by ``GameSection.board``).
 
     The pages pick their drawer by ``kind`` (``collabrl/web/static/boards.js`` holds one drawer
@@ -94,7 +94,7 @@ class GameSection(Strict):
     expert: ClassVar[str | None] = None  # rule-based expert class, built with no arguments
     persona: ClassVar[str | None] = None  # persona player class, built with a profile
     events: ClassVar[str | None] = None  # (prev_state, state, prev_action) -> list of events
-    board: ClassVar[str | None] = None  # a Board drawing the game for people; None: text only
+    board: ClassVar[str | None] = None  # a BoardDrawer drawing the game for people; None: text only
     # task -> (message text -> collabrl.envs.structures.Speech): claims and requests of a message
     # as the subgoals its trace's work events name (process metrics); None: nothing is read
     speech: ClassVar[str | None] = None

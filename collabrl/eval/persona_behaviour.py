@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 
 from collabrl.agents.player import Player
 from collabrl.envs.registry import get_game
+from collabrl.episode import play_episode
 from collabrl.factory import make_persona
 from collabrl.profiles.schema import Profile
-from collabrl.rollout.episode import play_episode
 
 
 @dataclass

@@ -18,6 +18,7 @@ from typing import Any
 from collabrl.agents.team import brief, guidance_packs, guided, team_profiles
 from collabrl.config import EvalSpec, eval_section
 from collabrl.envs.registry import GameSection, get_game
+from collabrl.episode import EpisodeRecord, play_episode
 from collabrl.errors import CollabrlError
 from collabrl.eval.players import (
     OraclePlayer,
@@ -29,7 +30,6 @@ from collabrl.eval.players import (
 from collabrl.eval.process import episode_process
 from collabrl.profiles import Profile, has_profiles, interleaved_by_type, load_profiles
 from collabrl.rewards.judges import StepView, WindowJudgement, step_views
-from collabrl.rollout.episode import EpisodeRecord, play_episode
 
 
 @dataclass(frozen=True)

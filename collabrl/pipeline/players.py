@@ -16,7 +16,7 @@ from collabrl.agents.player import Player
 from collabrl.engines.types import Engine, SamplingParams
 from collabrl.envs.base import Game, sends_message
 from collabrl.envs.registry import GameSection
-from collabrl.rollout.episode import play_episode
+from collabrl.episode import play_episode
 
 PlayerFactory = Callable[[str, Game], Player]
 """(persona text, game) -> the player for the profiled seat."""

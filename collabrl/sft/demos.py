@@ -113,7 +113,7 @@ def record_demos(
 ) -> Iterator[dict]:
     """Play ``spec.episodes`` episodes and yield one example per kept demonstrator decision
     (counted in ``stats``). Deterministic with the expert (and with a seeded teacher)."""
-    from collabrl.rollout.episode import play_episode
+    from collabrl.episode import play_episode
     from collabrl.training.groups import GroupPlan, make_slots
 
     check_demo_recipe(recipe)

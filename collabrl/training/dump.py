@@ -27,9 +27,9 @@ from collabrl.agents.protocol import parse_response
 from collabrl.algos.gigpo import AdvantageParts
 from collabrl.config import DumpSpec
 from collabrl.envs.registry import get_game
+from collabrl.episode import Turn
 from collabrl.records import jsonl_line
 from collabrl.rewards.judges import DIMENSIONS, StepView
-from collabrl.rollout.episode import Turn
 from collabrl.training.lockstep import EpisodeSlot, Sample
 from collabrl.training.rewards import Scored, sample_key
 

@@ -1,5 +1,5 @@
 """Lockstep rollout of G groups x N episodes for the policy seat of every game: many
-:class:`collabrl.rollout.episode.Episode` loops driven together.
+:class:`collabrl.episode.Episode` loops driven together.
 
 Each round, every game that is waiting on its policy seat contributes one prompt to a single
 batched policy-engine call; partner seats answer in-process (scripted players) or in one batched
@@ -20,7 +20,7 @@ from collabrl.agents.player import Player
 from collabrl.agents.prompts import build_messages
 from collabrl.engines.types import Engine, GenerationResult, SamplingParams
 from collabrl.envs.base import Game, Observation, sends_message
-from collabrl.rollout.episode import Episode, Turn
+from collabrl.episode import Episode, Turn
 
 
 @dataclass
@@ -147,7 +147,7 @@ def run_rollout(
 
     Each round: one batched policy call for the slots waiting on their policy seat (its
     decisions go to ``on_steps`` at once, so judging overlaps the rest of the round), then the
-    partners, then one step of every game (:class:`collabrl.rollout.episode.Episode`)."""
+    partners, then one step of every game (:class:`collabrl.episode.Episode`)."""
     times = RolloutTimes()
     for slot in slots:
         slot.play = Episode(slot.game, slot.players, slot.seed)

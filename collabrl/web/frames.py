@@ -1,7 +1,7 @@
 """What the pages draw: observation text split into sections, and a game's board per tick.
 
 A page shows exactly the agent's observation text, laid out for a person; a game that declares a
-board (:class:`collabrl.envs.registry.Board`) is drawn too, its frames taken after every tick.
+board (:class:`collabrl.envs.registry.BoardDrawer`) is drawn too, its frames taken after every tick.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from collabrl.envs.base import Decision, Game, letter
-from collabrl.envs.registry import Board, Frame, GameSection, load_addon
+from collabrl.envs.registry import BoardDrawer, Frame, GameSection, load_addon
 
 
 def sections(text: str) -> list[dict[str, Any]]:
@@ -36,20 +36,20 @@ def lettered_actions(actions: list[str], message_action: str) -> list[dict[str, 
     ]
 
 
-def board_of(section: type[GameSection]) -> Board | None:
+def board_of(section: type[GameSection]) -> BoardDrawer | None:
     """The board that draws a game for people (its section's ``board``), or None: text only."""
     if section.board is None:
         return None
     return load_addon(section.board, "board", section.model_fields["name"].default)
 
 
-def drawing(board: Board, game: Game) -> dict[str, Any]:
+def drawing(board: BoardDrawer, game: Game) -> dict[str, Any]:
     """What a page needs to pick the drawer and draw the static part: ``{kind, layout}``."""
     return {"kind": board.kind, "layout": board.layout(game)}
 
 
 def replay_frames(
-    game: Game, board: Board, seed: int, turns: Iterable[dict[str, Any]]
+    game: Game, board: BoardDrawer, seed: int, turns: Iterable[dict[str, Any]]
 ) -> list[Frame]:
     """The frames of a recorded episode, replayed from its seed and every seat's turns.
 

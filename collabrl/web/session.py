@@ -32,10 +32,10 @@ from collabrl.envs.base import (
     sends_message,
 )
 from collabrl.envs.registry import GameSection, get_game
+from collabrl.episode import Episode
 from collabrl.errors import CollabrlError
 from collabrl.eval.runner import efficiency
 from collabrl.factory import player_label
-from collabrl.rollout.episode import Episode
 from collabrl.web.frames import Frame, board_of, drawing, lettered_actions, sections
 
 MAX_ACTION_CHARS = 200  # longer than any offered action; a page never sends more

@@ -5,7 +5,7 @@ from collabrl.engines.types import Completion, GenerationResult, SamplingParams
 from collabrl.envs.base import format_response
 from collabrl.envs.household.expert import HouseholdExpert
 from collabrl.envs.household.game import HouseholdGame
-from collabrl.rollout.episode import play_episode
+from collabrl.episode import play_episode
 
 
 class ScriptedEngine:

@@ -11,11 +11,11 @@ from collabrl.agents.player import Player
 from collabrl.envs.base import MAX_MESSAGE_CHARS
 from collabrl.envs.household.game import HouseholdGame
 from collabrl.envs.kitchen.game import KitchenGame
+from collabrl.episode import EpisodeRecord, play_episode
 from collabrl.eval.persona_behaviour import expert_for
 from collabrl.factory import make_persona
 from collabrl.profiles import load_profiles
 from collabrl.profiles.schema import Profile
-from collabrl.rollout.episode import EpisodeRecord, play_episode
 
 HOUSEHOLD = load_profiles(game="household", split="test")
 KITCHEN = load_profiles(game="kitchen", split="test")

@@ -8,7 +8,7 @@ from collabrl.agents.prompts import build_messages
 from collabrl.envs.base import format_response
 from collabrl.envs.household.game import HouseholdGame
 from collabrl.envs.kitchen.game import KitchenGame
-from collabrl.rollout.episode import format_transcript, play_episode
+from collabrl.episode import format_transcript, play_episode
 
 
 def test_play_household_from_another_directory(tmp_path) -> None:

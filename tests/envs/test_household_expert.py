@@ -14,7 +14,7 @@ from collabrl.envs.household.expert import HouseholdExpert
 from collabrl.envs.household.game import HouseholdGame
 from collabrl.envs.household.tasks import TEST_TASK_NAMES, Predicate, Task, load_tasks
 from collabrl.envs.household.world import load_apartments
-from collabrl.rollout.episode import play_episode, play_experts
+from collabrl.episode import play_episode, play_experts
 
 
 @pytest.mark.parametrize("name", TEST_TASK_NAMES)

@@ -10,7 +10,7 @@ from collabrl.agents.player import Player
 from collabrl.agents.protocol import parse_response
 from collabrl.envs.kitchen.expert import REFERENCE_SCORES, KitchenExpert
 from collabrl.envs.kitchen.game import KitchenGame
-from collabrl.rollout.episode import play_experts
+from collabrl.episode import play_experts
 
 SEPARATE_FLOORS = ("asymmetric_advantages", "forced_coordination")  # chefs can never meet
 RESPONSE = re.compile(

@@ -15,7 +15,7 @@ from collabrl.envs.household.world import load_apartments
 from collabrl.envs.kitchen.expert import KitchenExpert
 from collabrl.envs.kitchen.game import TRAIN_HORIZON, KitchenGame
 from collabrl.envs.structures import STRUCTURES
-from collabrl.rollout.episode import play_episode
+from collabrl.episode import play_episode
 
 APT = load_apartments()[0]
 LIVING = APT.room_named("livingroom").id

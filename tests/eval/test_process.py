@@ -11,6 +11,7 @@ from collabrl.config import load_recipe
 from collabrl.envs.household.expert import HouseholdExpert
 from collabrl.envs.household.game import HouseholdGame
 from collabrl.envs.structures import Speech
+from collabrl.episode import play_episode
 from collabrl.eval.process import (
     episode_process,
     initiative_entropy,
@@ -19,7 +20,6 @@ from collabrl.eval.process import (
 )
 from collabrl.eval.protocol import run_evaluation
 from collabrl.eval.runner import select_jobs
-from collabrl.rollout.episode import play_episode
 
 SEATS = ("Alice", "Bob", "Charlie")
 

@@ -4,11 +4,11 @@ from dataclasses import replace
 
 import pytest
 
+from collabrl.episode import EpisodeRecord
 from collabrl.eval.runner import EpisodeOutcome, Job
 from collabrl.eval.scoring import judge_outcomes, score_outcome, segment
 from collabrl.profiles import load_profiles
 from collabrl.rewards.judges import DIMENSIONS, StepView, Violation, WindowJudgement
-from collabrl.rollout.episode import EpisodeRecord
 
 STEP = StepView(
     game="household",

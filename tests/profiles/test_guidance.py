@@ -15,10 +15,10 @@ from collabrl.envs.household.game import HouseholdGame
 from collabrl.envs.household.hearsay import Hearsay, Said
 from collabrl.envs.household.section import HouseholdSection
 from collabrl.envs.household.tasks import TEST_TASK_NAMES, get_task
+from collabrl.episode import play_episode
 from collabrl.factory import make_persona
 from collabrl.profiles import get_profile, load_profiles
 from collabrl.profiles.guidance import load_guidance
-from collabrl.rollout.episode import play_episode
 from collabrl.training.groups import make_slots, partner_profiles, plan_groups
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -176,7 +176,7 @@ def unusable(request, tmp_path) -> Path:
     "command,work",
     [
         (["eval", "--quiet", "games=[household]", "tasks=[0_read_book]"], "eval.protocol.play_all"),
-        (["play", "household_experts", "--quiet"], "rollout.episode.play_episode"),
+        (["play", "household_experts", "--quiet"], "episode.play_episode"),
         (["demos", "cwah_sft_cpu", "--quiet"], "sft.demos.record_demos"),
     ],
     ids=["eval", "play", "demos"],

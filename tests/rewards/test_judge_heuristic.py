@@ -3,10 +3,10 @@
 from dataclasses import replace
 
 from collabrl.envs.household import HouseholdExpert, HouseholdGame
+from collabrl.episode import play_episode
 from collabrl.eval.players import RecordingPlayer
 from collabrl.rewards.judges import HeuristicJudge, StepView, step_views
 from collabrl.rewards.judges.heuristic import step_level, window_violations
-from collabrl.rollout.episode import play_episode
 
 QUIET = StepView(
     game="household",

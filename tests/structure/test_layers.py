@@ -32,7 +32,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("envs",),  # 1 the games, their registry and checker
     ("profiles", "rewards"),  # 2 partner profiles; reward terms and judges
     ("agents", "config", "cli_options"),  # 3 players and prompts; recipe settings
-    ("rollout", "factory"),  # 4 the one episode loop; sections -> objects
+    ("episode", "factory"),  # 4 the one episode loop; sections -> objects
     ("eval", "pipeline", "report"),  # 5 evaluation; the profile pipeline; the HTML report
     ("training", "web"),  # 6 GiGPO training; the web app
     ("sft", "study"),  # 7 supervised fine-tuning; user studies

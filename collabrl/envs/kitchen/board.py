@@ -1,6 +1,6 @@
 """The kitchen drawn for a person: terrain, chefs, pots and counter items, tick by tick.
 
-The kitchen's :class:`collabrl.envs.registry.Board` (``KitchenSection.board``). A page needs the
+The kitchen's :class:`collabrl.envs.registry.BoardDrawer` (``KitchenSection.board``). A page needs the
 chefs' positions, which the agents' observation text deliberately leaves out, so frames are read
 from the engine state the game keeps; :attr:`KitchenGame.tick_listeners` hands them over after
 every tick, since one decision may run many ticks.

@@ -16,7 +16,7 @@ from collabrl.rewards.judges.signals import dialogue, own_events
 
 
 class Decided(Protocol):
-    """The parsed parts of a decision (``collabrl.rollout.episode.Turn`` fits)."""
+    """The parsed parts of a decision (``collabrl.episode.Turn`` fits)."""
 
     think: str
     message: str
