@@ -17,7 +17,7 @@ from collabrl.config.evaluation import EvalSpec
 from collabrl.config.roles import PartnerSpec, PlayerSpec, listing
 from collabrl.config.sft import SFTSpec
 from collabrl.config.training import AlgoSpec, PolicySpec, RewardSpec, RolloutSpec, TrainSpec
-from collabrl.envs.registry import registered_games
+from collabrl.envs.registry import GameSection, registered_games
 from collabrl.errors import CollabrlError
 from collabrl.numbers import PositiveInt
 from collabrl.sections import MAX_EPISODES, Seed, Strict
@@ -34,8 +34,11 @@ def _game_union() -> Any:
     return Annotated[Union[sections], Field(discriminator="name")]  # noqa: UP007
 
 
-GameSpec = _game_union()
-"""A recipe's ``game`` section: the registered section class its ``name`` selects."""
+if TYPE_CHECKING:  # to a type checker, any registered section is a GameSection
+    GameSpec = GameSection
+else:
+    GameSpec = _game_union()
+    """A recipe's ``game`` section: the registered section class its ``name`` selects."""
 
 
 class Recipe(Strict):
