@@ -151,6 +151,23 @@ class EvalSpec(Strict):
                 raise ValueError(f"tasks: {task!r} is a {game} task but games={games}")
         self._check_profiles(games)
 
+    def check_partner_profiles(self, games: list[str]) -> None:
+        """Raise ValueError (one line, naming ``partner.kind``) when the partner needs a profile
+        (a persona, or an llm with use_profile) and one of ``games`` ships no test profiles: the
+        evaluation would fail at its first job."""
+        from collabrl.profiles import has_profiles
+
+        needs = self.partner.kind == "persona" or (
+            self.partner.kind == "llm" and self.partner.use_profile
+        )
+        for game in games:
+            if needs and not has_profiles(game):
+                raise ValueError(
+                    f"partner.kind={self.partner.kind}: the {game} game has no test profiles; "
+                    "evaluate it with partner.kind=expert, or an llm partner with "
+                    "partner.use_profile=false"
+                )
+
     def _check_profiles(self, games: list[str]) -> None:
         """A profile outside the test split, the games or the tasks would be dropped silently."""
         from collabrl.profiles import get_profile

@@ -147,13 +147,19 @@ class Recipe(Strict):
         return self.players
 
     def check_trainable(self) -> None:
-        """Refuse keys training would ignore (its seats come from policy and partner), and a
-        missing extra the recipe asks for."""
+        """Refuse keys training would ignore (its seats come from policy and partner), a
+        validation whose partner the game cannot field, and a missing extra the recipe asks
+        for."""
         if self.players:
             raise CollabrlError(
                 "players: training fills the seats from policy (rollout.target_seat) and partner; "
                 "remove the players list (it is for play, demos and serve)"
             )
+        if self.train.validation.every:  # validation plays the eval section's partner
+            try:
+                self.eval.check_partner_profiles([self.game.name])
+            except ValueError as exc:
+                raise CollabrlError(f"train.validation needs eval.{exc}") from None
         self.check_extras()
 
     def check_extras(self) -> None:

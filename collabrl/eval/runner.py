@@ -160,11 +160,10 @@ def _profiles(spec: EvalSpec, game: str, task: str) -> list[Profile | None]:
 
 def _profile_free(spec: EvalSpec, game: str) -> None:
     """The stand-in profile of a game that has no test profiles (its partner must need none)."""
-    if spec.partner.kind == "persona" or (spec.partner.kind == "llm" and spec.partner.use_profile):
-        raise CollabrlError(
-            f"the {game} game has no test profiles: evaluate it with partner.kind=expert or an "
-            "llm partner with partner.use_profile=false"
-        )
+    try:
+        spec.check_partner_profiles([game])
+    except ValueError as exc:
+        raise CollabrlError(str(exc)) from None
 
 
 def game_spec(spec: EvalSpec, job: Job) -> GameSection:

@@ -10,7 +10,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
+from collabrl.cli import cli
 from collabrl.envs import check_game
 from collabrl.envs.registry import game_names, get_game
 
@@ -75,3 +77,19 @@ def test_cpu_gigpo_training_runs(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr[-2000:]
     (row,) = [json.loads(line) for line in (out / "metrics.jsonl").open()]
     assert row["iteration"] == 0 and row["requests/policy"] > 0
+
+
+def test_lint_for_train_refuses_a_validation_partner_the_game_cannot_field() -> None:
+    """The relay game ships no profiles: validating with the eval section's default persona
+    partner would fail minutes into the run, so lint refuses it, naming eval.partner.kind."""
+    recipe = str(ROOT / "examples/relay_game/recipes/relay_gigpo_cpu.yaml")
+    refused = CliRunner().invoke(
+        cli, ["lint", "--for", "train", recipe, "train.validation.every=1"]
+    )
+    assert refused.exit_code != 0  # main() prints the error as one line; here it is raised
+    assert (
+        "train.validation needs eval.partner.kind=persona: the relay game has no test profiles"
+        in str(refused.exception)
+    )
+    fixed = ["train.validation.every=1", "eval.partner.kind=expert"]
+    assert CliRunner().invoke(cli, ["lint", "--for", "train", recipe, *fixed]).exit_code == 0
