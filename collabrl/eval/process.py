@@ -156,7 +156,10 @@ def gate_latency(summary: dict[str, Any]) -> float | None:
 
 
 def process_metrics(summary: dict[str, Any], agent: str, speech: SpeechReader) -> dict[str, Any]:
-    """The flat metrics of :data:`PROCESS_KEYS` plus ``seats`` (seat -> :data:`SEAT_KEYS`)."""
+    """The flat metrics of :data:`PROCESS_KEYS` plus ``seats`` (seat -> :data:`SEAT_KEYS`).
+    A game that records no trace cannot supply them: every metric is None (n/a), not 0."""
+    if "trace" not in summary:
+        return {**dict.fromkeys(PROCESS_KEYS), "seats": {}}
     seats = seat_process(summary, speech)
     if agent not in seats:
         raise ValueError(f"agent seat {agent!r} is not a seat of this episode ({list(seats)})")

@@ -62,8 +62,8 @@ def team_row(outcomes: Sequence[EpisodeOutcome]) -> dict[str, Any]:
     }
     for key in PROCESS_KEYS:
         row[key] = _mean([o.process.get(key) for o in outcomes])
-    made = sum(o.process["claims_made_total"] for o in outcomes)
-    kept = sum(o.process["claims_kept_total"] for o in outcomes)
+    made = sum(o.process["claims_made_total"] or 0 for o in outcomes)
+    kept = sum(o.process["claims_kept_total"] or 0 for o in outcomes)
     row["claim_keep_rate"] = kept / made if made else None
     return row
 

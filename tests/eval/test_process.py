@@ -13,6 +13,7 @@ from collabrl.envs.household.game import HouseholdGame
 from collabrl.envs.structures import Speech
 from collabrl.episode import play_episode
 from collabrl.eval.process import (
+    PROCESS_KEYS,
     episode_process,
     initiative_entropy,
     process_metrics,
@@ -167,3 +168,16 @@ def test_the_team_grid_plays_sizes_and_structures_and_writes_the_study_table(tmp
     table = (tmp_path / "teams.md").read_text()
     assert "| scaffolded" in table and "H init" in table and "Spread" in table
     assert (tmp_path / "teams.csv").read_text().startswith("game,structure,size,")
+
+
+def test_a_game_without_a_trace_gets_na_not_zeros() -> None:
+    """The relay plug-in records no trace: its process metrics are unknown, not counted 0."""
+    from collabrl.envs.registry import get_game, load_addon
+
+    section = get_game("relay")()
+    game = section.make_game()
+    expert = load_addon(section.expert, "expert", "relay")
+    record = play_episode(game, {seat: expert() for seat in game.agents}, seed=0)
+    assert "trace" not in record.summary
+    metrics = episode_process("relay", record.summary, game.agents[0])
+    assert all(metrics[key] is None for key in PROCESS_KEYS) and metrics["seats"] == {}
