@@ -20,7 +20,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, TypedDict, cast
 
 from collabrl.errors import CollabrlError
 
@@ -47,6 +47,48 @@ CREATE TABLE IF NOT EXISTS episodes (
 CREATE INDEX IF NOT EXISTS events_by_group ON events (gid, kind);
 """
 JSON_COLUMNS = {"fields", "conditions", "members", "data", "record"}
+
+
+Status = Literal["active", "completed", "declined", "released"]
+"""A participant's status: active, or the ``outcome`` of the end page they reached."""
+Phase = Literal["", "wait", "play", "rate"]
+"""Where a participant is inside a conditions page: not in a round, waiting for teammates,
+playing a round, rating it."""
+GroupPhase = Literal["wait", "play", "rate", "done", "abandoned"]
+"""A session group: between rounds, playing one, rating it, finished, or abandoned."""
+
+
+class ParticipantRow(TypedDict):
+    """One participant as the database keeps it (the ``participants`` table)."""
+
+    pid: str
+    token_hash: str
+    kind: str  # human, or simulated (pretests)
+    profile: str | None  # a simulated participant's profile
+    page: str  # the page id they are on
+    position: int  # the round of the conditions page
+    phase: Phase
+    gid: str | None  # their session group, once matched
+    seat: str | None
+    status: Status
+    code: str | None  # completion code, at the end page
+    fields: dict[str, str]  # URL fields the study's privacy section allows
+    created: float
+    updated: float
+
+
+class GroupRow(TypedDict):
+    """One session group as the database keeps it (the ``groups`` table)."""
+
+    gid: str
+    unit: int  # the counterbalancing unit: which order of conditions it plays
+    task: str
+    conditions: list[str]  # condition ids, in play order
+    members: list[str]  # participant ids, seat order
+    position: int  # the round being played
+    attempt: int  # restarts of the current round
+    phase: GroupPhase
+    created: float
 
 
 def token_hash(token: str) -> str:
@@ -173,16 +215,18 @@ class StudyDB:
             (*fields.values(), time.time(), pid),
         )
 
-    def participant(self, pid: str) -> dict[str, Any] | None:
+    def participant(self, pid: str) -> ParticipantRow | None:
         rows = self._read("SELECT * FROM participants WHERE pid = ?", (pid,))
-        return rows[0] if rows else None
+        return cast(ParticipantRow, rows[0]) if rows else None
 
-    def participant_by_token(self, token: str) -> dict[str, Any] | None:
+    def participant_by_token(self, token: str) -> ParticipantRow | None:
         rows = self._read("SELECT * FROM participants WHERE token_hash = ?", (token_hash(token),))
-        return rows[0] if rows else None
+        return cast(ParticipantRow, rows[0]) if rows else None
 
-    def participants(self) -> list[dict[str, Any]]:
-        return self._read("SELECT * FROM participants ORDER BY created, pid")
+    def participants(self) -> list[ParticipantRow]:
+        return cast(
+            list[ParticipantRow], self._read("SELECT * FROM participants ORDER BY created, pid")
+        )
 
     # --- groups and episodes ----------------------------------------------------------------
 
@@ -205,12 +249,12 @@ class StudyDB:
         sets = ", ".join(f"{k} = ?" for k in fields)
         self._write(f"UPDATE groups SET {sets} WHERE gid = ?", (*fields.values(), gid))
 
-    def group(self, gid: str) -> dict[str, Any] | None:
+    def group(self, gid: str) -> GroupRow | None:
         rows = self._read("SELECT * FROM groups WHERE gid = ?", (gid,))
-        return rows[0] if rows else None
+        return cast(GroupRow, rows[0]) if rows else None
 
-    def groups(self) -> list[dict[str, Any]]:
-        return self._read("SELECT * FROM groups ORDER BY unit")
+    def groups(self) -> list[GroupRow]:
+        return cast(list[GroupRow], self._read("SELECT * FROM groups ORDER BY unit"))
 
     def save_episode(self, gid: str, position: int, record: dict[str, Any]) -> None:
         self._write(

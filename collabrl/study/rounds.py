@@ -18,6 +18,7 @@ from collabrl.agents.player import Player
 from collabrl.agents.protocol import parse_observed
 from collabrl.envs.base import sends_message
 from collabrl.factory import player_label
+from collabrl.study.db import GroupRow
 from collabrl.study.players import agent_player, simulated_player, task_profiles
 from collabrl.study.schema import Condition
 from collabrl.web.session import DecisionError, Session
@@ -29,7 +30,7 @@ if TYPE_CHECKING:
 class GroupRun:
     """The rounds of one group (a row of the ``groups`` table) and its current session."""
 
-    def __init__(self, runtime: StudyRuntime, row: dict[str, Any]) -> None:
+    def __init__(self, runtime: StudyRuntime, row: GroupRow) -> None:
         self.rt, self.row = runtime, row
         self.session: Session | None = None
         self.stand_ins: dict[str, Player] = {}

@@ -18,7 +18,7 @@ from typing import Any
 
 from collabrl.factory import EngineCache
 from collabrl.study.compile import CompiledStudy
-from collabrl.study.db import StudyDB, token_hash
+from collabrl.study.db import ParticipantRow, StudyDB, token_hash
 from collabrl.study.forms import FormError, ratings, survey_answers
 from collabrl.study.rounds import GroupRun
 from collabrl.study.schema import (
@@ -44,7 +44,7 @@ class StudyRuntime:
         self.flow, self.db = compiled.flow, db
         self.engines = EngineCache(serialized=True)
         self.notifier, self.deadlines = Notifier(), Deadlines()
-        self.people: dict[str, dict[str, Any]] = {}
+        self.people: dict[str, ParticipantRow] = {}
         self.groups: dict[str, GroupRun] = {}
         self.pool: list[str] = []  # waiting participants, oldest first
         self.waiting_since: dict[str, float] = {}
