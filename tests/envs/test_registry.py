@@ -35,7 +35,7 @@ class Section(GameSection):
     seats: SeatNames = ["A"]
 
     def make_game(self):
-        raise NotImplementedError
+        raise AssertionError("the registry refuses this section before any game is made")
 
     def efficiency(self, summary):
         return 0.0
