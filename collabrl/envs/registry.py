@@ -104,6 +104,9 @@ class GameSection(Strict):
     # give them (filter.coefficients.<game>)
     profile_games: ClassVar[dict[str, Any] | None] = None
     profile_coefficients: ClassVar[tuple[float, float, float] | None] = None
+    # module of the game's handwritten profile library (TEST, HELDOUT, PHRASES, ID_PREFIX,
+    # TRAIN_PROFILES: collabrl.profiles.build); None: profiles come from the pipeline or files
+    profile_source: ClassVar[str | None] = None
 
     def for_task(self, task: str) -> GameSection:
         """This section playing ``task`` instead (validated: ValueError when it cannot)."""

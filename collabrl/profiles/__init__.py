@@ -15,18 +15,8 @@ from collabrl.profiles.schema import (
     Profile,
     interleaved_by_type,
 )
-from collabrl.profiles.tasks import (
-    HOUSEHOLD_TASKS,
-    HOUSEHOLD_TEST_TASKS,
-    HOUSEHOLD_TRAIN_TASKS,
-    KITCHEN_LAYOUTS,
-)
 
 __all__ = [
-    "HOUSEHOLD_TASKS",
-    "HOUSEHOLD_TEST_TASKS",
-    "HOUSEHOLD_TRAIN_TASKS",
-    "KITCHEN_LAYOUTS",
     "PLAYER_TYPES",
     "TRAITS",
     "TYPE_ANCHORS",

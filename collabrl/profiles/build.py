@@ -1,22 +1,24 @@
 """Assemble the shipped library: handwritten test profiles plus training profiles perturbed from held-out ones.
 
-Deterministic (fixed seeds), so ``scripts/make_profiles.py`` output can be compared with the
-shipped files byte for byte.
+Each game brings its handwritten library as the module its section's ``profile_source`` names
+(``TEST``, ``HELDOUT``, ``PHRASES``, ``ID_PREFIX``, ``TRAIN_PROFILES``); nothing here names a
+game. Deterministic (fixed seeds), so ``scripts/make_profiles.py`` output can be compared with
+the shipped files byte for byte.
 """
 
 from __future__ import annotations
 
+import importlib
 import random
 from pathlib import Path
+from types import ModuleType
 
-from collabrl.profiles import authored_household, authored_kitchen
-from collabrl.profiles.loader import LIBRARY_FILES, parse_records, validate_records
+from collabrl.envs.registry import get_game
+from collabrl.profiles.loader import library_files, library_games, parse_records, validate_records
 from collabrl.profiles.perturb import perturb
 from collabrl.profiles.schema import TRAITS, Profile, interleaved_by_type
-from collabrl.profiles.tasks import HOUSEHOLD_TRAIN_TASKS, KITCHEN_LAYOUTS
 from collabrl.records import jsonl_line
 
-HOUSEHOLD_TRAIN_SIZE = 94  # CollabBench Table 3: 94 training profiles over the 40 training tasks
 TYPE_CODES = {
     "EC": "efficient_collaborator",
     "HL": "hesitant_laggard",
@@ -25,15 +27,21 @@ TYPE_CODES = {
     "IL": "independent_loner",
 }
 _LEVEL_CODES = {"h": "high", "m": "medium", "l": "low", "u": "unknown"}
-_PREFIX = {"household": "cwah", "kitchen": "cook"}
-_AUTHORED = {"household": authored_household, "kitchen": authored_kitchen}
+
+
+def profile_source(game: str) -> ModuleType:
+    """The module holding ``game``'s handwritten library (its section's ``profile_source``)."""
+    source = get_game(game).profile_source
+    if source is None:
+        raise ValueError(f"the {game} game ships no handwritten profile library")
+    return importlib.import_module(source)
 
 
 def test_profiles(game: str) -> list[Profile]:
     """The handwritten evaluation profiles, numbered 01-15 per task."""
     return [
         _from_row(game, task, "test", n, row)
-        for task, rows in _AUTHORED[game].TEST.items()
+        for task, rows in profile_source(game).TEST.items()
         for n, row in enumerate(rows, 1)
     ]
 
@@ -42,31 +50,39 @@ def heldout_profiles(game: str) -> list[Profile]:
     """The handwritten perturbation sources; excluded from both test and train files."""
     return [
         _from_row(game, task, "heldout", n, row)
-        for n, (task, *row) in enumerate(_AUTHORED[game].HELDOUT, 1)
+        for n, (task, *row) in enumerate(profile_source(game).HELDOUT, 1)
     ]
 
 
+def training_tasks(game: str, sources: int, rng: random.Random) -> list[str]:
+    """The task of each training profile, in order. ``TRAIN_PROFILES`` spreads that many over
+    the training tasks (as evenly as it divides; the remainder goes to tasks ``rng`` draws);
+    None puts one perturbed copy of every source on each training task."""
+    tasks = get_game(game).tasks("train")
+    total = profile_source(game).TRAIN_PROFILES
+    if total is None:
+        return [task for task in tasks for _ in range(sources)]
+    each, rest = divmod(total, len(tasks))
+    extra = set(rng.sample(tasks, rest))
+    return [task for task in tasks for _ in range(each + (task in extra))]
+
+
 def train_profiles(game: str) -> list[Profile]:
-    """Training profiles: household spreads 94 over the 40 training tasks, kitchen 15 per layout."""
+    """Training profiles: perturbed copies of the held-out sources, spread by :func:`training_tasks`."""
+    library = profile_source(game)
     rng = random.Random(f"collabrl-profiles-{game}")
     sources = interleaved_by_type(heldout_profiles(game))
-    if game == "household":
-        extra = set(
-            rng.sample(HOUSEHOLD_TRAIN_TASKS, HOUSEHOLD_TRAIN_SIZE - 2 * len(HOUSEHOLD_TRAIN_TASKS))
-        )
-        tasks = [t for t in HOUSEHOLD_TRAIN_TASKS for _ in range(3 if t in extra else 2)]
-    else:
-        tasks = [layout for layout in KITCHEN_LAYOUTS for _ in sources]
+    tasks = training_tasks(game, len(sources), rng)
     taken = {p.behavior for p in sources}
     numbers: dict[str, int] = {}
     made = []
     for k, task in enumerate(tasks):
         numbers[task] = numbers.get(task, 0) + 1
-        new_id = f"{_PREFIX[game]}-{task}-train-{numbers[task]:02d}"
         made.append(
             perturb(
                 sources[k % len(sources)],
-                new_id=new_id,
+                phrases=library.PHRASES,
+                new_id=f"{library.ID_PREFIX}-{task}-train-{numbers[task]:02d}",
                 task=task,
                 split="train",
                 rng=rng,
@@ -82,10 +98,10 @@ def build_library() -> dict[str, str]:
         f"{game}_{split}.jsonl": "".join(
             jsonl_line(p.model_dump(mode="json")) + "\n" for p in profiles
         )
-        for game in _PREFIX
+        for game in library_games()
         for split, profiles in (("test", test_profiles(game)), ("train", train_profiles(game)))
     }
-    assert tuple(sorted(texts)) == tuple(sorted(LIBRARY_FILES)), "library file names drifted"
+    assert sorted(texts) == sorted(library_files()), "library file names drifted"
     validate_records(r for name, text in texts.items() for r in parse_records(name, text))
     return texts
 
@@ -103,7 +119,7 @@ def write_library(directory: Path) -> list[Path]:
 def _from_row(game: str, task: str, kind: str, number: int, row: tuple[str, ...]) -> Profile:
     type_code, trait_code, behavior = row
     return Profile(
-        id=f"{_PREFIX[game]}-{task}-{kind}-{number:02d}",
+        id=f"{profile_source(game).ID_PREFIX}-{task}-{kind}-{number:02d}",
         game=game,
         task=task,
         big_five=dict(zip(TRAITS, (_LEVEL_CODES[c] for c in trait_code), strict=True)),

@@ -19,12 +19,6 @@ from collabrl.profiles.schema import Profile
 from collabrl.records import decode_json, json_type, parse_jsonl, read_text
 
 LIBRARY_PACKAGE = "collabrl.data.profiles"
-LIBRARY_FILES = (
-    "household_test.jsonl",
-    "household_train.jsonl",
-    "kitchen_test.jsonl",
-    "kitchen_train.jsonl",
-)
 
 Located = tuple[str, object]  # (where: "file:line" or "file: record n", raw record)
 MAX_YAML_DEPTH = 100  # a profile nests 3 levels; far deeper YAML would exhaust Python's stack
@@ -87,6 +81,7 @@ def read_profile_file(path: str | os.PathLike[str]) -> tuple[Profile, ...]:
 def parse_records(label: str, text: str) -> list[Located]:
     """Split a file's text into raw records, each tagged with where it came from."""
     suffix = Path(label).suffix.lower()
+    located: list[Located]
     if suffix == ".jsonl":
         located = [(f"{label}:{n}", raw) for n, raw in parse_jsonl(label, text, ProfileError)]
     else:
@@ -213,11 +208,26 @@ def _source(path: str | os.PathLike[str] | None) -> str:
     return "the shipped profile library" if path is None else str(path)
 
 
+def library_games() -> list[str]:
+    """The built-in games whose handwritten library ships in collabrl's package data (their
+    section's ``profile_source`` lives in collabrl)."""
+    return [
+        name
+        for name, section in registered_games().items()
+        if (section.profile_source or "").startswith("collabrl.")
+    ]
+
+
+def library_files() -> list[str]:
+    """The shipped profile files: ``<game>_<split>.jsonl`` for each library game."""
+    return [f"{game}_{split}.jsonl" for game in library_games() for split in ("test", "train")]
+
+
 @lru_cache(maxsize=1)
 def _library() -> tuple[Profile, ...]:
     root = files(LIBRARY_PACKAGE)
     records: list[Located] = []
-    for name in LIBRARY_FILES:
+    for name in library_files():
         resource = root.joinpath(name)
         label = f"{LIBRARY_PACKAGE.replace('.', '/')}/{name}"
         if not resource.is_file():

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import unicodedata
-from typing import Literal
+from typing import Literal, get_args
 
 from pydantic import (
     BaseModel,
@@ -28,7 +28,7 @@ PlayerType = Literal[
     "independent_loner",
 ]
 TRAITS = ("openness", "conscientiousness", "extraversion", "agreeableness", "neuroticism")
-PLAYER_TYPES: tuple[PlayerType, ...] = PlayerType.__args__
+PLAYER_TYPES: tuple[PlayerType, ...] = get_args(PlayerType)
 
 # The traits that define each player type and the levels they may take; the other traits vary
 # freely (and are the ones perturbation changes).

@@ -1,25 +1,12 @@
 """Which tasks each game has and which split they belong to, so profiles cannot leak across
-splits; and the task lists of the shipped profile library (the two CollabBench games)."""
+splits."""
 
 from __future__ import annotations
 
-from collabrl.envs.household.tasks import FAMILIES, TASKS_PER_FAMILY
-from collabrl.envs.household.tasks import TEST_TASK_NAMES as HOUSEHOLD_TEST_TASKS
-from collabrl.envs.kitchen.layouts import LAYOUT_NAMES as KITCHEN_LAYOUTS
-
-__all__ = [
-    "HOUSEHOLD_TASKS",
-    "HOUSEHOLD_TEST_TASKS",
-    "HOUSEHOLD_TRAIN_TASKS",
-    "KITCHEN_LAYOUTS",
-    "check_task",
-]
-
-HOUSEHOLD_TASKS = tuple(f"{i}_{FAMILIES[i // TASKS_PER_FAMILY]}" for i in range(50))
-HOUSEHOLD_TRAIN_TASKS = tuple(t for t in HOUSEHOLD_TASKS if t not in HOUSEHOLD_TEST_TASKS)
+from collabrl.envs.registry import Split
 
 
-def check_task(game: str, task: str, split: str) -> None:
+def check_task(game: str, task: str, split: Split) -> None:
     """Raise ValueError unless ``task`` exists in ``game`` and may hold ``split`` profiles.
 
     A game's split lists say which tasks hold which profiles: household test tasks are unseen in

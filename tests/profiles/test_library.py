@@ -5,16 +5,18 @@ from importlib.resources import files
 
 import pytest
 
+from collabrl.envs.registry import get_game
 from collabrl.profiles import (
-    HOUSEHOLD_TEST_TASKS,
-    HOUSEHOLD_TRAIN_TASKS,
-    KITCHEN_LAYOUTS,
     PLAYER_TYPES,
     TYPE_ANCHORS,
     get_profile,
     load_profiles,
 )
 from collabrl.profiles.build import build_library, heldout_profiles
+
+HOUSEHOLD_TEST_TASKS = get_game("household").tasks("test")
+HOUSEHOLD_TRAIN_TASKS = get_game("household").tasks("train")
+KITCHEN_LAYOUTS = get_game("kitchen").tasks("train")
 
 
 def test_library_counts_per_game_and_split() -> None:

@@ -72,6 +72,7 @@ class HouseholdSection(GameSection):
     speech: ClassVar[str | None] = "collabrl.envs.household.messages:speech_reader"
     profile_games: ClassVar[dict[str, Any] | None] = {"task": "1_read_book"}  # a training task
     profile_coefficients: ClassVar[tuple[float, float, float] | None] = (0.5, 0.1, 0.1)  # D.1.2
+    profile_source: ClassVar[str | None] = "collabrl.envs.household.profile_source"
 
     @field_validator("task")
     @classmethod

@@ -67,6 +67,7 @@ class KitchenSection(GameSection):
     speech: ClassVar[str | None] = "collabrl.agents.persona.kitchen_chat:speech_reader"
     profile_games: ClassVar[dict[str, Any] | None] = {"horizon": TRAIN_HORIZON}
     profile_coefficients: ClassVar[tuple[float, float, float] | None] = (0.1, 0.1, 0.01)  # D.1.2
+    profile_source: ClassVar[str | None] = "collabrl.envs.kitchen.profile_source"
 
     @property
     def task(self) -> str:

@@ -1,12 +1,19 @@
-"""Handwritten household (CWAH) profiles: the test library and the held-out perturbation sources.
+"""The household game's handwritten profile library (CollabBench's CWAH profiles, our own wording).
 
-Rows are ``(type code, Big Five code, behaviour)``; the Big Five code lists openness,
-conscientiousness, extraversion, agreeableness, neuroticism as h/m/l/u (high, medium, low,
-unknown). Type codes: EC efficient collaborator, HL hesitant laggard, AD anxious doubter,
-PL proactive leader, IL independent loner. Every sentence is our own wording.
+Read by :mod:`collabrl.profiles.build` through the section's ``profile_source``: the test
+profiles per test task, the held-out perturbation sources and the phrase bank that perturbs them
+into training profiles. Rows give the Big Five code as openness, conscientiousness,
+extraversion, agreeableness, neuroticism in h/m/l/u (high, medium, low, unknown); type codes: EC
+efficient collaborator, HL hesitant laggard, AD anxious doubter, PL proactive leader, IL
+independent loner. Plain data: nothing here imports from above the games.
 """
 
-Row = tuple[str, str, str]
+Row = tuple[str, str, str]  # (type code, Big Five code, behaviour)
+HeldoutRow = tuple[str, str, str, str]  # (task, type code, Big Five code, behaviour)
+
+ID_PREFIX = "cwah"  # profile ids: <prefix>-<task>-<split>-<nn>
+# CollabBench Table 3: 94 training profiles spread over the 40 training tasks
+TRAIN_PROFILES: int | None = 94
 
 # fmt: off
 TEST: dict[str, tuple[Row, ...]] = {
@@ -184,7 +191,7 @@ TEST: dict[str, tuple[Row, ...]] = {
 
 # Held-out sources for the training set: drawn from test scenarios, never evaluated. Each describes
 # only the type-defining habits, so perturbing the other traits adds rather than contradicts.
-HELDOUT: tuple[tuple[str, str, str, str], ...] = (
+HELDOUT: tuple[HeldoutRow, ...] = (
     ("0_read_book", "EC", "hhmhl", "Splits the rooms with the partner in the first message and then works through their half methodically, reporting every goal object they find with its room."),
     ("10_put_dishwasher", "EC", "mhlhu", "Says little, but every message carries a concrete update, and they switch to whatever subgoal the partner has not started yet."),
     ("20_prepare_food", "EC", "uhhmm", "Confirms the goal counts with the partner at the start and keeps a shared list of remaining objects up to date as items are placed."),
@@ -201,4 +208,71 @@ HELDOUT: tuple[tuple[str, str, str, str], ...] = (
     ("30_put_fridge", "IL", "lmmlu", "Declines offers of help and prefers to finish subgoals by themselves, even when the partner is closer."),
     ("40_setup_table", "IL", "hulml", "Explores wherever they like without coordinating and shares a summary only at the very end."),
 )
+# fmt: on
+
+# (trait, new level) -> habits a player at that level shows, as verb phrases after "they"
+# fmt: off
+PHRASES: dict[tuple[str, str], tuple[str, ...]] = {
+    ("openness", "high"): (
+        "wander into unexplored rooms before finishing the current one, curious about what is there",
+        "try unlikely containers such as the bathroom cabinet on a hunch",
+        "suggest a new way to divide the search whenever the first plan stalls",
+    ),
+    ("openness", "medium"): (
+        "look into an unusual room now and then but mostly keep to the obvious places",
+        "give a partner's new idea one try before going back to their own route",
+    ),
+    ("openness", "low"): (
+        "search the rooms in the same order every time and wave off suggestions to change it",
+        "open only the containers where such objects usually live",
+    ),
+    ("conscientiousness", "high"): (
+        "close each container after checking it and keep a running list of what is where",
+        "reread the goal before every put action to make sure the counts are right",
+    ),
+    ("conscientiousness", "medium"): (
+        "keep track of most finds but sometimes reopen a container they already checked",
+        "finish most subgoals they start, though an item occasionally ends up left in another room",
+    ),
+    ("conscientiousness", "low"): (
+        "drop half-done searches to chase something else and forget which cabinets they opened",
+        "pick up objects that are not in the goal and carry them around for a while",
+    ),
+    ("extraversion", "high"): (
+        "post a message almost every turn, narrating each room they walk into",
+        "chat about plans with the partner even when nothing has changed",
+    ),
+    ("extraversion", "medium"): (
+        "send a message when they find something or finish a subgoal and otherwise stay quiet",
+        "answer questions promptly but seldom start a conversation",
+    ),
+    ("extraversion", "low"): (
+        "go many turns without a message and answer questions in a word or two",
+        "speak up only when they are completely stuck",
+    ),
+    ("agreeableness", "high"): (
+        "change course as soon as the partner asks and thank them for every update",
+        "offer to carry the partner's spare item to the goal spot",
+    ),
+    ("agreeableness", "medium"): (
+        "follow reasonable requests but say so when they think their own route is faster",
+        "go along with most suggestions after a short question about why",
+    ),
+    ("agreeableness", "low"): (
+        "brush off requests that clash with their own plan, sometimes curtly",
+        "grab objects the partner has already announced they are fetching",
+    ),
+    ("neuroticism", "high"): (
+        "ask for confirmation before putting anything away, worried it might be wrong",
+        "send uneasy messages when a room turns up empty, asking whether something was missed",
+    ),
+    ("neuroticism", "medium"): (
+        "get a little tense when the episode runs long and ask for a quick progress check",
+        "reopen a container once if a search comes up empty",
+    ),
+    ("neuroticism", "low"): (
+        "stay relaxed when a search fails and simply move on to the next room",
+        "shrug off their own mistakes and keep an easy tone in messages",
+    ),
+}
 # fmt: on

@@ -1,11 +1,16 @@
-"""Handwritten kitchen (Cook) profiles: the test library and the held-out perturbation sources.
+"""The kitchen game's handwritten profile library (CollabBench's Cook profiles, our own wording).
 
-Same row format as :mod:`collabrl.profiles.authored_household`. Test rows are written for the
+Same format as :mod:`collabrl.envs.household.profile_source`. Test rows are written for the
 layout they play on; held-out rows describe layout-independent habits because their perturbed
-copies are spread over all five layouts. Every sentence is our own wording.
+copies are spread over every layout.
 """
 
-from collabrl.profiles.authored_household import Row
+Row = tuple[str, str, str]  # (type code, Big Five code, behaviour)
+HeldoutRow = tuple[str, str, str, str]  # (task, type code, Big Five code, behaviour)
+
+ID_PREFIX = "cook"  # profile ids: <prefix>-<task>-<split>-<nn>
+# None: one perturbed copy of every held-out source on each training layout (15 per layout)
+TRAIN_PROFILES: int | None = None
 
 # fmt: off
 TEST: dict[str, tuple[Row, ...]] = {
@@ -96,7 +101,7 @@ TEST: dict[str, tuple[Row, ...]] = {
     ),
 }
 
-HELDOUT: tuple[tuple[str, str, str, str], ...] = (
+HELDOUT: tuple[HeldoutRow, ...] = (
     ("cramped_room", "EC", "hhmhl", "Agrees on an onion-and-dish split at the start and announces each full pot so the partner can have a dish ready in time."),
     ("asymmetric_advantages", "EC", "mhlhu", "Says little but always fills the gap the partner leaves, fetching a dish if the partner is on onions and the other way round."),
     ("coordination_ring", "EC", "uhhmm", "Tells the partner the cooking countdown and adjusts their own next skill to avoid doubling up on the same job."),
@@ -113,4 +118,70 @@ HELDOUT: tuple[tuple[str, str, str, str], ...] = (
     ("forced_coordination", "IL", "lmmlu", "Declines the partner's offers and keeps to their own routine even when a handoff would be faster."),
     ("counter_circuit", "IL", "hulml", "Follows their own route through the kitchen without coordinating and mentions progress only at the end."),
 )
+# fmt: on
+
+# (trait, new level) -> habits a player at that level shows, as verb phrases after "they"
+# fmt: off
+PHRASES: dict[tuple[str, str], tuple[str, ...]] = {
+    ("openness", "high"): (
+        "experiment with new routines, such as staging onions on a counter near the pot",
+        "propose swapping roles halfway through just to see if it goes faster",
+    ),
+    ("openness", "medium"): (
+        "try a partner's suggested routine for a round before settling back into their own",
+        "change their routine only when the current one is clearly failing",
+    ),
+    ("openness", "low"): (
+        "repeat exactly the same onion-pot-dish cycle every round",
+        "stick to one dispenser and one pot even when another would be closer",
+    ),
+    ("conscientiousness", "high"): (
+        "keep an eye on the cooking countdown and never carry a dish too early",
+        "clear up stray items from the counters before starting the next soup",
+    ),
+    ("conscientiousness", "medium"): (
+        "mostly follow the cycle but sometimes fetch a dish before the soup is anywhere near ready",
+        "lose track of how many onions are in the pot now and then",
+    ),
+    ("conscientiousness", "low"): (
+        "leave onions lying on counters and forget which pot they were filling",
+        "sometimes grab a dish when no soup is cooking and have to put it down again",
+    ),
+    ("extraversion", "high"): (
+        "send a message almost every other skill, commenting on the pot and the score",
+        "cheer out loud for every delivered soup",
+    ),
+    ("extraversion", "medium"): (
+        "message when a pot fills or a soup is served and otherwise keep cooking",
+        "reply to the partner quickly but rarely open a conversation themselves",
+    ),
+    ("extraversion", "low"): (
+        "go long stretches without a message and answer in a word or two",
+        "speak only when the kitchen is completely stuck",
+    ),
+    ("agreeableness", "high"): (
+        "switch jobs at once when the partner asks and thank them after each handoff",
+        "step aside so the partner can reach the pot first",
+    ),
+    ("agreeableness", "medium"): (
+        "follow most requests but push back when they think their own order is quicker",
+        "accept the partner's plan after asking a short question about it",
+    ),
+    ("agreeableness", "low"): (
+        "ignore requests that get in the way of what they were already doing",
+        "take the onion or dish the partner was reaching for",
+    ),
+    ("neuroticism", "high"): (
+        "get flustered when the pot sits half full and ask the partner what went wrong",
+        "worry aloud about an empty dish reaching the serving window",
+    ),
+    ("neuroticism", "medium"): (
+        "grow a bit tense near the end of an episode and ask for a quick check on the pots",
+        "hesitate for a moment after a mistake before getting back into the cycle",
+    ),
+    ("neuroticism", "low"): (
+        "stay unbothered by collisions or a burnt-out plan and simply carry on",
+        "keep a calm, easy tone even when the score falls behind",
+    ),
+}
 # fmt: on
