@@ -20,7 +20,17 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from collabrl.envs.base import Decision, Game, Observation, StepResult, message_text, sends_message
+from collabrl.envs.base import (
+    Decision,
+    Game,
+    Observation,
+    StepResult,
+    lettered,
+    message_text,
+    sends_message,
+)
+from collabrl.envs.registry import GameSection, registered_games
+from collabrl.envs.structures.trace import EVENT_KINDS
 
 RULES: dict[str, str] = {
     "protocol": "the game has the attributes and methods of collabrl.envs.base.Game",
@@ -46,6 +56,23 @@ RULES: dict[str, str] = {
     "summary()['messages']; with empty or whitespace text it is invalid and not a message",
     "summary-keys": "summary() holds per-seat int dicts 'decisions', 'invalid' and 'messages' "
     "for all agents, an int 'ticks', and 'success' (bool) with 'steps' (int), or 'score'",
+    "registered": "the game's name is a registered game (collabrl.envs.registry) or its section is "
+    "passed as section=: the section says how collabrl reads the summary",
+    "summary-task": "summary()[section.task_key] names the task played, one of section.all_tasks()"
+    " (evaluation, process metrics and records read it)",
+    "summary-efficiency": "at the end, summary()[section.efficiency_metric] is a finite number "
+    "(the benchmark's efficiency column) and section.efficiency(summary) a finite float (the "
+    "efficiency reward)",
+    "summary-optional": "optional summary keys have the types collabrl reads: 'stalled' bool, "
+    "'outcome' str, 'trace' a list of process events (dicts with int 'tick', 'seat' one of the "
+    "agents, 'kind' one of collabrl.envs.structures.EVENT_KINDS)",
+    "text-actions": "Observation.text ends with the line 'Available actions:' and then exactly the "
+    "lettered list of Observation.actions (collabrl.envs.base.lettered): prompts, the answer "
+    "parser, the pages and the training dump read it",
+    "tick-limit": "section.tick_limit(game) is a positive int the game's tick never exceeds (the "
+    "clock the pages show; by default the game's max_ticks)",
+    "progress": "game.progress is an int >= 0 (goal units completed; the optional progress "
+    "reward pays for increases)",
     "determinism": "the same seed and the same decisions give the same episode on fresh games "
     "(observation texts, actions, anchors, rewards, flags, summary)",
     "reset-restores": "reset(seed) on a used game replays the same episode as on a fresh game",
@@ -60,6 +87,7 @@ SLIP_RATES = {
     "flagged": 0.05,  # an offered action from a reply flagged invalid (e.g. a missing tag)
     "blank message": 0.05,  # the message action with whitespace only
 }
+ACTIONS_LINE = "Available actions:"  # the line before the lettered list, ending every observation
 UNOFFERED_ACTION = "[not an offered action]"
 BLANK_MESSAGE = " \n\t "
 TALK = "Let's split the work."
@@ -91,21 +119,40 @@ def _at(seed: int, step: int) -> Iterator[None]:
 
 
 def check_game(
-    make_game: GameFactory, *, seeds: Iterable[int] = (0, 1), max_steps: int = DEFAULT_MAX_STEPS
+    make_game: GameFactory,
+    *,
+    seeds: Iterable[int] = (0, 1),
+    max_steps: int = DEFAULT_MAX_STEPS,
+    section: GameSection | type[GameSection] | None = None,
 ) -> None:
     """Check a game against :data:`RULES`; raise :class:`GameCheckError` on the first broken one.
 
     Takes a zero-argument factory rather than a game so that determinism can be checked on fresh
     instances (and ``reset`` on a used one against them). Per seed it plays three episodes with
     the same seeded random policy: on a fresh game, again on that game, and on another fresh one.
+    ``section``: the section the games are made from (an instance, or its class for a game not
+    registered yet; default: the registered section of the game's name); the summary, the
+    efficiency reward and the clock are read through it, as training and evaluation do.
     """
     for seed in seeds:
         game = make_game()
         _check_protocol(game)
-        first = _play(game, seed, max_steps)
-        fresh = _play(make_game(), seed, max_steps)
+        facts = section or _registered_section(game)
+        first = _play(game, facts, seed, max_steps)
+        fresh = _play(make_game(), facts, seed, max_steps)
         _require_same(first, fresh, "determinism", seed)
-        _require_same(first, _play(game, seed, max_steps), "reset-restores", seed)
+        _require_same(first, _play(game, facts, seed, max_steps), "reset-restores", seed)
+
+
+def _registered_section(game: Game) -> type[GameSection]:
+    games = registered_games()
+    _require(
+        game.name in games,
+        "registered",
+        f"no registered game is named {game.name!r} (registered: {', '.join(sorted(games))}); "
+        "register its section or pass check_game(..., section=YourSection)",
+    )
+    return games[game.name]
 
 
 def _check_protocol(game: Game) -> None:
@@ -179,7 +226,9 @@ def expected(obs: Observation, decision: Decision) -> Choice:
 
 
 # --------------------------------------------------------------------------- one episode
-def _play(game: Game, seed: int, max_steps: int) -> list[Any]:
+def _play(
+    game: Game, section: GameSection | type[GameSection], seed: int, max_steps: int
+) -> list[Any]:
     """Play one seeded random episode, checking every step; returns its trace (for determinism).
 
     The policy is seeded with the episode seed, so replays of a seed make the same choices.
@@ -188,6 +237,7 @@ def _play(game: Game, seed: int, max_steps: int) -> list[Any]:
     pending = game.reset(seed)
     with _at(seed, 0):
         _check_reset(game, pending)
+        limit = _tick_limit(game, section)
     trace: list[Any] = [_observation_trace(pending)]
     for step in range(1, max_steps + 1):
         before, tick = _counts(game), game.tick
@@ -195,7 +245,9 @@ def _play(game: Game, seed: int, max_steps: int) -> list[Any]:
         result = game.step({seat: c.decision for seat, c in choices.items()})
         with _at(seed, step):
             _check_step(game, result, choices, before, tick)
+            _require(game.tick <= limit, "tick-limit", f"tick {game.tick} > tick_limit {limit}")
             if game.done:
+                _check_final_summary(game, section)
                 _check_after_end(game)
         trace.append((_observation_trace(result.observations), *_flags_trace(result)))
         if game.done:
@@ -259,6 +311,7 @@ def _check_observation(game: Game, seat: str, obs: Any) -> None:
         f"{seat}: actions {obs.actions!r}",
     )
     _require(isinstance(obs.state, dict), rule, f"{seat}: state is {type(obs.state).__name__}")
+    _check_action_list(seat, obs)
     _require(
         obs.message_action == game.message_action,
         rule,
@@ -291,6 +344,83 @@ def _check_summary(game: Game) -> None:
     scored = isinstance(summary.get("score"), int | float)
     judged = isinstance(summary.get("success"), bool) and type(summary.get("steps")) is int
     _require(scored or judged, rule, "neither 'score' nor 'success' with 'steps'")
+    _check_optional_keys(game, summary)
+    progress = game.progress
+    _require(type(progress) is int and progress >= 0, "progress", f"progress is {progress!r}")
+
+
+def _check_optional_keys(game: Game, summary: dict[str, Any]) -> None:
+    rule = "summary-optional"
+    for key, kind in (("stalled", bool), ("outcome", str)):
+        if key in summary:
+            value = summary[key]
+            _require(isinstance(value, kind), rule, f"summary()[{key!r}] = {value!r}")
+    trace = summary.get("trace", [])
+    _require(isinstance(trace, list), rule, f"summary()['trace'] is {type(trace).__name__}")
+    for event in trace:
+        _require(
+            isinstance(event, dict)
+            and type(event.get("tick")) is int
+            and event.get("seat") in game.agents
+            and event.get("kind") in EVENT_KINDS,
+            rule,
+            f"trace event {event!r}",
+        )
+
+
+def _check_final_summary(game: Game, section: GameSection | type[GameSection]) -> None:
+    """The keys read once an episode is over: its task and its efficiency (through the section
+    given, or the class's section for the task played, with its default options)."""
+    summary = game.summary()
+    try:
+        task = section.task_of(summary)
+    except Exception as err:  # a missing key is the rule broken, reported as such
+        raise GameCheckError(
+            "summary-task", f"task_of(summary) raised {type(err).__name__}: {err}"
+        ) from None
+    _require(
+        isinstance(task, str) and task in section.all_tasks(),
+        "summary-task",
+        f"summary()[{section.task_key!r}] = {task!r}, not one of the section's tasks",
+    )
+    rule, metric = "summary-efficiency", section.efficiency_metric
+    column = summary.get(metric)
+    _require(_finite(column), rule, f"summary()[{metric!r}] = {column!r}")
+    try:
+        if isinstance(section, type):
+            section = section.model_validate({section.task_key: task})
+        reward = section.efficiency(summary)
+    except Exception as err:
+        raise GameCheckError(
+            rule, f"efficiency(summary) raised {type(err).__name__}: {err}"
+        ) from None
+    _require(_finite(reward), rule, f"efficiency(summary) = {reward!r}")
+
+
+def _finite(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _tick_limit(game: Game, section: GameSection | type[GameSection]) -> int:
+    try:
+        limit = section.tick_limit(game)
+    except Exception as err:
+        raise GameCheckError(
+            "tick-limit", f"tick_limit(game) raised {type(err).__name__}: {err}"
+        ) from None
+    _require(type(limit) is int and limit > 0, "tick-limit", f"tick_limit(game) = {limit!r}")
+    return limit
+
+
+def _check_action_list(seat: str, obs: Observation) -> None:
+    """The text ends with the lettered list of exactly the offered actions."""
+    listing = f"{ACTIONS_LINE}\n{lettered(obs.actions)}"
+    _require(
+        obs.text.rstrip().endswith(listing),
+        "text-actions",
+        f"{seat}: the text does not end with {ACTIONS_LINE!r} and the lettered actions "
+        f"{obs.actions!r}",
+    )
 
 
 # --------------------------------------------------------------------------- one step

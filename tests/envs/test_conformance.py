@@ -78,6 +78,7 @@ class Passthrough:
         self.game = HouseholdGame("0_read_book")
         self.name, self.agents = self.game.name, self.game.agents
         self.message_action = self.game.message_action
+        self.max_ticks = self.game.max_ticks
 
     @property
     def tick(self) -> int:
@@ -214,7 +215,7 @@ class Noisy(Passthrough):
 
     def observations(self, observations: dict[str, Observation]) -> dict[str, Observation]:
         return {
-            s: dataclasses.replace(o, text=f"{o.text} {self.noise}")
+            s: dataclasses.replace(o, text=f"{self.noise} {o.text}")
             for s, o in observations.items()
         }
 
@@ -232,12 +233,75 @@ class Forgetful(Passthrough):
 
     def observations(self, observations: dict[str, Observation]) -> dict[str, Observation]:
         return {
-            s: dataclasses.replace(o, text=f"{o.text} {self.episodes}")
+            s: dataclasses.replace(o, text=f"{self.episodes} {o.text}")
             for s, o in observations.items()
         }
 
 
+class Unregistered(Passthrough):
+    """Calls itself by a name no game is registered under."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.name = "nameless"
+
+
+class SummaryWithoutTask(Passthrough):
+    """Leaves the task out of its summary (evaluation would fail with KeyError: 'task')."""
+
+    def summary(self) -> dict[str, Any]:
+        return {k: v for k, v in super().summary().items() if k != "task"}
+
+
+class SummaryWithoutSteps(Passthrough):
+    """Reports a score instead of the steps its section names as the efficiency column."""
+
+    def summary(self) -> dict[str, Any]:
+        summary = {k: v for k, v in super().summary().items() if k != "steps"}
+        return {**summary, "score": 0}
+
+
+class StrangeTrace(Passthrough):
+    """Its process trace names a seat the game does not have."""
+
+    def summary(self) -> dict[str, Any]:
+        return {**super().summary(), "trace": [{"tick": 0, "seat": "Nobody", "kind": "work"}]}
+
+
+class UnletteredText(Passthrough):
+    """Observation texts without the lettered action list."""
+
+    def observations(self, observations: dict[str, Observation]) -> dict[str, Observation]:
+        return {
+            s: dataclasses.replace(o, text=o.text.partition("Available actions:")[0] + "Go!")
+            for s, o in observations.items()
+        }
+
+
+class NoClock(Passthrough):
+    """Has no ``max_ticks`` and no section override of ``tick_limit``."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        del self.max_ticks
+
+
+class FractionalProgress(Passthrough):
+    """Reports progress as a share rather than goal units."""
+
+    @property
+    def progress(self) -> int:
+        return 0.5  # type: ignore[return-value]
+
+
 BROKEN = {
+    Unregistered: "registered",
+    SummaryWithoutTask: "summary-task",
+    SummaryWithoutSteps: "summary-efficiency",
+    StrangeTrace: "summary-optional",
+    UnletteredText: "text-actions",
+    NoClock: "tick-limit",
+    FractionalProgress: "progress",
     AsksBusySeats: "pending-seats",
     WrappingClock: "tick-advances",
     ListAnchor: "anchor-hashable",
@@ -255,6 +319,13 @@ BROKEN = {
 
 def test_the_unbroken_wrapper_passes() -> None:
     check_game(Passthrough)
+
+
+def test_an_unregistered_game_passes_with_its_section_given() -> None:
+    from collabrl.envs.household.section import HouseholdSection
+
+    check_game(Unregistered, seeds=(0,), section=HouseholdSection)
+    check_game(Unregistered, seeds=(0,), section=HouseholdSection(task="0_read_book"))
 
 
 @pytest.mark.parametrize(("broken", "rule"), BROKEN.items(), ids=[c.__name__ for c in BROKEN])
