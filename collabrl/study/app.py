@@ -124,8 +124,8 @@ def make_study_app(rt: StudyRuntime, admin_token: str, limits: Limits | None = N
     async def game_socket(ws: WebSocket) -> None:
         pid = participant_of(ws)
         sid, seat = ws.path_params["sid"], ws.path_params["seat"]
-        session = rt.seat_session(pid, sid, seat) if pid else None
-        if session is None:
+        session = rt.seat_session(pid, sid, seat) if pid is not None else None
+        if pid is None or session is None:
             await ws.close(code=1008)
             return
         await ws.accept()

@@ -22,6 +22,7 @@ from collabrl.study.schema import (
     ConsentPage,
     EndPage,
     MatchPage,
+    Page,
     Study,
     SurveyPage,
 )
@@ -65,12 +66,19 @@ class Flow:
             return page.next
         return pages[index + 1].id if index + 1 < len(pages) else None
 
-    def after_survey(self, page: SurveyPage, answers: dict) -> str | None:
+    def successor(self, page_id: str) -> str:
+        """The page after ``page_id``, a page of a compiled study that is not an end page
+        (:func:`compile_study` refuses any other page that has no page after it)."""
+        following = self.following(page_id)
+        assert following is not None, f"page {page_id} has no page after it"
+        return following
+
+    def after_survey(self, page: SurveyPage, answers: dict) -> str:
         """Where a survey's answers lead: the first matching branch, else the next page."""
         for branch in page.branches:
             if answers.get(branch.question) == branch.equals:
                 return branch.to
-        return self.following(page.id)
+        return self.successor(page.id)
 
     def render(self) -> str:
         """The graph as text, one node per line with its outgoing edges."""
@@ -88,13 +96,13 @@ class Flow:
         return list(seen)
 
 
-def _page_nodes(page, rounds: int) -> list[str]:
+def _page_nodes(page: Page, rounds: int) -> list[str]:
     if isinstance(page, ConditionsPage):
         return [f"{page.id}.{phase}{k}" for k in range(1, rounds + 1) for phase in ("play", "rate")]
     return [page.id]
 
 
-def _entry(page, rounds: int) -> str:
+def _entry(page: Page, rounds: int) -> str:
     return _page_nodes(page, rounds)[0]
 
 
@@ -237,11 +245,12 @@ def check_condition(study: Study, index: int, condition: Condition) -> None:
     """A condition's agent must exist: a local checkpoint on disk, a profile of this game."""
     agent = condition.agent
     where = f"conditions.{index} ({condition.id})"
-    if agent.kind == "llm" and agent.engine.backend in LOCAL_BACKENDS and not condition.hub_model:
-        path = Path(agent.engine.model).expanduser()
+    engine = agent.engine if agent.kind == "llm" else None  # an llm agent always has one
+    if engine is not None and engine.backend in LOCAL_BACKENDS and not condition.hub_model:
+        path = Path(engine.model).expanduser()
         if not path.is_dir():
             raise RecipeError(
-                f"{where}: checkpoint {agent.engine.model!r} does not exist; override "
+                f"{where}: checkpoint {engine.model!r} does not exist; override "
                 f"conditions.{index}.agent.engine.model=PATH (or set hub_model: true for a hub id)"
             )
     if agent.profile:

@@ -25,6 +25,8 @@ from typing import TYPE_CHECKING, Any, Literal, TypedDict, cast
 from collabrl.errors import CollabrlError
 
 if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
     from collabrl.study.load import LoadedStudy
 
 SCHEMA = """
@@ -51,10 +53,12 @@ JSON_COLUMNS = {"fields", "conditions", "members", "data", "record"}
 
 Status = Literal["active", "completed", "declined", "released"]
 """A participant's status: active, or the ``outcome`` of the end page they reached."""
-Phase = Literal["", "wait", "play", "rate"]
+RoundPhase = Literal["wait", "play", "rate"]
+"""The steps of a round that participants and their group go through together."""
+Phase = Literal["", RoundPhase]
 """Where a participant is inside a conditions page: not in a round, waiting for teammates,
 playing a round, rating it."""
-GroupPhase = Literal["wait", "play", "rate", "done", "abandoned"]
+GroupPhase = Literal[RoundPhase, "done", "abandoned"]
 """A session group: between rounds, playing one, rating it, finished, or abandoned."""
 
 
@@ -84,11 +88,32 @@ class GroupRow(TypedDict):
     unit: int  # the counterbalancing unit: which order of conditions it plays
     task: str
     conditions: list[str]  # condition ids, in play order
-    members: list[str]  # participant ids, seat order
+    members: dict[str, str | None]  # human seat -> participant id (None: a stand-in throughout)
     position: int  # the round being played
     attempt: int  # restarts of the current round
     phase: GroupPhase
     created: float
+
+
+class ParticipantChange(TypedDict, total=False):
+    """The columns of a participant that change as they move (``updated`` is stamped too)."""
+
+    profile: str | None
+    page: str
+    position: int
+    phase: Phase
+    gid: str | None
+    seat: str | None
+    status: Status
+    code: str | None
+
+
+class GroupChange(TypedDict, total=False):
+    """The columns of a session group that change between and during its rounds."""
+
+    position: int
+    attempt: int
+    phase: GroupPhase
 
 
 def token_hash(token: str) -> str:
@@ -182,11 +207,14 @@ class StudyDB:
             "INSERT INTO events (t, kind, pid, gid, node, data) VALUES (?, ?, ?, ?, ?, ?)",
             (time.time(), name, pid, gid, node, json.dumps(data, ensure_ascii=True)),
         )
-        return int(cursor.lastrowid)
+        seq = cursor.lastrowid
+        assert seq is not None  # set by every INSERT
+        return seq
 
     def events(self, kind: str | None = None, gid: str | None = None) -> list[dict[str, Any]]:
         """Events in order, optionally of one kind and one group."""
-        sql, args = "SELECT * FROM events WHERE 1=1", []
+        sql = "SELECT * FROM events WHERE 1=1"
+        args: list[str] = []
         if kind is not None:
             sql, args = sql + " AND kind = ?", [*args, kind]
         if gid is not None:
@@ -198,26 +226,20 @@ class StudyDB:
 
     # --- participants -----------------------------------------------------------------------
 
-    def add_participant(self, row: dict[str, Any]) -> None:
-        now = time.time()
-        row = {"created": now, "updated": now, **row}
-        row["fields"] = json.dumps(row.get("fields", {}))
-        keys = ", ".join(row)
+    def add_participant(self, row: ParticipantRow) -> None:
+        columns = {**row, "fields": json.dumps(row["fields"])}
+        keys = ", ".join(columns)
         self._write(
-            f"INSERT INTO participants ({keys}) VALUES ({', '.join('?' * len(row))})",
-            tuple(row.values()),
+            f"INSERT INTO participants ({keys}) VALUES ({', '.join('?' * len(columns))})",
+            tuple(columns.values()),
         )
 
-    def update_participant(self, pid: str, **fields: Any) -> None:
+    def update_participant(self, pid: str, **fields: Unpack[ParticipantChange]) -> None:
         sets = ", ".join(f"{k} = ?" for k in fields)
         self._write(
             f"UPDATE participants SET {sets}, updated = ? WHERE pid = ?",
             (*fields.values(), time.time(), pid),
         )
-
-    def participant(self, pid: str) -> ParticipantRow | None:
-        rows = self._read("SELECT * FROM participants WHERE pid = ?", (pid,))
-        return cast(ParticipantRow, rows[0]) if rows else None
 
     def participant_by_token(self, token: str) -> ParticipantRow | None:
         rows = self._read("SELECT * FROM participants WHERE token_hash = ?", (token_hash(token),))
@@ -233,25 +255,21 @@ class StudyDB:
     def next_unit(self) -> int:
         return self._read("SELECT COALESCE(MAX(unit) + 1, 0) AS n FROM groups")[0]["n"]
 
-    def add_group(self, row: dict[str, Any]) -> None:
-        row = {"created": time.time(), **row}
-        row["conditions"], row["members"] = (
-            json.dumps(row["conditions"]),
-            json.dumps(row["members"]),
-        )
-        keys = ", ".join(row)
+    def add_group(self, row: GroupRow) -> None:
+        columns = {
+            **row,
+            "conditions": json.dumps(row["conditions"]),
+            "members": json.dumps(row["members"]),
+        }
+        keys = ", ".join(columns)
         self._write(
-            f"INSERT INTO groups ({keys}) VALUES ({', '.join('?' * len(row))})", tuple(row.values())
+            f"INSERT INTO groups ({keys}) VALUES ({', '.join('?' * len(columns))})",
+            tuple(columns.values()),
         )
 
-    def update_group(self, gid: str, **fields: Any) -> None:
-        fields = {k: json.dumps(v) if k in JSON_COLUMNS else v for k, v in fields.items()}
+    def update_group(self, gid: str, **fields: Unpack[GroupChange]) -> None:
         sets = ", ".join(f"{k} = ?" for k in fields)
         self._write(f"UPDATE groups SET {sets} WHERE gid = ?", (*fields.values(), gid))
-
-    def group(self, gid: str) -> GroupRow | None:
-        rows = self._read("SELECT * FROM groups WHERE gid = ?", (gid,))
-        return cast(GroupRow, rows[0]) if rows else None
 
     def groups(self) -> list[GroupRow]:
         return cast(list[GroupRow], self._read("SELECT * FROM groups ORDER BY unit"))

@@ -52,7 +52,7 @@ def _describe(err: ValidationError) -> str:
     for item in err.errors():
         loc = item["loc"]
         if item["type"] == "extra_forbidden" and loc[0] == "pages" and len(loc) == 4:
-            keys = ", ".join(PAGE_KINDS[loc[2]].model_fields)
+            keys = ", ".join(PAGE_KINDS[str(loc[2])].model_fields)
             return f"pages.{loc[1]} ({loc[2]} page): unknown key {loc[3]!r}; allowed: {keys}"
     return describe_validation_error(err, Study)
 

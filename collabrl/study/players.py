@@ -48,6 +48,7 @@ def simulated_player(
     """A simulated participant or stand-in of ``profile`` (None only for the expert)."""
     if spec.kind == "expert":
         return make_expert(section)
+    assert profile is not None, f"a {spec.kind} player plays a profile"
     if spec.kind == "persona":
         return make_persona(profile)
     engine = engines.get(spec.engine)

@@ -26,9 +26,10 @@ from collabrl.study.compile import CompiledStudy
 from collabrl.study.db import StudyDB, open_database
 from collabrl.study.forms import FormError
 from collabrl.study.players import simulated_player, task_profiles
+from collabrl.study.rounds import GroupRun
 from collabrl.study.runtime import StudyRuntime
 from collabrl.study.signals import run_coroutine
-from collabrl.web.session import DecisionError
+from collabrl.web.session import DecisionError, Session
 
 
 def survey_answer(question: dict[str, Any], rng: random.Random) -> Any:
@@ -82,11 +83,17 @@ class SimulatedParticipant:
         except (FormError, DecisionError):
             pass  # the page moved on meanwhile: the next view says what to do
 
+    def _round(self) -> tuple[GroupRun, Session, str]:
+        """This participant's group, its session and their seat in it: called only while the
+        page shows a round being played or rated, which has all three."""
+        group, seat = self.rt.group_of(self.pid), self.rt.people[self.pid]["seat"]
+        assert group is not None and group.session is not None and seat is not None
+        return group, group.session, seat
+
     def _seat_player(self) -> Player:
         """This participant's player for the current round (a fresh one each round)."""
-        group = self.rt.group_of(self.pid)
-        session, seat = group.session, self.rt.people[self.pid]["seat"]
-        if self.sid != session.sid:
+        group, session, seat = self._round()
+        if self.player is None or self.sid != session.sid:
             spec, study = self.rt.study.pretest.participants, self.rt.study
             if self.profile is None and spec.kind != "expert":
                 profiles = task_profiles(spec, study.game.name, group.row["task"])
@@ -101,12 +108,11 @@ class SimulatedParticipant:
         return self.player
 
     async def play(self) -> None:
-        group = self.rt.group_of(self.pid)
-        seat = self.rt.people[self.pid]["seat"]
-        session = group.session
+        _, session, seat = self._round()
         if session.done or seat not in session.waiting_for():
             return
         obs = session.seats[seat].obs
+        assert obs is not None  # the session waits for this seat
         player = self._seat_player()
         if isinstance(player, LLMPlayer):
             response = await asyncio.to_thread(player.act, obs)
@@ -116,19 +122,20 @@ class SimulatedParticipant:
         await self.rt.decide(self.pid, parsed.action or "", parsed.message)
 
     def rate(self) -> dict[str, Any]:
-        group = self.rt.group_of(self.pid)
-        study, seat = self.rt.study, self.rt.people[self.pid]["seat"]
+        group, session, seat = self._round()
+        study = self.rt.study
         record = self.rt.db.episode(group.gid, group.position)
+        assert record is not None  # saved with the move to the questionnaire
         efficiency = group.section().efficiency(record["summary"])
         facts = round_facts(
-            record, efficiency, seat, study.seats.agents, group.session.game.message_action
+            record, efficiency, seat, study.seats.agents, session.game.message_action
         )
         ratings = self.answers.answer(
             facts,
             self.profile,
             record,
             group.condition().name,
-            group.session.game.message_action,
+            session.game.message_action,
             f"{study.seed}:{self.index}:{group.position}",
         )
         return {"ratings": ratings, "free_text": ""}

@@ -11,14 +11,16 @@ that no longer fits (an LLM agent that sampled differently) restarts the round i
 from __future__ import annotations
 
 import asyncio
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from collabrl.agents.llm_player import LLMPlayer
 from collabrl.agents.player import Player
 from collabrl.agents.protocol import parse_observed
 from collabrl.envs.base import sends_message
+from collabrl.envs.registry import GameSection
 from collabrl.factory import player_label
-from collabrl.study.db import GroupRow
+from collabrl.study.db import GroupRow, Phase
 from collabrl.study.players import agent_player, simulated_player, task_profiles
 from collabrl.study.schema import Condition
 from collabrl.web.session import DecisionError, Session
@@ -57,7 +59,7 @@ class GroupRun:
         cid = self.row["conditions"][self.position if position is None else position]
         return self.rt.study.condition(cid)
 
-    def section(self):
+    def section(self) -> GameSection:
         return self.rt.study.game.for_task(self.row["task"])
 
     def seed(self, position: int) -> int:
@@ -71,7 +73,7 @@ class GroupRun:
         pid = self.members.get(seat)
         return pid is None or not self.rt.is_active(pid)
 
-    def node(self, phase: str, position: int | None = None) -> str:
+    def node(self, phase: Phase, position: int | None = None) -> str:
         k = (self.position if position is None else position) + 1
         return f"{self.rt.flow.conditions_page.id}.{phase}{k}"
 
@@ -100,7 +102,7 @@ class GroupRun:
 
     async def start(self, position: int) -> None:
         """Start round ``position``: a new session; the members' pages move to it."""
-        self.row.update(position=position, phase="play")
+        self.row["position"], self.row["phase"] = position, "play"
         self.rt.db.update_group(
             self.gid, position=position, phase="play", attempt=self.row["attempt"]
         )
@@ -160,7 +162,7 @@ class GroupRun:
         questionnaire."""
         if session is not self.session:
             return
-        self._log_messages()
+        self._log_messages(session)
         record = self.trajectory(session)
         summary = record["summary"]
         metric = type(self.section()).efficiency_metric
@@ -238,7 +240,7 @@ class GroupRun:
         session = self.session
         if session is None:
             return
-        self._log_messages()
+        self._log_messages(session)
         for pid in self.members.values():
             if pid:
                 self.rt.notify(pid)
@@ -251,12 +253,10 @@ class GroupRun:
                 self.rt.deadlines.cancel(key)
                 self._stand_in_soon(seat, "stand-in")
             elif self.rt.study.timers.idle_s and not self.rt.deadlines.armed(key):
-                self.rt.deadlines.arm(
-                    key, self.rt.study.timers.idle_s, lambda s=seat: self._idle(s)
-                )
+                self.rt.deadlines.arm(key, self.rt.study.timers.idle_s, partial(self._idle, seat))
 
-    def _log_messages(self) -> None:
-        session = self.session
+    def _log_messages(self, session: Session) -> None:
+        """The messages of ``session`` (the group's current one) not yet recorded, as events."""
         for turn in session.turns[self.logged :]:
             if sends_message(turn["action"], turn["message"], session.game.message_action):
                 self.rt.db.event(
@@ -277,6 +277,7 @@ class GroupRun:
         if session is None or session.done or seat not in session.waiting_for():
             return
         pid = self.members[seat]
+        assert pid is not None  # only a participant's seat has an idle timer
         self.rt.db.event(
             "idle_timeout",
             pid=pid,
@@ -296,8 +297,9 @@ class GroupRun:
             self.busy.add(seat)
             asyncio.get_running_loop().create_task(self._stand_in(seat, by))
 
-    def stand_in(self, seat: str) -> Player:
-        """The stand-in of ``seat`` this round (a profile drawn for the task and group)."""
+    def stand_in(self, seat: str, session: Session) -> Player:
+        """The stand-in of ``seat`` this round, playing ``session`` (a profile drawn for the task
+        and group)."""
         if seat not in self.stand_ins:
             spec, study = self.rt.study.simulated, self.rt.study
             index = self.row["unit"] * len(study.seats.humans) + study.seats.humans.index(seat)
@@ -309,7 +311,7 @@ class GroupRun:
             profile = profiles[index % len(profiles)] if profiles else None
             seed = self.seed(self.position)
             player = simulated_player(
-                spec, profile, self.section(), self.session.game, seed, self.rt.engines
+                spec, profile, self.section(), session.game, seed, self.rt.engines
             )
             player.reset(seat, seed)
             self.stand_ins[seat] = player
@@ -324,7 +326,7 @@ class GroupRun:
                 obs = session.seats[seat].obs
                 if obs is None:
                     return
-                player = self.stand_in(seat)
+                player = self.stand_in(seat, session)
                 if isinstance(player, LLMPlayer):
                     response = await asyncio.to_thread(player.act, obs)
                 else:

@@ -14,11 +14,12 @@ import asyncio
 import secrets
 import time
 from collections import Counter
-from typing import Any
+from collections.abc import Coroutine
+from typing import TYPE_CHECKING, Any, Literal
 
 from collabrl.factory import EngineCache
 from collabrl.study.compile import CompiledStudy
-from collabrl.study.db import ParticipantRow, StudyDB, token_hash
+from collabrl.study.db import GroupRow, ParticipantChange, ParticipantRow, StudyDB, token_hash
 from collabrl.study.forms import FormError, ratings, survey_answers
 from collabrl.study.rounds import GroupRun
 from collabrl.study.schema import (
@@ -31,9 +32,15 @@ from collabrl.study.schema import (
 )
 from collabrl.study.signals import Deadlines, Notifier
 from collabrl.study.views import page_view
-from collabrl.web.session import DecisionError
+from collabrl.web.session import DecisionError, Session
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 TIMED_PAGES = (TextPage, ConsentPage, SurveyPage)  # pages.page_s applies to these and ratings
+
+ReleaseReason = Literal["idle", "page", "match"]
+"""Why a participant's session ends early: idle in a round, too long on a page, no match."""
 
 
 class StudyRuntime:
@@ -50,17 +57,17 @@ class StudyRuntime:
         self.waiting_since: dict[str, float] = {}
         self.connected: Counter[str] = Counter()
         self.lock = asyncio.Lock()  # pool and group formation
-        self.tasks: set[asyncio.Task] = set()
+        self.tasks: set[asyncio.Task[None]] = set()
 
     # --- start and stop ---------------------------------------------------------------------
 
     async def recover(self) -> None:
         """Load participants and groups, rebuild running rounds by replay, re-arm timers."""
         self.people = {row["pid"]: row for row in self.db.participants()}
-        for row in self.db.groups():
-            group = GroupRun(self, row)
-            self.groups[row["gid"]] = group
-            for event in self.db.events("questionnaire", row["gid"]):
+        for group_row in self.db.groups():
+            group = GroupRun(self, group_row)
+            self.groups[group.gid] = group
+            for event in self.db.events("questionnaire", group.gid):
                 group.rated.setdefault(event["data"]["position"], set()).add(event["pid"])
         for pid, row in self.people.items():
             page = self.study.page(row["page"])
@@ -85,7 +92,7 @@ class StudyRuntime:
         for task in self.tasks:
             task.cancel()
 
-    def spawn(self, coro) -> None:
+    def spawn(self, coro: Coroutine[Any, Any, None]) -> None:
         """Run ``coro`` in the background (timer callbacks are synchronous)."""
         task = asyncio.get_running_loop().create_task(coro)
         self.tasks.add(task)
@@ -102,19 +109,27 @@ class StudyRuntime:
         allowed = {
             k: str(v)[:200] for k, v in (fields or {}).items() if k in self.study.privacy.url_fields
         }
-        first = self.flow.first
-        row = {
-            "pid": pid,
-            "token_hash": token_hash(token),
-            "kind": kind,
-            "page": first,
-            "status": "active",
-            "fields": allowed,
-        }
+        first, now = self.flow.first, time.time()
+        row = ParticipantRow(
+            pid=pid,
+            token_hash=token_hash(token),
+            kind=kind,
+            profile=None,
+            page=first,
+            position=0,
+            phase="",
+            gid=None,
+            seat=None,
+            status="active",
+            code=None,
+            fields=allowed,
+            created=now,
+            updated=now,
+        )
         with self.db.batch():
             self.db.add_participant(row)
             self.db.event("join", pid=pid, node=first, kind=kind, fields=allowed)
-        self.people[pid] = self.db.participant(pid)
+        self.people[pid] = row
         await self.enter(pid, first)
         return pid, token
 
@@ -140,11 +155,11 @@ class StudyRuntime:
             raise FormError("this page is out of date; it has been reloaded")
         page = self.study.page(row["page"])
         if isinstance(page, TextPage):
-            await self.enter(pid, self.flow.following(page.id))
+            await self.enter(pid, self.flow.successor(page.id))
         elif isinstance(page, ConsentPage):
             agree = payload.get("agree") is True
             self.db.event("consent", pid=pid, node=page.id, agree=agree)
-            await self.enter(pid, self.flow.following(page.id) if agree else page.decline_to)
+            await self.enter(pid, self.flow.successor(page.id) if agree else page.decline_to)
         elif isinstance(page, SurveyPage):
             answers = survey_answers(page.questions, payload.get("answers"))
             self.db.event("answers", pid=pid, node=page.id, form=page.id, answers=answers)
@@ -162,6 +177,7 @@ class StudyRuntime:
             raise DecisionError("you are not in a game now")
         if sid is not None and (group.session is None or group.session.sid != sid):
             raise DecisionError("this round is over")
+        assert row["seat"] is not None  # a group's member has a seat in it
         await group.decide(row["seat"], action, message, "participant")
 
     # --- where participants are -------------------------------------------------------------
@@ -175,12 +191,14 @@ class StudyRuntime:
             return f"{page.id}.{phase}{row['position'] + 1}"
         return page.id
 
-    def _store(self, pid: str, **fields: Any) -> None:
+    def _store(self, pid: str, **fields: Unpack[ParticipantChange]) -> None:
         """Change the participant's row in the database and in memory."""
         self.db.update_participant(pid, **fields)
-        self.people[pid].update(fields, updated=time.time())
+        row = self.people[pid]
+        row.update(fields)
+        row["updated"] = time.time()
 
-    def describe(self, pid: str, **fields: Any) -> None:
+    def describe(self, pid: str, **fields: Unpack[ParticipantChange]) -> None:
         """Facts about a participant that are not a move (a simulated participant's profile)."""
         self._store(pid, **fields)
 
@@ -190,7 +208,7 @@ class StudyRuntime:
     def notify(self, pid: str) -> None:
         self.notifier.bump(pid)
 
-    def move(self, pid: str, **fields: Any) -> None:
+    def move(self, pid: str, **fields: Unpack[ParticipantChange]) -> None:
         """Change the participant's row (and log where they are now)."""
         self._store(pid, **fields)
         self.db.event("page_enter", pid=pid, gid=self.people[pid]["gid"], node=self.node(pid))
@@ -220,21 +238,21 @@ class StudyRuntime:
         if page.outcome == "completed":
             completion = self.study.completion
             code = secrets.token_hex(4).upper() if completion.unique else completion.code
-        fields = {"page": page.id, "phase": "", "status": page.outcome, "code": code}
         with self.db.batch():
-            self._store(pid, **fields)
+            self._store(pid, page=page.id, phase="", status=page.outcome, code=code)
             self.db.event("finished", pid=pid, node=page.id, outcome=page.outcome, code=code)
         self.notify(pid)
 
-    async def release(self, pid: str, reason: str) -> None:
+    async def release(self, pid: str, reason: ReleaseReason) -> None:
         """End a participant's session (idle, page or match timeout): to ``release_to``."""
         if not self.is_active(pid):
             return
         target = (
-            self.study.page(self.people[pid]["page"]).release_to
+            self._waiting_room(pid).release_to
             if reason == "match"
             else self.study.timers.release_to
         )
+        assert target is not None  # the schema requires release_to wherever a release can happen
         self.db.event(
             "released", pid=pid, gid=self.people[pid]["gid"], node=self.node(pid), reason=reason
         )
@@ -258,6 +276,12 @@ class StudyRuntime:
 
     # --- matchmaking ------------------------------------------------------------------------
 
+    def _waiting_room(self, pid: str) -> MatchPage:
+        """The page of a participant in the pool (only a match page puts them there)."""
+        page = self.study.page(self.people[pid]["page"])
+        assert isinstance(page, MatchPage), f"{pid} waits in the pool on page {page.id}"
+        return page
+
     def _wait_in_pool(self, pid: str) -> None:
         if pid not in self.pool:
             self.pool.append(pid)
@@ -276,7 +300,7 @@ class StudyRuntime:
             self.deadlines.cancel(("match",))
             return
         oldest = self.pool[0]
-        page = self.study.page(self.people[oldest]["page"])
+        page = self._waiting_room(oldest)
         left = page.timeout_s - (time.monotonic() - self.waiting_since[oldest])
         self.deadlines.arm(
             ("match",), max(0.0, left), lambda: self.spawn(self._match_timeout(oldest))
@@ -287,7 +311,7 @@ class StudyRuntime:
             if not self.pool or self.pool[0] != pid:
                 self._arm_match_timer()
                 return
-            page = self.study.page(self.people[pid]["page"])
+            page = self._waiting_room(pid)
             waited = time.monotonic() - self.waiting_since[pid]
             self.db.event(
                 "match_timeout",
@@ -314,16 +338,17 @@ class StudyRuntime:
         seats = self.study.seats.humans
         members = {seat: (pids[i] if i < len(pids) else None) for i, seat in enumerate(seats)}
         gid = f"g{unit:04d}"
-        row = {
-            "gid": gid,
-            "unit": unit,
-            "task": assignment.task,
-            "conditions": assignment.order,
-            "members": members,
-            "position": 0,
-            "attempt": 0,
-            "phase": "wait",
-        }
+        row = GroupRow(
+            gid=gid,
+            unit=unit,
+            task=assignment.task,
+            conditions=list(assignment.order),
+            members=members,
+            position=0,
+            attempt=0,
+            phase="wait",
+            created=time.time(),
+        )
         with self.db.batch():
             self.db.add_group(row)
             for seat, pid in members.items():
@@ -342,11 +367,11 @@ class StudyRuntime:
                     for p in pids
                 },
             )
-        self.groups[gid] = GroupRun(self, self.db.group(gid))
+        self.groups[gid] = GroupRun(self, row)
         for pid in pids:
             page = self.study.page(self.people[pid]["page"])
             if isinstance(page, MatchPage):
-                await self.enter(pid, self.flow.following(page.id))
+                await self.enter(pid, self.flow.successor(page.id))
 
     # --- rounds -----------------------------------------------------------------------------
 
@@ -356,8 +381,7 @@ class StudyRuntime:
         if self.people[pid]["gid"] is None:
             async with self.lock:
                 await self._form([pid], "solo")
-        group = self.groups[self.people[pid]["gid"]]
-        await self._round_check(group)
+        await self._round_check(self._member_group(pid))
 
     async def _round_check(self, group: GroupRun) -> None:
         """Start the next round, or send the group on, once every active member is ready."""
@@ -384,7 +408,7 @@ class StudyRuntime:
                 group.row["phase"] = "done"
                 self.db.update_group(group.gid, phase="done")
                 for p in active:
-                    await self.enter(p, self.flow.following(conditions))
+                    await self.enter(p, self.flow.successor(conditions))
 
     def round_over(self, group: GroupRun) -> None:
         """The round's episode ended: its active members rate it."""
@@ -392,7 +416,7 @@ class StudyRuntime:
             self.move(pid, phase="rate")
 
     async def _rate(self, pid: str, payload: dict[str, Any]) -> None:
-        group = self.groups[self.people[pid]["gid"]]
+        group = self._member_group(pid)
         answers = ratings(
             self.study.questionnaire, payload.get("ratings"), payload.get("free_text")
         )
@@ -413,13 +437,18 @@ class StudyRuntime:
 
     # --- lookups for the web app ------------------------------------------------------------
 
-    def seat_session(self, pid: str, sid: str, seat: str):
+    def seat_session(self, pid: str, sid: str, seat: str) -> Session | None:
         """The session ``sid`` if the participant plays ``seat`` in it now (else None)."""
         row = self.people.get(pid)
-        group = self.groups.get(row["gid"] or "") if row else None
-        if group is None or group.session is None or group.session.sid != sid:
-            return None
-        return group.session if row["seat"] == seat else None
+        group = self.group_of(pid) if row is not None and row["seat"] == seat else None
+        session = group.session if group is not None else None
+        return session if session is not None and session.sid == sid else None
 
     def group_of(self, pid: str) -> GroupRun | None:
         return self.groups.get(self.people[pid]["gid"] or "")
+
+    def _member_group(self, pid: str) -> GroupRun:
+        """The group of a participant who has one (at the conditions page, after forming)."""
+        group = self.group_of(pid)
+        assert group is not None, f"{pid} is in no group"
+        return group

@@ -11,7 +11,7 @@ error at load. Cross-page checks (routing, balance, checkpoints on disk) live in
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import Field, model_validator
 
@@ -205,11 +205,12 @@ class EndPage(_Page):
     """Show the completion code (completion.code) on this page."""
 
 
-PAGE_KINDS = {
-    cls.model_fields["kind"].default: cls
-    for cls in (TextPage, ConsentPage, SurveyPage, MatchPage, ConditionsPage, EndPage)
+AnyPage = TextPage | ConsentPage | SurveyPage | MatchPage | ConditionsPage | EndPage
+Page = Annotated[AnyPage, Field(discriminator="kind")]
+"""One page of the study file, its class chosen by ``kind``."""
+PAGE_KINDS: dict[str, type[AnyPage]] = {
+    cls.model_fields["kind"].default: cls for cls in get_args(AnyPage)
 }
-Page = Annotated[Union[tuple(PAGE_KINDS.values())], Field(discriminator="kind")]  # noqa: UP007
 
 
 class Seats(Strict):

@@ -99,6 +99,7 @@ def _round_view(rt: StudyRuntime, pid: str, page: ConditionsPage) -> dict[str, A
         else f"You play with {agents}."
     )
     seat, session = row["seat"], group.session
+    assert seat is not None  # a group's member has a seat in it
     return {
         "phase": "play",
         "round": values["round"],
