@@ -17,14 +17,15 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 
 def content_security_policy(frames_own_pages: bool = False) -> str:
-    """Same-origin scripts, styles, images and sockets only; no inline script. With
-    ``frames_own_pages`` (the study pages, which frame the game page) pages of this origin may be
-    framed by this origin; otherwise no page may be framed at all."""
+    """Same-origin scripts, styles, images, sockets and form posts (the serve page's start
+    button) only; no inline script. With ``frames_own_pages`` (the study pages, which frame the
+    game page) pages of this origin may be framed by this origin; otherwise no page may be
+    framed at all."""
     frames = "frame-src 'self'; " if frames_own_pages else ""
     ancestors = "'self'" if frames_own_pages else "'none'"
     return (
         "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-        f"connect-src 'self'; {frames}base-uri 'none'; form-action 'none'; "
+        f"connect-src 'self'; {frames}base-uri 'none'; form-action 'self'; "
         f"frame-ancestors {ancestors}"
     )
 

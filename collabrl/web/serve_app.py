@@ -1,7 +1,10 @@
 """``collabrl serve``: the ASGI app where people play the human seats of a recipe.
 
-Routes (all but the static files need the run's token):
-- ``GET /``: start a new episode and go to its first human seat's page;
+Routes (all but the static files need the run's token); the messages of the seat socket are the
+human-seat protocol (``docs/human-seat-protocol.md``, version :data:`PROTOCOL`):
+- ``GET /``: a page with a button that starts a new episode (fetching the printed URL, a link
+  preview or a reload starts nothing);
+- ``POST /``: start a new episode and go to its first human seat's page;
 - ``POST /api/sessions``: start a new episode, answer its seat URLs as JSON (scripted clients);
 - ``GET /play/{sid}/{seat}``: the seat's page (a reload comes back to the same episode);
 - ``WS /ws/{sid}/{seat}``: pushes the seat's state on every change, takes its decisions.
@@ -12,11 +15,13 @@ from __future__ import annotations
 import asyncio
 import json
 import secrets
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from functools import partial
 from importlib import resources
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
 from starlette.applications import Starlette
@@ -30,9 +35,11 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from collabrl.config import Recipe
 from collabrl.web.recording import Recorder
 from collabrl.web.security import RateLimit, SecurityHeaders, has_token
-from collabrl.web.session import DecisionError, SeatPlayers, Session
+from collabrl.web.session import PROTOCOL, DecisionError, SeatPlayers, Session
 
 STATIC = resources.files("collabrl.web") / "static"
+# the error codes of the seat socket (docs/human-seat-protocol.md); "rate" is worth a retry
+REFUSALS = ("not-json", "unknown-request", "rate", "bad-fields", "stale", "refused")
 
 
 @dataclass
@@ -118,6 +125,11 @@ def make_serve_app(recipe: Recipe, out: Path, token: str, limits: Limits | None 
         return await sessions.new()
 
     async def index(request: Request) -> Response:
+        if not has_token(request, token):
+            return refuse()
+        return HTMLResponse((STATIC / "start.html").read_text(encoding="utf-8"))
+
+    async def begin(request: Request) -> Response:
         session = await start_episode(request)
         if isinstance(session, Response):
             return session
@@ -128,7 +140,7 @@ def make_serve_app(recipe: Recipe, out: Path, token: str, limits: Limits | None 
         if isinstance(session, Response):
             return session
         paths = {seat: seat_path(session, seat, token) for seat in session.humans}
-        return JSONResponse({"session": session.sid, "seats": paths})
+        return JSONResponse({"protocol": PROTOCOL, "session": session.sid, "seats": paths})
 
     async def page(request: Request) -> Response:
         if not has_token(request, token):
@@ -151,6 +163,7 @@ def make_serve_app(recipe: Recipe, out: Path, token: str, limits: Limits | None 
     app = Starlette(
         routes=[
             Route("/", index),
+            Route("/", begin, methods=["POST"]),
             Route("/api/sessions", create, methods=["POST"]),
             Route("/play/{sid}/{seat}", page),
             WebSocketRoute("/ws/{sid}/{seat}", socket),
@@ -181,11 +194,14 @@ async def serve_seat(
         async with send_lock:
             await ws.send_text(json.dumps(payload))
 
+    def changed_since(version: int) -> bool:
+        return session.version != version
+
     async def push() -> None:
         seen, cursor = -1, len(session.frames) - 1  # a (re)connected page gets the last frame
         while True:
             async with session.changed:
-                await session.changed.wait_for(lambda seen=seen: session.version != seen)
+                await session.changed.wait_for(partial(changed_since, seen))
                 seen = session.version
             state = session.view(seat, cursor)
             await send(state)
@@ -198,28 +214,39 @@ async def serve_seat(
             try:
                 data = json.loads(await ws.receive_text())
             except (json.JSONDecodeError, UnicodeDecodeError):
-                await send({"type": "error", "message": "not a JSON message"})
+                await send(refusal("not-json", "not a JSON message"))
                 continue
             if not isinstance(data, dict) or data.get("type") != "decide":
-                await send({"type": "error", "message": "unknown request"})
+                await send(refusal("unknown-request", "unknown request"))
                 continue
             if not limit.allow():
-                await send({"type": "error", "message": "too many decisions; slow down"})
+                await send(refusal("rate", "too many decisions; slow down"))
                 continue
             action, message = data.get("action"), data.get("message", "")
             if not isinstance(action, str) or not isinstance(message, str):
-                await send({"type": "error", "message": "action and message must be text"})
+                await send(refusal("bad-fields", "action and message must be text"))
+                continue
+            tick = data.get("tick")
+            if tick is not None and tick != session.observation_tick(seat):
+                await send(refusal("stale", "that observation is gone (stale tick)"))
                 continue
             try:
                 await decide(action, message)
             except DecisionError as exc:
-                await send({"type": "error", "message": str(exc)})
+                await send(refusal("refused", str(exc)))
 
     await run_both(push, take)
 
 
+def refusal(code: str, message: str) -> dict[str, str]:
+    """An error message of the human-seat protocol: ``code`` for programs (one of
+    :data:`REFUSALS`), ``message`` for people."""
+    assert code in REFUSALS, code
+    return {"type": "error", "code": code, "message": message}
+
+
 async def run_both(
-    push: Callable[[], Awaitable[None]], take: Callable[[], Awaitable[None]]
+    push: Callable[[], Coroutine[Any, Any, None]], take: Callable[[], Coroutine[Any, Any, None]]
 ) -> None:
     """Run a socket's push and take loops until either ends (the page went away)."""
     tasks = [asyncio.create_task(push()), asyncio.create_task(take())]

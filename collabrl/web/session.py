@@ -39,6 +39,8 @@ from collabrl.factory import player_label
 from collabrl.web.frames import Frame, board_of, drawing, lettered_actions, sections
 
 MAX_ACTION_CHARS = 200  # longer than any offered action; a page never sends more
+PROTOCOL = 1  # the human-seat protocol's version (docs/human-seat-protocol.md); bumped on any
+# incompatible change to the messages below or to the serve routes
 
 
 class DecisionError(CollabrlError):
@@ -86,6 +88,12 @@ class Session:
             await self._advance()
 
     @property
+    def running(self) -> Episode:
+        """The episode loop, once :meth:`start` has set it."""
+        assert self.play is not None, "the session has not started"
+        return self.play
+
+    @property
     def section(self) -> type[GameSection]:
         """The game's registry entry: what the pages and the record learn about the game."""
         return get_game(self.game.name)
@@ -96,7 +104,12 @@ class Session:
 
     def waiting_for(self) -> list[str]:
         """Human seats owed a decision now."""
-        return [s for s in self.humans if s in self.play.waiting()]
+        return [s for s in self.humans if s in self.running.waiting()]
+
+    def observation_tick(self, seat: str) -> int | None:
+        """The tick of the observation ``seat`` is owed a decision on (None: not its turn)."""
+        obs = self.seats[seat].obs
+        return obs.tick if obs is not None else None
 
     def mark_shown(self, seat: str) -> None:
         """The observation of ``seat`` reached a page: its decision time starts now (once)."""
@@ -122,8 +135,8 @@ class Session:
 
     def _take(self, seat: str, response: str, player: str, seconds: float | None) -> None:
         """One seat's reply into the episode loop, kept as a turn with who made it and when."""
-        observation = self.play.pending[seat].text
-        turn = self.play.answer(seat, response)
+        observation = self.running.pending[seat].text
+        turn = self.running.answer(seat, response)
         self.turns.append(
             {**asdict(turn), "player": player, "decision_s": seconds, "observation": observation}
         )
@@ -131,10 +144,10 @@ class Session:
     async def _advance(self) -> None:
         """Let non-human seats decide and step the game until a human seat is owed (or the end)."""
         while not self.game.done:
-            for seat in self.play.waiting():
+            for seat in self.running.waiting():
                 if seat in self.humans:
                     continue
-                player, obs = self.players[seat], self.play.pending[seat]
+                player, obs = self.players[seat], self.running.pending[seat]
                 if isinstance(player, LLMPlayer):
                     response = await asyncio.to_thread(player.act, obs)
                 else:  # scripted players answer in microseconds: no thread hop
@@ -143,9 +156,9 @@ class Session:
             owed = self.waiting_for()
             if owed:
                 for seat in owed:
-                    self.seats[seat].obs = self.play.pending[seat]
+                    self.seats[seat].obs = self.running.pending[seat]
                 break
-            self.play.advance()
+            self.running.advance()
         if self.game.done:
             self.on_finish(self)
         async with self.changed:
@@ -158,6 +171,7 @@ class Session:
         summary = self.game.summary() if self.game.done else None
         state: dict[str, Any] = {
             "type": "state",
+            "protocol": PROTOCOL,
             "version": self.version,
             "game": self.game.name,
             "seat": seat,
@@ -172,11 +186,12 @@ class Session:
             "observation": None,
             "summary": summary,
             "outcome": outcome_line(self.section, summary) if summary is not None else None,
-            "chat": [{"tick": t, "speaker": s, "text": m} for t, s, m in self.play.messages()],
+            "chat": [{"tick": t, "speaker": s, "text": m} for t, s, m in self.running.messages()],
         }
         if obs is not None:
             state["observation"] = {
                 "tick": obs.tick,
+                "text": obs.text,
                 "sections": sections(obs.text),
                 "actions": lettered_actions(obs.actions, obs.message_action),
                 "message_action": obs.message_action,
@@ -256,11 +271,12 @@ class SeatPlayers:
         self.specs = {s: p for s, p in specs.items() if p.kind != "human"}
         self.kinds = {s: player_label(p) for s, p in specs.items()}
         prototype = make_game(recipe.game)
-        self._llm = {
-            seat: (make_player(spec, recipe.game, prototype, recipe.seed), threading.Lock())
-            for seat, spec in self.specs.items()
-            if spec.kind == "llm"
-        }
+        self._llm: dict[str, tuple[LLMPlayer, threading.Lock]] = {}
+        for seat, spec in self.specs.items():
+            if spec.kind == "llm":
+                player = make_player(spec, recipe.game, prototype, recipe.seed)
+                assert isinstance(player, LLMPlayer), "an llm seat is played by an LLMPlayer"
+                self._llm[seat] = (player, threading.Lock())
 
     def build(self, game: Game, seed: int) -> dict[str, Player]:
         """Players for the non-human seats of a new episode of ``game``."""

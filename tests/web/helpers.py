@@ -15,6 +15,12 @@ def serve_app(tmp_path, recipe: str, *overrides: str):
     return make_serve_app(load_recipe(recipe, list(overrides)), tmp_path, TOKEN)
 
 
+def open_new_episode(page, base: str) -> None:
+    """Open the URL ``collabrl serve`` prints and press its start button, as a person does."""
+    page.goto(f"{base}/?token={TOKEN}")
+    page.get_by_test_id("start").click()
+
+
 def only_session(app) -> Session:
     (session,) = app.state.sessions.by_id.values()
     return session

@@ -8,7 +8,7 @@ from playwright.sync_api import expect
 
 from collabrl.envs.household.expert import HouseholdExpert
 from collabrl.web.server import background
-from tests.web.helpers import TOKEN, only_session, play_decision, serve_app
+from tests.web.helpers import only_session, open_new_episode, play_decision, serve_app
 
 XSS = '<script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2">'
 
@@ -21,7 +21,7 @@ def records(folder) -> list[dict]:
 def test_household_episode_beside_the_expert_to_success(tmp_path, page, shot) -> None:
     app = serve_app(tmp_path, "household_human", "players.1.kind=expert", "players.1.profile=null")
     with background(app) as base:
-        page.goto(f"{base}/?token={TOKEN}")
+        open_new_episode(page, base)
         expect(page.get_by_test_id("turn")).to_have_text("Your turn")
         shot(page, "household_start")
         session = only_session(app)
@@ -52,7 +52,7 @@ def test_household_episode_beside_the_expert_to_success(tmp_path, page, shot) ->
 def test_kitchen_episode_for_a_set_number_of_ticks(tmp_path, page, shot) -> None:
     app = serve_app(tmp_path, "kitchen_human", "game.horizon=30")
     with background(app) as base:
-        page.goto(f"{base}/?token={TOKEN}")
+        open_new_episode(page, base)
         expect(page.get_by_test_id("turn")).to_have_text("Your turn")
         expect(page.get_by_test_id("chef-0")).to_be_visible()
         expect(page.get_by_test_id("chef-1")).to_be_visible()
@@ -76,7 +76,7 @@ def test_kitchen_episode_for_a_set_number_of_ticks(tmp_path, page, shot) -> None
 def test_a_reload_resumes_the_same_episode(tmp_path, page) -> None:
     app = serve_app(tmp_path, "household_human")
     with background(app) as base:
-        page.goto(f"{base}/?token={TOKEN}")
+        open_new_episode(page, base)
         expect(page.get_by_test_id("turn")).to_have_text("Your turn")
         session = only_session(app)
         me = HouseholdExpert()

@@ -20,6 +20,22 @@ def start(client: TestClient) -> tuple[str, str]:
     return data["session"], f"/ws/{data['session']}/{seat}?token={TOKEN}"
 
 
+def test_the_printed_url_starts_an_episode_only_when_asked(tmp_path) -> None:
+    """Fetching the printed URL (a reload, a link preview) starts nothing; its button's POST
+    starts one episode and goes to the first human seat's page."""
+    app = serve_app(tmp_path, "household_human")
+    client = TestClient(app)
+    for _ in range(3):
+        page = client.get(f"/?token={TOKEN}")
+        assert page.status_code == 200 and 'data-testid="start"' in page.text
+    assert app.state.sessions.by_id == {}
+    started = client.post(f"/?token={TOKEN}", follow_redirects=False)
+    (sid,) = app.state.sessions.by_id
+    assert started.status_code == 303
+    assert started.headers["location"] == f"/play/{sid}/Alice?token={TOKEN}"
+    assert client.post("/?token=nope").status_code == 403
+
+
 def test_every_route_needs_the_token(tmp_path) -> None:
     client = TestClient(serve_app(tmp_path, "household_human"))
     assert client.get("/").status_code == 403

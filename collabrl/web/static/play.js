@@ -45,7 +45,8 @@ function decide(action, message) {
   sent = true;
   setEnabled(false);
   $("error").textContent = "";
-  socket.send(JSON.stringify({ type: "decide", action, message: message || "" }));
+  const tick = state.observation ? state.observation.tick : null;  // refused if the observation is gone
+  socket.send(JSON.stringify({ type: "decide", action, message: message || "", tick }));
 }
 
 function setEnabled(on) {
