@@ -153,8 +153,11 @@ def parse_response(
         parsed = _parse(text, list(available_actions))
     except Exception as exc:  # a parser must never take a run down; report instead
         return Parsed(errors=[f"parser failure: {type(exc).__name__}: {exc}"])
-    chose_message = message_action is not None and parsed.action == message_action
-    if chose_message and not sends_message(parsed.action, parsed.message, message_action):
+    if (
+        message_action is not None
+        and parsed.action == message_action
+        and not sends_message(parsed.action, parsed.message, message_action)
+    ):
         parsed.errors.append(EMPTY_MESSAGE)
         parsed.action, parsed.valid = None, False
     return parsed

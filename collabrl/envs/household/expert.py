@@ -286,6 +286,7 @@ class HouseholdExpert:
             self.shared = True
             self.hearsay.mentioned.update(int(x) for x in MENTION.findall(self.note))
             action = talk_action(view, "expertise", obs.actions)
+            assert action is not None, "a team of two or more is always offered the message action"
             return format_response("Share what only I know.", self.note, action)
         return None
 
@@ -315,7 +316,7 @@ class HouseholdExpert:
         )
         self.last_was_message = len(s["seats"]) > 1 and talk is not None and bool(news or announce)
         claim = f"I'll {plan[0]} {action.split('] ', 1)[-1]}."
-        if not self.last_was_message:
+        if talk is None or not self.last_was_message:  # talk is set when a message goes
             return format_response(f"{why}.", claim, action)
         message = " ".join([*news, *self._carrying(s), claim])
         self.hearsay.mentioned.update(int(x) for x in MENTION.findall(message))

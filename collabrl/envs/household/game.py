@@ -156,7 +156,7 @@ class HouseholdGame:
         self.apartment: Apartment = load_apartments()[self.task.apartment]
         self.names = {oid: name for oid, name, _ in self.task.objects}
         self.goal_of = {p.object: p for p in self.task.goal}  # object name -> its predicate
-        self.room_fixtures = {r: [] for r in self.apartment.rooms}
+        self.room_fixtures: dict[int, list[int]] = {r: [] for r in self.apartment.rooms}
         for fx in self.apartment.fixtures.values():
             self.room_fixtures[fx.room].append(fx.id)
         self.goal_text = self.task.goal_text
@@ -268,7 +268,7 @@ class HouseholdGame:
         self.decisions[i] += 1
         action = decision.action if decision is not None else None
         offer = self.offers[i].get(action) if action is not None else None
-        if offer is None:
+        if decision is None or action is None or offer is None:
             return self._idle_invalid(i, action or "no action", "action not available")
         kind, target = offer
         text = message_text(decision.message)
@@ -342,7 +342,12 @@ class HouseholdGame:
             plan.append((t, ARRIVE, target))
             plan.append((t + LOOK_TICKS, LOOK, target))
             return
-        fixture = fixtures[mind.where[target]] if kind == "grab" else fixtures[target]
+        if kind == "grab":
+            at = mind.where[target]
+            assert isinstance(at, int), "a grab is offered only for an object seen on a fixture"
+            fixture = fixtures[at]
+        else:
+            fixture = fixtures[target]
         if fixture.room != self.rooms[i]:
             t += self.apartment.travel[self.rooms[i], fixture.room]
             plan.append((t, ARRIVE, fixture.room))
@@ -480,7 +485,7 @@ class HouseholdGame:
         actions (kind ``structure``) come last.
         """
         apt, mind = self.apartment, self.minds[i]
-        offers = {}
+        offers: dict[str, tuple[str, Any]] = {}
         for rid in sorted(apt.rooms):
             if rid != self.rooms[i]:
                 offers[f"[goexplore] {apt.room_token(rid)}"] = ("explore", rid)

@@ -95,6 +95,7 @@ class MessageReader:
     def _mentions(self, sentence: str, names: dict[int, str]) -> list[tuple[str, int]]:
         """Entities named in ``sentence`` in order; object names are noted in ``names``."""
         found = []
+        ident: int | None
         for m in TOKEN.finditer(sentence):
             if m.group(1) is not None:
                 name, ident = m.group(1), int(m.group(2))

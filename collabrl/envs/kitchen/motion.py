@@ -23,7 +23,7 @@ counter can be picked up again with ``pickup(soup)``.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -160,6 +160,7 @@ class CooperativeMotion:
         chef = state.chefs[i]
         others = {c.pos for j, c in enumerate(state.chefs) if j != i}
         planned = None
+        obstacles: Collection[Pos]
         for obstacles in ((others | reserved) - {chef.pos}, others, frozenset()):
             planned = self.planner.next_action(chef.pos, chef.facing, intent.targets, obstacles)
             if planned is not None:

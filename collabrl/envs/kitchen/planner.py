@@ -72,7 +72,7 @@ class Planner:
         self, start: Pos, goals: Collection[Pos], avoid: Collection[Pos], order: Sequence[Pos]
     ) -> list[Pos]:
         """Shortest path (excluding ``start``) to the nearest goal, or [] if none."""
-        parent: dict[Pos, Pos | None] = {start: None}
+        parent: dict[Pos, Pos] = {start: start}  # the walk back stops at the start
         queue = deque([start])
         floor = self.layout.floor
         while queue:

@@ -101,7 +101,7 @@ def build_state(
     }
 
 
-def anchor_key(view: dict[str, Any]) -> Hashable:
+def anchor_key(view: dict[str, Any]) -> tuple[Hashable, ...]:
     """Own held item, partners' held items and running skills, pot statuses, counter contents."""
     return (
         view["self"]["held"],

@@ -20,13 +20,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from collabrl.envs.structures.board import SECTION_TITLES, SECTIONS, Board
 from collabrl.envs.structures.gates import Gates, Request, Verdict
+from collabrl.envs.structures.trace import EventKind
 
 Structure = Literal["default", "memory", "gates", "scaffolded"]
-STRUCTURES: tuple[Structure, ...] = Structure.__args__
+STRUCTURES: tuple[Structure, ...] = get_args(Structure)
 BOARD_TICKS = 1  # writing a board entry or assigning a gate owner, like a message
 DECIDE_TICKS = 1  # approving or denying a request
 EMPTY_ENTRY = "the board action needs a non-empty <message> (the entry to write)"
@@ -96,7 +97,8 @@ class Structures:
     # ----------------------------------------------------------------- actions
     def offers(self, seat: str) -> dict[str, Move]:
         """Structure actions ``seat`` may choose now (action text -> move)."""
-        w, out = self.words, {}
+        w = self.words
+        out: dict[str, Move] = {}
         if self.board is not None:
             for section in SECTIONS:
                 out[w.update.format(section=section)] = ("update", section)
@@ -122,7 +124,7 @@ class Structures:
         """Whether the move carries the decision's message (a board entry does)."""
         return move[0] == "update"
 
-    def apply(self, seat: str, move: Move, text: str, tick: int) -> tuple[str, str | None]:
+    def apply(self, seat: str, move: Move, text: str, tick: int) -> tuple[EventKind, str | None]:
         """Carry out a structure move; returns the trace kind and target."""
         verb, arg = move
         if verb == "update":
@@ -131,8 +133,9 @@ class Structures:
             return "board", arg
         assert self.gates is not None
         if verb in ("approve", "deny"):
-            self.gates.decide(arg, verb == "approve", tick)
-            return verb, str(arg)
+            approve = verb == "approve"
+            self.gates.decide(arg, approve, tick)
+            return ("approve" if approve else "deny"), str(arg)
         kind, owner = arg
         self.gates.assign(kind, owner)
         if self.board is not None:

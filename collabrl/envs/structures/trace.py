@@ -19,12 +19,12 @@ Event kinds:
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 EventKind = Literal[
     "work", "message", "board", "request", "wait", "approve", "deny", "assign", "invalid"
 ]
-EVENT_KINDS: tuple[EventKind, ...] = EventKind.__args__
+EVENT_KINDS: tuple[EventKind, ...] = get_args(EventKind)
 
 
 @dataclass
