@@ -14,6 +14,7 @@ from collabrl.envs.registry import GameSection, get_game, load_addon
 from collabrl.errors import CollabrlError
 
 if TYPE_CHECKING:
+    from collabrl.agents.prompts import Role
     from collabrl.profiles import Profile
 
 
@@ -110,7 +111,7 @@ def make_llm_player(
     sampling: SamplingSpec,
     seed: int,
     *,
-    role: str,
+    role: Role,
     persona: str | None = None,
     **options: Any,
 ) -> Player:
@@ -131,10 +132,12 @@ def make_player(
 
     if spec.kind == "llm":
         persona = get_profile(spec.profile).persona() if spec.profile else None
-        role = "player" if persona else "agent"  # a profiled seat is a simulated player
+        role: Role = "player" if persona else "agent"  # a profiled seat is a simulated player
+        assert spec.engine is not None, "PlayerSpec refuses an llm seat without an engine"
         engine = engine or make_engine_from_spec(spec.engine)
         return make_llm_player(engine, game, spec.sampling, seed, role=role, persona=persona)
     if spec.kind == "persona":
+        assert spec.profile is not None, "PlayerSpec refuses a persona seat without a profile"
         return make_persona(get_profile(spec.profile))
     if spec.kind == "expert":
         return make_expert(game_spec)
@@ -185,5 +188,6 @@ def make_judge(spec: JudgeSpec, engine: Any = None):
         top_p=spec.sampling.top_p,
         max_new_tokens=spec.sampling.max_new_tokens,
     )
+    assert spec.engine is not None, "JudgeSpec refuses an llm judge without an engine"
     engine = engine or make_engine_from_spec(spec.engine)
     return LLMJudge(engine, name=spec.engine.model, params=params)

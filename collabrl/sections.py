@@ -7,7 +7,7 @@ It sits below the games so that a game can declare its own recipe section (see
 from __future__ import annotations
 
 from collections import Counter
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictInt
 
@@ -63,3 +63,6 @@ SeatNames = Annotated[
 
 Seed = Annotated[StrictInt, Field(ge=0, le=MAX_SEED)]
 """A random seed: 0 <= seed < 2**32 (numpy and torch seed from it)."""
+
+PolicySeat = Literal[1, 2]
+"""A seat the evaluated policy plays: 1 (Agent 1) or 2 (Agent 2)."""

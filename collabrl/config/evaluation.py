@@ -14,7 +14,7 @@ ones.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from pydantic import Field, ValidationError, model_validator
 
@@ -30,6 +30,7 @@ from collabrl.sections import (
     MAX_POLICY_RETRIES,
     MAX_TICKS,
     MAX_WORKERS,
+    PolicySeat,
     Seed,
     Strict,
 )
@@ -44,6 +45,7 @@ def eval_section(game: str, task: str, options: dict[str, Any] | None = None) ->
 
 
 MAX_TEAM = 4  # the agent plus up to three teammates
+POLICY_SEATS: tuple[PolicySeat, ...] = (1, 2)
 
 
 class TeamsSpec(Strict):
@@ -69,7 +71,7 @@ class EvalSpec(Strict):
     """Subset of test profile ids (None: all)."""
     max_profiles: PositiveInt | None = Field(None, le=MAX_EVAL_PROFILES)
     """N test profiles per task, spread over player types (None: all)."""
-    seats: list[Literal[1, 2]] = Field(default_factory=lambda: [1, 2], min_length=1)
+    seats: list[PolicySeat] = Field(default_factory=lambda: list(POLICY_SEATS), min_length=1)
     """Seats the policy plays: 1 (Agent 1), 2 (Agent 2) or both."""
     seeds: list[Seed] = Field(default_factory=lambda: [0], min_length=1, max_length=MAX_EVAL_SEEDS)
     """Episode seeds (CollabBench: one)."""
@@ -143,12 +145,12 @@ class EvalSpec(Strict):
                 raise ValueError(f"game_options.{game}.{where}: {problem['msg']}") from None
         test_tasks = {game: get_game(game).tasks("test") for game in game_names()}
         for task in self.tasks or ():
-            game = next((g for g, tasks in test_tasks.items() if task in tasks), None)
-            if game is None:
+            home = next((g for g, tasks in test_tasks.items() if task in tasks), None)
+            if home is None:
                 known = "; ".join(f"{g}: {', '.join(ts)}" for g, ts in test_tasks.items())
                 raise ValueError(f"tasks: unknown evaluation task {task!r}; test tasks are {known}")
-            if game not in games:
-                raise ValueError(f"tasks: {task!r} is a {game} task but games={games}")
+            if home not in games:
+                raise ValueError(f"tasks: {task!r} is a {home} task but games={games}")
         self._check_profiles(games)
 
     def check_partner_profiles(self, games: list[str]) -> None:

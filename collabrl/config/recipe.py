@@ -26,17 +26,17 @@ if TYPE_CHECKING:
     from collabrl.profiles import Profile
 
 
-def _game_union() -> Any:
-    """The registered games' sections as one union told apart by ``name``."""
-    sections = tuple(registered_games().values())
-    if len(sections) == 1:
-        return SerializeAsAny[sections[0]]
-    return Annotated[Union[sections], Field(discriminator="name")]  # noqa: UP007
-
-
 if TYPE_CHECKING:  # to a type checker, any registered section is a GameSection
     GameSpec = GameSection
-else:
+else:  # built at run time from the registry, which no static type can name
+
+    def _game_union() -> Any:
+        """The registered games' sections as one union told apart by ``name``."""
+        sections = tuple(registered_games().values())
+        if len(sections) == 1:
+            return SerializeAsAny[sections[0]]
+        return Annotated[Union[sections], Field(discriminator="name")]  # noqa: UP007
+
     GameSpec = _game_union()
     """A recipe's ``game`` section: the registered section class its ``name`` selects."""
 

@@ -16,8 +16,13 @@ from collabrl.sections import (
     MAX_ITERATIONS,
     MAX_LORA_RANK,
     MAX_PROMPT_TOKENS,
+    PolicySeat,
     Strict,
 )
+
+Tracker = Literal["jsonl", "wandb", "tensorboard"]
+DEFAULT_TRACKERS: tuple[Tracker, ...] = ("jsonl", "wandb")
+VALIDATION_SEATS: tuple[PolicySeat, ...] = (1,)
 
 
 class LoraSpec(Strict):
@@ -217,7 +222,7 @@ class ValidationSpec(Strict):
     """N of the game's test tasks, spread evenly over them (None: all)."""
     profiles_per_type: PositiveInt = Field(1, le=MAX_GROUPS)
     """Test profiles per player type and task."""
-    seats: list[Literal[1, 2]] = Field(default_factory=lambda: [1], min_length=1)
+    seats: list[PolicySeat] = Field(default_factory=lambda: list(VALIDATION_SEATS), min_length=1)
     """Seats the policy plays: 1 (Agent 1), 2 (Agent 2) or both."""
     metric: ValidationMetric = "efficiency"
     """Overall metric that picks the best policy (efficiency in the game's direction, e.g. fewer
@@ -239,9 +244,7 @@ class TrainSpec(Strict):
     """W&B mode; auto: online when WANDB_API_KEY is set, else offline."""
     wandb_project: str = "collabrl"
     """W&B project."""
-    trackers: list[Literal["jsonl", "wandb", "tensorboard"]] = Field(
-        default_factory=lambda: ["jsonl", "wandb"]
-    )
+    trackers: list[Tracker] = Field(default_factory=lambda: list(DEFAULT_TRACKERS))
     """Where metrics go: jsonl (metrics.jsonl, read by resume and the report), wandb (as
     train.wandb says), tensorboard (<run>/tensorboard: a local dashboard, no account)."""
     max_failure_rate: float = Field(0.5, ge=0, le=1)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
+from collabrl.agents.persona import PersonaBase
 from collabrl.agents.player import Player
 from collabrl.envs.registry import get_game
 from collabrl.episode import play_episode
@@ -35,15 +36,16 @@ def expert_for(game: str) -> Player:
     """The rule-based expert of ``game``, the default partner."""
     from collabrl.factory import make_expert
 
-    return make_expert(get_game(game)())
+    return make_expert(get_game(game).model_validate({}))
 
 
 def play_with(
     profile: Profile, partner: Player | None = None, seed: int = 0, seat: int = 0
 ) -> Outcome:
     """Play ``profile``'s persona in seat ``seat`` (0 or 1) on its own task next to ``partner``."""
-    game = get_game(profile.game)().for_task(profile.task).make_game()
+    game = get_game(profile.game).model_validate({}).for_task(profile.task).make_game()
     persona = make_persona(profile)
+    assert isinstance(persona, PersonaBase), "the shipped games' personas count their behaviour"
     other = partner if partner is not None else expert_for(profile.game)
     me, them = game.agents[seat], game.agents[1 - seat]
     summary = play_episode(game, {me: persona, them: other}, seed).summary

@@ -108,7 +108,7 @@ def seat_process(summary: dict[str, Any], speech: SpeechReader) -> dict[str, dic
     """Every per-seat count of :data:`SEAT_KEYS`, seats in the game's order."""
     seats = list(summary["decisions"])
     events = summary.get("trace", [])
-    counts = {s: Counter() for s in seats}
+    counts: dict[str, Counter[str]] = {s: Counter() for s in seats}
     work = [e for e in events if e["kind"] == "work"]
     claimed: dict[tuple[str, str], int] = {}  # (seat, subgoal) -> first tick claimed
     asked: dict[tuple[str, str], int] = {}  # (seat, subgoal) -> first tick asked of others

@@ -68,7 +68,9 @@ def attempts_label(retries: int) -> str:
     return "single pass" if retries == 0 else f"1 + {retries} retr{'y' if retries == 1 else 'ies'}"
 
 
-def _stamp(spec: EvalSpec, judge: Judge, profiles: list[str], wall_s: float) -> dict[str, Any]:
+def _stamp(
+    spec: EvalSpec, judge: Judge, profiles: list[str | None], wall_s: float
+) -> dict[str, Any]:
     try:
         pkg = version("collabrl")
     except PackageNotFoundError:

@@ -51,7 +51,7 @@ def _judgements(outcomes: Sequence[EpisodeOutcome]) -> Iterator[tuple[str, Windo
 def metrics(outcomes: Sequence[EpisodeOutcome]) -> dict[str, Any]:
     """Every metric of one table cell group, plus episode and missing-score counts."""
     finished = [o for o in outcomes if not o.stalled]
-    per_profile: dict[tuple[str, str], list[float]] = defaultdict(list)
+    per_profile: dict[tuple[str, str | None], list[float]] = defaultdict(list)
     for o in finished:
         per_profile[o.job.task, o.job.profile_id].append(o.efficiency)
     profile_means = [sum(v) / len(v) for v in per_profile.values()]
@@ -63,7 +63,7 @@ def metrics(outcomes: Sequence[EpisodeOutcome]) -> dict[str, Any]:
         "stalled": len(outcomes) - len(finished),
     }
     for d in DIMENSIONS:
-        have = [o.scores[d] for o in outcomes if o.scores.get(d) is not None]
+        have = [s for o in outcomes if (s := o.scores.get(d)) is not None]
         row[d] = _mean(have)
         row[f"missing_{d}"] = len(outcomes) - len(have)
     dims = [row[d] for d in DIMENSIONS]

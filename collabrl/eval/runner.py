@@ -154,12 +154,13 @@ def _profiles(spec: EvalSpec, game: str, task: str) -> list[Profile | None]:
     if spec.max_profiles:  # a small sample still spans the player types
         profiles = interleaved_by_type(profiles)[: spec.max_profiles]
     if not profiles and spec.profiles is None:
-        return [_profile_free(spec, game)]
+        _check_profile_free(spec, game)
+        return [None]  # the stand-in: a profile-free partner
     return list(profiles)
 
 
-def _profile_free(spec: EvalSpec, game: str) -> None:
-    """The stand-in profile of a game that has no test profiles (its partner must need none)."""
+def _check_profile_free(spec: EvalSpec, game: str) -> None:
+    """A game that has no test profiles is played profile-free: its partner must need none."""
     try:
         spec.check_partner_profiles([game])
     except ValueError as exc:
@@ -170,7 +171,10 @@ def game_spec(spec: EvalSpec, job: Job) -> GameSection:
     """The game section of one job: the game's evaluation options for the job's task (and, in
     the team grid, the job's team size and structure)."""
     section = eval_section(job.game, job.task, spec.game_options.get(job.game))
-    return section if job.size is None else section.with_team(job.size, job.structure)
+    if job.size is None:
+        return section
+    assert job.structure is not None, "team_jobs gives every team-grid job its structure"
+    return section.with_team(job.size, job.structure)
 
 
 def efficiency(game: str, summary: dict[str, Any]) -> float:
@@ -198,8 +202,11 @@ def play_job(
         for seat, p, pack in zip(mates, profiles, packs, strict=True)
     }
     policy = make_policy(game, gspec, job.seed)
-    oracle = spec.oracle and job.profile is not None
-    seated = OraclePlayer(policy, job.profile, partners[mates[0]]) if oracle else policy
+    seated = (
+        OraclePlayer(policy, job.profile, partners[mates[0]])
+        if spec.oracle and job.profile is not None
+        else policy
+    )
     recorder = RecordingPlayer(seated)
     record = play_episode(game, {me: recorder, **partners}, seed=job.seed)
     views = step_views(

@@ -23,7 +23,7 @@ def dimension_score(
     judgements: Sequence[WindowJudgement], message_ratio: float, *, a: float, b: float
 ) -> float | None:
     """One dimension's trajectory score from its window judgements (failed ones excluded)."""
-    deductions = [j.deduction for j in judgements if not j.failed]
+    deductions = [d for j in judgements if (d := j.deduction) is not None]  # failed: None
     if judgements and not deductions:
         return None
     return aggregate_dimension(deductions, message_ratio, a=a, b=b)

@@ -70,7 +70,7 @@ def team_row(outcomes: Sequence[EpisodeOutcome]) -> dict[str, Any]:
 
 def team_tables(outcomes: Sequence[EpisodeOutcome]) -> list[dict[str, Any]]:
     """The rows of every game in the grid, in its order (team-grid outcomes only)."""
-    keys: dict[tuple[str, str, int], list[EpisodeOutcome]] = {}
+    keys: dict[tuple[str, str | None, int], list[EpisodeOutcome]] = {}
     for o in outcomes:
         if o.job.size is not None:
             keys.setdefault((o.job.game, o.job.structure, o.job.size), []).append(o)
