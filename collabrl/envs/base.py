@@ -81,12 +81,18 @@ class StepResult:
 
 @runtime_checkable
 class Game(Protocol):
-    """Protocol shared by the household and kitchen games."""
+    """What every collabrl game implements (the whole contract: docs/game-contract.md;
+    ``collabrl.envs.check_game`` checks a game against it)."""
 
     name: str  # the registered name (collabrl.envs.registry): selects the game's section
     agents: list[str]
-    tick: int
     message_action: str  # the available action that delivers the <message> text
+
+    @property
+    def tick(self) -> int:
+        """The shared clock: ticks played so far (the pages' clock runs to the section's
+        ``tick_limit``, by default the game's ``max_ticks`` attribute)."""
+        ...
 
     @property
     def progress(self) -> int:

@@ -32,7 +32,7 @@ from abc import abstractmethod
 from collections.abc import Callable
 from functools import cache
 from importlib.metadata import EntryPoint, entry_points
-from typing import Any, ClassVar, Literal, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol
 
 from collabrl.envs.base import Game
 from collabrl.errors import CollabrlError
@@ -77,6 +77,13 @@ class GameSection(Strict):
     """
 
     name: str
+    if TYPE_CHECKING:  # declared by each game's section (see the field order above)
+        seats: list[str]
+
+        @property
+        def task(self) -> str:
+            """The task played: a field named ``task``, or a property over ``task_key``'s."""
+            ...
 
     title: ClassVar[str]  # heading of the game's tables ("CWAH-MultiPlayer (household)")
     description: ClassVar[str]  # one sentence on the rules, for judge prompts

@@ -8,6 +8,7 @@ Every stage reads and writes files in RUN_DIR, so a failed or changed stage can 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import click
@@ -29,7 +30,8 @@ def profiles() -> None:
     """Build high-fidelity player profiles from played games (CollabBench pipeline)."""
 
 
-def _run_options(command: click.Command) -> click.Command:
+def _run_options(command: Callable[..., None]) -> Callable[..., None]:
+    """The arguments and options every stage command takes (decorators, applied in order)."""
     command = click.argument("overrides", nargs=-1, metavar="[KEY=VALUE]...")(command)
     command = click.option(
         "--config",

@@ -7,6 +7,7 @@ each cluster becomes one candidate profile (CollabBench 4.1.2 and C.1).
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from typing import Any
 
 import numpy as np
 from tqdm import tqdm
@@ -35,7 +36,8 @@ def cluster(
     groups: dict[tuple[str, str], list[int]] = defaultdict(list)
     for i, w in enumerate(windows):
         groups[(w.game, w.task if spec.by == "task" else "all")].append(i)
-    clusters, small, backends = [], 0, set()
+    clusters: list[dict[str, Any]] = []
+    small, backends = 0, set()
     for (game, group), rows in tqdm(sorted(groups.items()), desc="cluster", disable=not progress):
         labels, backend = kmeans(vectors[rows], spec.k, config.seed)
         backends.add(backend)

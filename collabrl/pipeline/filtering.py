@@ -116,7 +116,7 @@ def _judge(
     results = ask_all(engine, prompts, params, desc="filter: judge", progress=progress)
     records = []
     for (w, d), result in zip(jobs, results, strict=True):
-        record = {
+        record: dict[str, Any] = {
             "window": w.id,
             "trajectory": w.trajectory,
             "profile": w.source,
@@ -154,7 +154,7 @@ def _score(
     counts: dict[str, int] = defaultdict(int)
     for w in windows:
         counts[w.source] += 1
-    rows = []
+    rows: list[dict[str, Any]] = []
     for p in candidates:
         coefficients = config.filter.coefficients[p.game]
         dims = {d: profile_score(list(judged[p.id][d].values()), coefficients) for d in DIMENSIONS}

@@ -9,18 +9,20 @@ import json
 from dataclasses import dataclass
 from functools import cache
 from importlib.resources import files
+from typing import Literal, get_args
 
 from collabrl.errors import UnknownNameError
 
 Pos = tuple[int, int]
 
-LAYOUT_NAMES = (
+LayoutName = Literal[
     "cramped_room",
     "asymmetric_advantages",
     "coordination_ring",
     "forced_coordination",
     "counter_circuit",
-)
+]
+LAYOUT_NAMES: tuple[LayoutName, ...] = get_args(LayoutName)
 
 COUNTER, POT, ONION_SOURCE, DISH_SOURCE, SERVE, FLOOR = "X", "P", "O", "D", "S", " "
 DIRECTIONS: tuple[Pos, ...] = ((0, -1), (0, 1), (1, 0), (-1, 0))  # north, south, east, west

@@ -14,7 +14,7 @@ from collabrl.envs.kitchen.game import (
     VERSION,
     KitchenGame,
 )
-from collabrl.envs.kitchen.layouts import LAYOUT_NAMES, load_layout
+from collabrl.envs.kitchen.layouts import LAYOUT_NAMES, LayoutName, load_layout
 from collabrl.envs.registry import GameSection, Split
 from collabrl.envs.structures import Structure, check_gate_owners, replay_options
 from collabrl.numbers import PositiveInt
@@ -28,8 +28,7 @@ class KitchenSection(GameSection):
 
     name: Literal["kitchen"] = "kitchen"
     """The game: kitchen."""
-    layout: Literal[LAYOUT_NAMES] = "cramped_room"
-    """Type: ignore[valid-type]."""
+    layout: LayoutName = "cramped_room"
     """The Overcooked layout (the kitchen's task)."""
     seats: SeatNames = Field(default_factory=lambda: ["Player 0", "Player 1"])
     """One seat per chef start of the layout."""
