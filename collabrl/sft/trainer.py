@@ -131,7 +131,9 @@ def _step(
 ) -> tuple[float, float, float]:
     """One optimizer step over ``batch`` in micro-batches; the loss is the token mean over the
     whole batch whatever the split. Returns (summed nll, response tokens, grad norm)."""
-    micro = [batch[i : i + spec.micro_batch] for i in range(0, len(batch), spec.micro_batch)]
+    micro: list[list[Example] | None] = [
+        batch[i : i + spec.micro_batch] for i in range(0, len(batch), spec.micro_batch)
+    ]
     tokens = sum(len(e.response_ids) for e in batch)
     accum = accelerator.gradient_accumulation_steps
     micro += [None] * (accum - len(micro))  # same accumulation count every step (DeepSpeed)

@@ -112,7 +112,7 @@ def dump_rollouts(
         )
         turns = [
             next(policy) if t.seat == slot.policy_seat else _partner_turn(slot, t)
-            for t in slot.play.turns
+            for t in slot.running.turns
         ]
         lines.append(jsonl_line(_record(slot, turns, iteration)) + "\n")
     with open(run_dir / ROLLOUTS, "a", encoding="utf-8") as f:

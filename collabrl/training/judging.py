@@ -10,17 +10,21 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
+from typing import TYPE_CHECKING
 
 from collabrl.envs.base import Observation
 from collabrl.rewards.judges.views import step_views
 from collabrl.training.lockstep import EpisodeSlot, Sample
 from collabrl.training.rewards import SampleKey, sample_key
 
+if TYPE_CHECKING:
+    from collabrl.profiles import Profile
+
 
 class StepJudging:
     """Per-rollout judging state: each episode's history and the batches in flight."""
 
-    def __init__(self, judge, profiles: Mapping[str, object], workers: int = 2) -> None:
+    def __init__(self, judge, profiles: Mapping[str, Profile], workers: int = 2) -> None:
         self.judge, self.profiles = judge, profiles
         self.pool = ThreadPoolExecutor(workers) if judge is not None else None
         self.history: dict[tuple[int, int], tuple[list[Observation], list[Sample]]] = {}

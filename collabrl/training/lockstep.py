@@ -13,7 +13,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict
 
 from collabrl.agents.llm_player import LLMPlayer, act_all
 from collabrl.agents.player import Player
@@ -21,6 +21,15 @@ from collabrl.agents.prompts import build_messages
 from collabrl.engines.types import Engine, GenerationResult, SamplingParams
 from collabrl.envs.base import Game, Observation, sends_message
 from collabrl.episode import Episode, Turn
+
+
+class StepRewards(TypedDict, total=False):
+    """The step-level reward terms of one decision (empty until the rollout is scored)."""
+
+    format: float
+    communication: float
+    judge: float | None  # None: the judge call failed
+    progress: float
 
 
 @dataclass
@@ -44,7 +53,7 @@ class Sample:
     action: str | None = None
     progress_at: int = 0  # the game's goal units completed when this decision was asked for
     error: str | None = None  # why the engine produced no completion (e.g. prompt too long)
-    rewards: dict[str, float | None] = field(default_factory=dict)  # format, communication, ...
+    rewards: StepRewards = field(default_factory=StepRewards)
 
     @property
     def trainable(self) -> bool:
@@ -70,6 +79,12 @@ class EpisodeSlot:
     final_progress: int = 0  # the game's goal units completed at the end
     efficiency: float = 0.0  # the episode-level reward, filled in by scoring
 
+    @property
+    def running(self) -> Episode:
+        """The episode loop, once :func:`run_rollout` has started it."""
+        assert self.play is not None, "the rollout has not started this slot"
+        return self.play
+
 
 @dataclass
 class RolloutTimes:
@@ -84,11 +99,12 @@ def _policy_round(
     slots: Sequence[EpisodeSlot], engine: Engine, params: SamplingParams, round_index: int
 ) -> dict[int, GenerationResult]:
     """One batched policy call for every slot waiting on its policy seat: slot index -> result."""
-    waiting = [i for i, s in enumerate(slots) if s.policy_seat in s.play.waiting()]
+    waiting = [i for i, s in enumerate(slots) if s.policy_seat in s.running.waiting()]
     if not waiting:
         return {}
     chats = [
-        build_messages(slots[i].game, slots[i].play.pending[slots[i].policy_seat]) for i in waiting
+        build_messages(slots[i].game, slots[i].running.pending[slots[i].policy_seat])
+        for i in waiting
     ]
     seed = None if params.seed is None else params.seed * 100_003 + round_index
     results = engine.generate(chats, SamplingParams(**{**params.__dict__, "seed": seed}))
@@ -124,17 +140,17 @@ def _partner_round(slots: Sequence[EpisodeSlot]) -> None:
     llm_requests: list[tuple[LLMPlayer, Observation]] = []
     llm_keys: list[tuple[EpisodeSlot, str]] = []
     for slot in slots:
-        for seat in slot.play.waiting():
+        for seat in slot.running.waiting():
             if seat == slot.policy_seat:
                 continue
-            player, obs = slot.players[seat], slot.play.pending[seat]
+            player, obs = slot.players[seat], slot.running.pending[seat]
             if isinstance(player, LLMPlayer):
                 llm_requests.append((player, obs))
                 llm_keys.append((slot, seat))
             else:
-                slot.play.answer(seat, player.act(obs))
+                slot.running.answer(seat, player.act(obs))
     for (slot, seat), text in zip(llm_keys, act_all(llm_requests), strict=True):
-        slot.play.answer(seat, text)
+        slot.running.answer(seat, text)
 
 
 def run_rollout(
@@ -152,15 +168,15 @@ def run_rollout(
     for slot in slots:
         slot.play = Episode(slot.game, slot.players, slot.seed)
     round_index = 0
-    while any(not s.play.done for s in slots):
+    while any(not s.running.done for s in slots):
         t0 = time.perf_counter()
         generated = _policy_round(slots, engine, params, round_index)
         new_steps = []
         for i, result in generated.items():
             slot = slots[i]
-            obs = slot.play.pending[slot.policy_seat]
+            obs = slot.running.pending[slot.policy_seat]
             completion = result.completions[0] if result.completions else None
-            turn = slot.play.answer(slot.policy_seat, completion.text if completion else "")
+            turn = slot.running.answer(slot.policy_seat, completion.text if completion else "")
             slot.samples.append(_sample(slot, obs, result, turn))
             new_steps.append((slot, slot.samples[-1], obs))
         if on_steps is not None and new_steps:
@@ -169,7 +185,7 @@ def run_rollout(
         _partner_round(slots)
         t2 = time.perf_counter()
         for slot in slots:
-            if slot.play.advance() and slot.play.done:
+            if slot.running.advance() and slot.running.done:
                 slot.summary = slot.game.summary()
                 slot.final_progress = slot.game.progress
         times.generation += t1 - t0

@@ -120,6 +120,7 @@ def setup(recipe: Recipe, overwrite: bool = False) -> Run:
     )
     partner_engine = None
     if recipe.partner.kind == "llm":
+        assert recipe.partner.engine is not None, "PartnerSpec refuses an llm partner without one"
         partner_engine = make_engine_from_spec(recipe.partner.engine)
     elif recipe.partner.kind == "self":
         partner_engine = engine  # self-play: each iteration's policy weights play the partner

@@ -93,7 +93,7 @@ def iteration_metrics(
     the samples trained on; ``failures``: see :func:`failure_counts`)."""
     advantages = parts.total
     samples = [s for slot in slots for s in slot.samples]
-    judged = [s.rewards["judge"] for s in samples if s.rewards.get("judge") is not None]
+    judged = [j for s in samples if (j := s.rewards.get("judge")) is not None]
     lengths = [len(s.response_ids) for s in samples]
     metrics: dict[str, Any] = {
         **_outcome(slots),

@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import torch
 
@@ -19,6 +20,10 @@ from collabrl.agents.prompts import role_prompt_stamps
 from collabrl.config import PolicySpec
 from collabrl.errors import CollabrlError, NonFiniteError
 from collabrl.records import RunClaim, check_claim, check_writable, take_folder, write_text
+
+if TYPE_CHECKING:
+    from accelerate import Accelerator
+    from transformers import PreTrainedTokenizerBase
 
 TINY_MODELS = {"tiny": "tiny", "tiny-small": "small"}
 
@@ -28,13 +33,16 @@ class Policy:
     """The trainable model, its tokenizer, and how to get reference logprobs."""
 
     model: torch.nn.Module
-    tokenizer: object
+    tokenizer: PreTrainedTokenizerBase
     lora: bool
     reference_model: torch.nn.Module | None  # a frozen copy for full fine-tuning
 
     def reference(self, logprobs_of: Callable[[torch.nn.Module], torch.Tensor]) -> torch.Tensor:
         """Evaluate ``logprobs_of`` under the reference policy (the initial weights)."""
         if self.lora:
+            from peft import PeftModel
+
+            assert isinstance(self.model, PeftModel), "load_policy wraps a LoRA policy with peft"
             with self.model.disable_adapter():
                 return logprobs_of(self.model)
         assert self.reference_model is not None
@@ -76,8 +84,8 @@ def load_policy(spec: PolicySpec, path: str, need_reference: bool) -> Policy:
             target_modules=spec.lora.target_modules,
             task_type="CAUSAL_LM",
         )
-        model = get_peft_model(model, config)
-        return Policy(model, tokenizer, lora=True, reference_model=None)
+        adapted = get_peft_model(model, config)
+        return Policy(adapted, tokenizer, lora=True, reference_model=None)
     reference = None
     if need_reference:  # loaded, not deep-copied: under ZeRO-3 the weights are already sharded
         reference = AutoModelForCausalLM.from_pretrained(path, dtype=torch.float32)
@@ -133,6 +141,9 @@ def merged_weights(model: torch.nn.Module) -> Iterator[dict[str, torch.Tensor]]:
         if not hasattr(model, "merge_adapter"):
             yield model.state_dict()
             return
+        from peft import PeftModel
+
+        assert isinstance(model, PeftModel), "only peft's LoRA wrapper has adapters to merge"
         model.merge_adapter()
         try:
             yield {
@@ -148,7 +159,15 @@ def save_policy(model: torch.nn.Module, tokenizer, folder: Path, write: bool = T
     """Write an HF folder every engine loads by path (LoRA adapters merged in, no adapter files).
     Every rank calls it (ZeRO-3 gathers the shards); only ranks with ``write`` save. Weights that
     are not finite are refused (every rank holds the same full weights, so all raise together)."""
-    base = model.get_base_model() if hasattr(model, "get_base_model") else model
+    from transformers import PreTrainedModel
+
+    base = model
+    if hasattr(model, "get_base_model"):
+        from peft import PeftModel
+
+        assert isinstance(model, PeftModel), "only peft's LoRA wrapper has a base model"
+        base = model.get_base_model()
+    assert isinstance(base, PreTrainedModel), "a policy is a transformers model"
     with merged_weights(model) as state:
         bad = [k for k, v in state.items() if v.is_floating_point() and not torch.isfinite(v).all()]
         if bad:
@@ -187,7 +206,7 @@ def fill_deepspeed_config(accelerator, micro_batch: int, grad_clip: float) -> No
         config["gradient_clipping"] = grad_clip
 
 
-def start_run(recipe, accumulation_steps: int, claim: RunClaim) -> tuple[object, Path, str]:
+def start_run(recipe, accumulation_steps: int, claim: RunClaim) -> tuple[Accelerator, Path, str]:
     """What every trainer does first: an Accelerator, seeded RNGs, the run directory claimed for
     this run (:func:`collabrl.records.claim_folder`) holding the resolved recipe and the role
     prompts' version stamps (``prompts.json``), and the policy's

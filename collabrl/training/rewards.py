@@ -20,7 +20,7 @@ from collabrl.algos.gigpo import AdvantageParts, gigpo_parts
 from collabrl.config import AlgoSpec, RewardSpec
 from collabrl.envs.registry import GameSection
 from collabrl.rewards.terms import communication_reward, format_reward, interactivity_reward
-from collabrl.training.lockstep import EpisodeSlot, Sample
+from collabrl.training.lockstep import EpisodeSlot, Sample, StepRewards
 
 SampleKey = tuple[int, int, int]  # (group, episode, decision)
 
@@ -44,7 +44,7 @@ class Scored:
 
 def step_terms(
     sample: Sample, judge_level: float | None, progress: int, spec: RewardSpec
-) -> dict[str, float | None]:
+) -> StepRewards:
     """The step-level reward terms of one decision (judge None: the judge call failed)."""
     judged = spec.judge.kind != "none"
     return {
@@ -59,6 +59,12 @@ def step_terms(
         ),
         "progress": spec.progress * progress,
     }
+
+
+def step_reward(terms: StepRewards) -> float:
+    """r_t of a decision: its step terms summed, a failed judge call left out."""
+    parts = (terms["format"], terms["communication"], terms["judge"], terms["progress"])
+    return sum(v for v in parts if v is not None)
 
 
 def score_rollout(
@@ -77,7 +83,7 @@ def score_rollout(
         marks = [s.progress_at for s in slot.samples[1:]] + [slot.final_progress]
         for s, mark in zip(slot.samples, marks, strict=True):
             s.rewards = step_terms(s, judge_levels.get(sample_key(s)), mark - s.progress_at, spec)
-            step = sum(v for v in s.rewards.values() if v is not None)
+            step = step_reward(s.rewards)
             if s.trainable:
                 samples.append(s)
                 steps.append(step)

@@ -17,7 +17,7 @@ import math
 from collections.abc import Callable, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import TYPE_CHECKING, Literal, TypeVar, overload
 
 import numpy as np
 import torch
@@ -25,6 +25,10 @@ import torch
 from collabrl.algos.ppo import entropy_from_logits, low_var_kl, masked_mean, ppo_clip_loss
 from collabrl.config import AlgoSpec
 from collabrl.errors import NonFiniteError
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
+    from accelerate import Accelerator
 
 T = TypeVar("T")
 
@@ -120,7 +124,7 @@ class Optimisation:
     model: torch.nn.Module
     optimizer: torch.optim.Optimizer
     scheduler: torch.optim.lr_scheduler.LRScheduler
-    accelerator: object  # accelerate.Accelerator
+    accelerator: Accelerator
     algo: AlgoSpec
     temperature: float
     pad_id: int
@@ -193,7 +197,7 @@ def ppo_update(
         order = rng.permutation(len(samples))
         for m in range(n_mini):
             chosen = order[m * algo.mini_batch : (m + 1) * algo.mini_batch]
-            micro = [
+            micro: list[npt.NDArray[np.int64] | list[int]] = [
                 chosen[k : k + algo.micro_batch] for k in range(0, len(chosen), algo.micro_batch)
             ]
             micro += [[]] * (micro_per_mini - len(micro))
@@ -310,6 +314,14 @@ def padding_forward(accelerator, model, pad_id: int) -> torch.Tensor:
     return model(input_ids=ids, attention_mask=torch.ones_like(ids)).logits.float()
 
 
+@overload
+def optimizer_step(
+    accelerator, model, optimizer, scheduler, grad_clip: float, skip_nonfinite: Literal[False] = ...
+) -> float: ...
+@overload
+def optimizer_step(
+    accelerator, model, optimizer, scheduler, grad_clip: float, skip_nonfinite: bool
+) -> float | None: ...
 def optimizer_step(
     accelerator, model, optimizer, scheduler, grad_clip: float, skip_nonfinite: bool = False
 ) -> float | None:

@@ -121,6 +121,7 @@ class Validator:
     def evaluate(self, iteration: int) -> dict[str, float]:
         """Play the validation episodes (main process only); the Overall metrics."""
         spec = validation_spec(self.recipe, self.model_path, iteration, self.run_dir)
+        assert spec.policy.engine is not None, "validation_spec gives the policy its engine"
         engines = LiveEngines(spec.policy.engine, self.engine)
         result = run_evaluation(spec, engines=engines, progress=False)
         return overall(result.tables, self.recipe.game.name)

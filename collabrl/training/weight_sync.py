@@ -126,13 +126,16 @@ class WeightSync:
     def _push_adapter(self, model: torch.nn.Module) -> None:
         """Rank 0 writes the adapter (gathered under ZeRO-3) into a fresh folder that replaces the
         last one whole, so no engine reads a half-written adapter; every engine then loads it."""
+        from peft import PeftModel
+
+        assert isinstance(model, PeftModel), "load_policy wraps a LoRA policy with peft"
         accelerator = self.accelerator
         adapter = [p for name, p in model.named_parameters() if "lora_" in name]
         staging = self.adapter_dir.with_name(self.adapter_dir.name + ".tmp")
         with gathered_parameters(model, adapter):
             if accelerator.is_main_process:
                 shutil.rmtree(staging, ignore_errors=True)
-                model.save_pretrained(staging)
+                model.save_pretrained(staging)  # type: ignore[arg-type]  # peft says str; any path works
                 shutil.rmtree(self.adapter_dir, ignore_errors=True)
                 os.replace(staging, self.adapter_dir)
         accelerator.wait_for_everyone()
