@@ -109,7 +109,9 @@ def gap_closed(policy: float, floor: float, ceiling: float) -> float:
 
 def results_table(episodes: dict[str, list[dict[str, Any]]]) -> list[dict[str, Any]]:
     """One summary row per policy, with its place between floor and ceiling."""
-    rows = [{"policy": name, **policy_summary(r)} for name, r in episodes.items()]
+    rows: list[dict[str, Any]] = [
+        {"policy": name, **policy_summary(r)} for name, r in episodes.items()
+    ]
     by = {r["policy"]: r for r in rows}
     key = METRICS["efficiency_reward"]
     if FLOOR in by and CEILING in by:

@@ -30,7 +30,7 @@ def board_replay(record: dict) -> dict:
     drawn, or nothing for a game without a board (or one not installed here)."""
     section = registered_games().get(record.get("game") or "")
     board = board_of(section) if section is not None else None
-    if board is None:
+    if section is None or board is None:
         return {}
     try:
         game = section.from_summary(record["summary"]).make_game()
