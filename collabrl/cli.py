@@ -106,6 +106,45 @@ def tasks(game: str | None, split: str | None) -> None:
     click.echo(tabulate(rows, headers=["game", "task", "split", "goal"], tablefmt="github"))
 
 
+@cli.command("check")
+@click.argument("game")
+@click.option(
+    "--task",
+    "chosen",
+    multiple=True,
+    help="A task to play (repeatable; default: the first training and the first test task).",
+)
+@click.option("--seeds", default="0,1", show_default=True, help="Episode seeds, comma-separated.")
+@click.option("--max-steps", type=int, default=5_000, show_default=True)
+def check(game: str, chosen: tuple[str, ...], seeds: str, max_steps: int) -> None:
+    """Check an installed game against the game contract (docs/game-contract.md): seeded random
+    episodes through every rule collabrl relies on; the first broken rule is one line."""
+    from pydantic import ValidationError
+
+    from collabrl.envs.checker import RULES, GameCheckError, check_game
+    from collabrl.envs.registry import get_game
+    from collabrl.errors import first_problem
+
+    section = get_game(game)
+    picked = chosen or tuple(
+        dict.fromkeys((*section.tasks("train")[:1], *section.tasks("test")[:1]))
+    )
+    try:
+        numbers = tuple(int(s) for s in seeds.split(","))
+    except ValueError:
+        raise CollabrlError(f"--seeds takes integers separated by commas, not {seeds!r}") from None
+    for task in picked:
+        try:
+            made = section.model_validate({section.task_key: task})
+        except ValidationError as exc:
+            raise CollabrlError(f"{game} task {task!r}: {first_problem(exc)}") from None
+        try:
+            check_game(made.make_game, seeds=numbers, max_steps=max_steps, section=made)
+        except GameCheckError as err:
+            raise CollabrlError(f"{game} {task}: {err}") from None
+        click.echo(f"{game} {task}: passes all {len(RULES)} rules (seeds {seeds})")
+
+
 @cli.command()
 @click.option("--out", type=click.Path(path_type=Path), default=Path("runs/quickstart"))
 @click.option("--seed", type=int, default=0)

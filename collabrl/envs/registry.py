@@ -205,8 +205,13 @@ def _section_of(point: EntryPoint) -> type[GameSection]:
     if inspect.isabstract(section):
         missing = ", ".join(sorted(section.__abstractmethods__))
         raise CollabrlError(f"{where} does not define {missing}")
-    if "seats" not in section.model_fields:
-        raise CollabrlError(f"{where} declares no seats field")
+    first = list(section.model_fields)[:3]
+    order = ["name", section.task_key, "seats"]
+    if first != order:
+        raise CollabrlError(
+            f"{where} must declare the fields {', '.join(order)} first, in that order "
+            f"(declares {', '.join(first)})"
+        )
     facts = [name for name in REQUIRED_FACTS if not hasattr(section, name)]
     if facts:
         raise CollabrlError(f"{where} does not set the class facts {', '.join(facts)}")

@@ -90,7 +90,7 @@ def _stamp(
         "partner_set": {
             "kind": spec.partner.label,
             "split": "test",
-            "profiles": len(profiles),
+            "profiles": sum(p is not None for p in profiles),
             "profile_ids": profiles,
         },
         "game_versions": {game: get_game(game).version for game in spec.games or ()},
@@ -188,9 +188,11 @@ def _write_files(result: EvalResult, out: Path, *, proxy: bool) -> None:
     if result.stamp["policy_spec"]["kind"] == "llm":
         method += f" ({result.stamp['policy_attempts']})"
     note = PROXY_NOTE if proxy else None
+    profiles = result.stamp["partner_set"]["profiles"]
     stamp_line = (
         f"policy={result.stamp['policy']} partners={result.stamp['partner_set']['kind']}"
-        f"(test, {result.stamp['partner_set']['profiles']} profiles) judge={result.stamp['judge']}"
+        f"(test, {f'{profiles} profiles' if profiles else 'no profiles'})"
+        f" judge={result.stamp['judge']}"
         f" prompts={result.stamp['judge_prompts']} seeds={result.stamp['seeds']}"
         f" policy attempts={result.stamp['policy_attempts']}"
         f" role prompts={result.stamp['role_prompts']}"

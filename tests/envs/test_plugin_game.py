@@ -1,12 +1,14 @@
-"""The plug-in relay game (examples/relay_game, installed as its own package) runs through lint,
-play, eval and a CPU GiGPO training run without any change to collabrl: it is found through the
-``collabrl.games`` entry point alone. CI installs it (``pip install ./examples/relay_game``)."""
+"""The plug-in games (examples/relay_game and examples/tally_game, each installed as its own
+package) run through check, lint, play, eval and a CPU GiGPO training run without any change to
+collabrl: each is found through the ``collabrl.games`` entry point alone. Tally was written from
+docs/game-contract.md only. CI installs both (``pip install ./examples/<game>``)."""
 
 from __future__ import annotations
 
 import json
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -17,8 +19,34 @@ from collabrl.envs import check_game
 from collabrl.envs.registry import game_names, get_game
 
 ROOT = Path(__file__).resolve().parents[2]
-RECIPES = ROOT / "examples" / "relay_game" / "recipes"
-GIGPO = str(RECIPES / "relay_gigpo_cpu.yaml")
+
+
+@dataclass(frozen=True)
+class Plugin:
+    """One example plug-in and the recipes its tests run."""
+
+    folder: str
+    gigpo: str  # a CPU GiGPO recipe (eval and train)
+    play: str  # two experts
+    task: str  # a task for lint
+    title: str  # in the evaluation tables
+    short_episodes: tuple[str, ...]  # overrides that keep the training test short
+
+    def recipe(self, name: str) -> str:
+        return str(ROOT / "examples" / self.folder / "recipes" / name)
+
+
+PLUGINS = {
+    "relay": Plugin(
+        "relay_game", "relay_gigpo_cpu.yaml", "relay_play.yaml", "r6p2v0", "Relay",
+        ("game.max_ticks=12",),
+    ),
+    "tally": Plugin(
+        "tally_game", "tally_gigpo_cpu.yaml", "tally_play.yaml", "s5-4", "Tally",
+        ("game.max_ticks=8",),
+    ),
+}  # fmt: skip
+GIGPO = PLUGINS["relay"].recipe("relay_gigpo_cpu.yaml")
 
 
 def collabrl(*args: str, cwd: Path) -> subprocess.CompletedProcess:
@@ -27,52 +55,55 @@ def collabrl(*args: str, cwd: Path) -> subprocess.CompletedProcess:
     )
 
 
-def test_relay_is_registered_next_to_the_built_in_games() -> None:
-    assert "relay" in game_names(), "pip install ./examples/relay_game (CI does)"
-    section = get_game("relay")
-    assert section.__module__.startswith("relay_game.")  # not a module of collabrl
+@pytest.mark.parametrize("game", PLUGINS)
+def test_a_plugin_is_registered_next_to_the_built_in_games(game: str) -> None:
+    assert game in game_names(), f"pip install ./examples/{PLUGINS[game].folder} (CI does)"
+    section = get_game(game)
+    assert section.__module__.startswith(f"{PLUGINS[game].folder}.")  # not a module of collabrl
     for task in section.tasks("test"):
-        check_game(lambda task=task: section(task=task).make_game(), seeds=(0, 1), max_steps=200)
+        made = section(task=task)
+        check_game(made.make_game, seeds=(0, 1), max_steps=200, section=made)
 
 
-def test_lint_and_play(tmp_path: Path) -> None:
-    lint = collabrl("lint", GIGPO, "game.task=r6p2v0", cwd=tmp_path)
+@pytest.mark.parametrize("game", PLUGINS)
+def test_lint_and_play(tmp_path: Path, game: str) -> None:
+    plugin = PLUGINS[game]
+    lint = collabrl("lint", plugin.recipe(plugin.gigpo), f"game.task={plugin.task}", cwd=tmp_path)
     assert lint.returncode == 0, lint.stderr
-    assert "name: relay" in lint.stdout and "task: r6p2v0" in lint.stdout
-    bad = collabrl("lint", GIGPO, "game.task=nope", cwd=tmp_path)
+    assert f"name: {game}" in lint.stdout and f"task: {plugin.task}" in lint.stdout
+    bad = collabrl("lint", plugin.recipe(plugin.gigpo), "game.task=nope", cwd=tmp_path)
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "game.task" in bad.stderr
-    play = collabrl(
-        "play", str(RECIPES / "relay_play.yaml"), f"output_dir={tmp_path / 'play'}", cwd=tmp_path
-    )
+    out = tmp_path / "play"
+    play = collabrl("play", plugin.recipe(plugin.play), f"output_dir={out}", cwd=tmp_path)
     assert play.returncode == 0, play.stderr
-    (episode,) = [json.loads(line) for line in (tmp_path / "play" / "episodes.jsonl").open()]
+    (episode,) = [json.loads(line) for line in (out / "episodes.jsonl").open()]
     assert episode["summary"]["success"] and episode["turns"]
 
 
-def test_eval_without_profiles_plays_each_test_task(tmp_path: Path) -> None:
-    out = tmp_path / "eval"
+@pytest.mark.parametrize("game", PLUGINS)
+def test_eval_without_profiles_plays_each_test_task(tmp_path: Path, game: str) -> None:
+    plugin, out = PLUGINS[game], tmp_path / "eval"
     result = collabrl(
-        "eval", GIGPO, "--quiet", "partner.kind=expert", "seats=[1]", f"output_dir={out}",
-        cwd=tmp_path,
+        "eval", plugin.recipe(plugin.gigpo), "--quiet", "partner.kind=expert", "seats=[1]",
+        f"output_dir={out}", cwd=tmp_path,
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
     rows = [json.loads(line) for line in (out / "trajectories.jsonl").open()]
-    assert sorted(r["task"] for r in rows) == sorted(get_game("relay").tasks("test"))
+    assert sorted(r["task"] for r in rows) == sorted(get_game(game).tasks("test"))
     assert all(r["profile"] is None for r in rows)
-    assert "Relay" in (out / "tables.md").read_text()
+    tables = (out / "tables.md").read_text()
+    assert plugin.title in tables and "partners=expert(test, no profiles)" in tables
 
 
 @pytest.mark.slow
-def test_cpu_gigpo_training_runs(tmp_path: Path) -> None:
-    out = tmp_path / "train"
-    result = subprocess.run(
-        [
-            sys.executable, str(ROOT / "train.py"), f"recipe={GIGPO}", f"output_dir={out}",
-            "train.iterations=1", "train.checkpoint_every=1", "train.wandb=disabled",
-            "rollout.groups=1", "rollout.episodes_per_group=2", "game.max_ticks=12",
-            "policy.sampling.max_new_tokens=48", "algo.mini_batch=8",
-        ],
-        capture_output=True, text=True, cwd=tmp_path,
+@pytest.mark.parametrize("game", PLUGINS)
+def test_cpu_gigpo_training_runs(tmp_path: Path, game: str) -> None:
+    plugin, out = PLUGINS[game], tmp_path / "train"
+    result = collabrl(
+        "train", plugin.recipe(plugin.gigpo), f"output_dir={out}",
+        "train.iterations=1", "train.checkpoint_every=1", "train.wandb=disabled",
+        "rollout.groups=1", "rollout.episodes_per_group=2", *plugin.short_episodes,
+        "policy.sampling.max_new_tokens=48", "algo.mini_batch=8", cwd=tmp_path,
     )  # fmt: skip
     assert result.returncode == 0, result.stderr[-2000:]
     (row,) = [json.loads(line) for line in (out / "metrics.jsonl").open()]
@@ -82,7 +113,7 @@ def test_cpu_gigpo_training_runs(tmp_path: Path) -> None:
 def test_lint_for_train_refuses_a_validation_partner_the_game_cannot_field() -> None:
     """The relay game ships no profiles: validating with the eval section's default persona
     partner would fail minutes into the run, so lint refuses it, naming eval.partner.kind."""
-    recipe = str(ROOT / "examples/relay_game/recipes/relay_gigpo_cpu.yaml")
+    recipe = GIGPO
     refused = CliRunner().invoke(
         cli, ["lint", "--for", "train", recipe, "train.validation.every=1"]
     )

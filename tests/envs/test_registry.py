@@ -22,6 +22,8 @@ BROKEN = {
     "crashing": "crashing_plugin:Section",
     # a section class without the class facts the evaluation reads
     "factless": "factless_plugin:Section",
+    # a section declaring seats before its task field
+    "unordered": "unordered_plugin:Section",
 }
 FACTLESS = """
 from typing import Literal
@@ -46,11 +48,40 @@ class Section(GameSection):
 """
 
 
+UNORDERED = """
+from typing import ClassVar, Literal
+from collabrl.envs.registry import GameSection
+from collabrl.sections import SeatNames
+
+
+class Section(GameSection):
+    name: Literal["unordered"] = "unordered"
+    seats: SeatNames = ["A"]
+    task: str = "t"
+
+    title: ClassVar[str] = "Unordered"
+    description: ClassVar[str] = "a game whose section lists its seats before its task"
+    efficiency_metric: ClassVar[str] = "steps"
+    lower_is_better: ClassVar[bool] = True
+
+    def make_game(self):
+        raise AssertionError("the registry refuses this section before any game is made")
+
+    def efficiency(self, summary):
+        return 0.0
+
+    @classmethod
+    def tasks(cls, split):
+        return ("t",)
+"""
+
+
 @pytest.fixture(scope="module")
 def plugins(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("site")
     (root / "crashing_plugin.py").write_text('"""A plug-in that breaks."""\nimport no_such_dep\n')
     (root / "factless_plugin.py").write_text(FACTLESS)
+    (root / "unordered_plugin.py").write_text(UNORDERED)
     for name, value in BROKEN.items():
         info = root / f"{name}_game-0.1.dist-info"
         info.mkdir()
@@ -84,8 +115,10 @@ def test_commands_on_the_shipped_games_work_beside_broken_plugins(plugins, tmp_p
     result = collabrl(plugins, *args)
     assert result.returncode == 0, result.stderr
     warnings = [line for line in result.stderr.splitlines() if line.startswith("collabrl: warning")]
-    assert len(warnings) == 3 and all(line.endswith("; left out") for line in warnings)
-    missing, crashing, factless = sorted(warnings, key=lambda w: w.split("'")[1] != "missing")
+    assert len(warnings) == 4 and all(line.endswith("; left out") for line in warnings)
+    missing, crashing, factless, unordered = sorted(
+        warnings, key=lambda w: list(BROKEN).index(w.split("'")[1])
+    )
     assert (
         "game 'missing' (package missing-game 0.1, entry point no_such_plugin.section:Section)"
         in missing
@@ -94,6 +127,7 @@ def test_commands_on_the_shipped_games_work_beside_broken_plugins(plugins, tmp_p
     assert "No module named 'no_such_dep'" in crashing
     assert f"(at {plugins / 'crashing_plugin.py'}:2)" in crashing
     assert "does not set the class facts title, description, efficiency_metric" in factless
+    assert "must declare the fields name, task, seats first, in that order" in unordered
 
 
 def test_using_a_broken_game_is_a_one_line_error(plugins) -> None:

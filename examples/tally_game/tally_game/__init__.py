@@ -1,0 +1,1 @@
+"""Tally: the smallest complete collabrl plug-in game (docs/game-contract.md)."""
