@@ -28,6 +28,7 @@ named in ``run.json``.
 
 from __future__ import annotations
 
+import csv
 import hashlib
 import itertools
 import json
@@ -68,6 +69,37 @@ def write_text(path: Path, text: str) -> Path:
     with atomic_open(path) as f:
         f.write(text)
     return path
+
+
+FORMULA_LEAD = ("=", "+", "-", "@", "\t", "\r")
+"""First characters that make a spreadsheet read a cell as a formula (OWASP's CSV injection list)."""
+_PLAIN_NEGATIVE = re.compile(r"-[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?")
+
+
+def csv_cell(value: Any) -> Any:
+    """``value`` safe to open in a spreadsheet: a string starting with ``=``, ``+``, ``-``,
+    ``@``, tab or carriage return gets a leading ``'`` (OWASP's rule against CSV injection:
+    ``=HYPERLINK(...)`` in a participant's free text must not run when a researcher opens the
+    file). Numbers, booleans and None are left as they are; so is a string that is only a
+    negative decimal number (``-3``, ``-0.5``, ``-1e-3``), which a spreadsheet reads as that
+    number, not as a formula. JSONL copies of the same data keep the raw text."""
+    formula = isinstance(value, str) and value.startswith(FORMULA_LEAD)
+    return "'" + value if formula and not _PLAIN_NEGATIVE.fullmatch(value) else value
+
+
+def write_csv(
+    path: Path, rows: Iterable[dict[str, Any]], columns: Sequence[str] | None = None
+) -> None:
+    """``rows`` as a CSV with a header (``columns``: default, every key in first-seen order),
+    each cell through :func:`csv_cell`: every CSV collabrl writes (study exports, evaluation
+    tables) goes through here, so none can carry a spreadsheet formula."""
+    rows = list(rows)
+    if columns is None:
+        columns = list(dict.fromkeys(k for row in rows for k in row))
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        writer = csv.DictWriter(f, fieldnames=list(columns))
+        writer.writeheader()
+        writer.writerows({k: csv_cell(v) for k, v in row.items()} for row in rows)
 
 
 @contextmanager
@@ -134,11 +166,11 @@ def read_jsonl(
     """
     text = read_text(path, error)
     if torn_tail:
-        text = _without_torn_tail(text)
+        text = without_torn_tail(text)
     return [record for _, record in parse_jsonl(str(path), text, error)]
 
 
-def _without_torn_tail(text: str) -> str:
+def without_torn_tail(text: str) -> str:
     """``text`` less its last line when that line does not hold a JSON object."""
     body, _, last = text.rstrip("\n").rpartition("\n")
     try:
@@ -161,6 +193,21 @@ def parse_jsonl(
         for number, line in enumerate(text.split("\n"), 1)
         if line.strip()
     ]
+
+
+def parse_jsonl_skipping(label: str, text: str) -> tuple[list[dict[str, Any]], list[str]]:
+    """The records of ``text`` (from the file ``label``) and one ``file:line: why`` note per line
+    that is not a JSON object, which is skipped: for readers that must show what they can (the
+    viewer) rather than refuse a whole file for one bad line."""
+    records, skipped = [], []
+    for number, line in enumerate(text.split("\n"), 1):
+        if not line.strip():
+            continue
+        try:
+            records.append(_object(f"{label}:{number}", line, CollabrlError))
+        except CollabrlError as err:
+            skipped.append(f"{err}; line skipped")
+    return records, skipped
 
 
 def file_sha256(path: Path) -> str:
@@ -207,6 +254,24 @@ def json_type(value: object) -> str:
     return _JSON_TYPES.get(type(value), "number")
 
 
+MAX_QUOTED = 80
+"""Characters of a user-given value that an error message quotes (:func:`quoted`)."""
+
+
+def quoted(value: object, limit: int = MAX_QUOTED) -> str:
+    """``repr(value)`` for an error message; a longer value is cut to its first ``limit``
+    characters and its length: ``'xxxx'… (100000 characters)``.
+
+    Why: an error quotes what the user gave so that they can find it, but a hostile or mistaken
+    value (a 100,000-character profile id, a file pasted as a name) must not flood the line.
+    """
+    text = value if isinstance(value, str) else repr(value)
+    if len(text) <= limit:
+        return repr(value)
+    head = repr(text[:limit]) if isinstance(value, str) else text[:limit]
+    return f"{head}… ({len(text)} characters)"
+
+
 def write_hf_dataset(
     folder: Path, records: Sequence[dict[str, Any]], json_fields: Sequence[str] = ()
 ) -> None:
@@ -231,6 +296,7 @@ RUN_OUTPUTS = (
     "tables.md",
     "trajectories.jsonl",
     "demos.jsonl",
+    "eval_jobs.jsonl",  # the job journal of a killed `collabrl eval` (collabrl.eval.journal)
 )
 """Entries that show a folder holds a run's work, with or without a manifest (older runs)."""
 

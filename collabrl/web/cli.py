@@ -57,7 +57,9 @@ def view_command(path: Path, host: str, port: int) -> None:
     from collabrl.web.trajectories import find_files
     from collabrl.web.view_app import make_view_app
 
-    files = find_files(path)
+    files, left_out = find_files(path)
     token = new_token()
     click.echo(f"{len(files)} trajectory file(s) under {path}")
+    for warning in left_out:
+        click.echo(f"warning: {warning}", err=True)
     run_foreground(make_view_app(path, token), host, port, f"/?token={token}", "viewer")

@@ -40,6 +40,10 @@ class DecisionRefused(CollabrlError):
         self.code = code
 
 
+class AlreadyTaken(DecisionRefused):
+    """The server had taken this decision already (a resend): nothing more happened."""
+
+
 def start_episode(base_url: str, token: str, timeout: float = 30.0) -> dict[str, str]:
     """Start a new episode on the server at ``base_url``; its human seats' page URLs by seat."""
     import httpx
@@ -119,7 +123,10 @@ class SeatClient:
         decision = json.dumps(
             {"type": "decide", "action": action, "message": message, "tick": tick}
         )
-        state = self._send(decision)
+        try:
+            state = self._send(decision)
+        except AlreadyTaken:
+            return self.state  # the state that followed it was received (or is on its way)
         while state["your_turn"] and state["observation"]["tick"] == tick and not state["done"]:
             state = self.next_state()
         return state
@@ -132,6 +139,8 @@ class SeatClient:
             try:
                 return self.next_state()
             except DecisionRefused as refused:
+                if refused.code == "duplicate":  # a resend of a decision already taken
+                    raise AlreadyTaken(str(refused), refused.code) from None
                 if refused.code != "rate" or attempt == self.retries - 1:
                     raise
                 time.sleep(RATE_BACKOFF.delay(attempt))

@@ -1,16 +1,22 @@
-"""What keeps a local server local: a per-run token, strict page headers, rate limits.
+"""What keeps a local server local: a per-run token, Host and Origin checks, strict page
+headers, rate limits.
 
 Why a token although the server binds 127.0.0.1: any page the person opens in the same browser
 could otherwise script requests to the port; the random token in the URL is the capability.
+Why Host and Origin checks on top: a foreign site could rebind its DNS name to 127.0.0.1 (its
+requests then carry its own name as Host), or open a WebSocket with a leaked token (the browser
+then sends the foreign site as Origin); both are refused before any route runs.
 The Content-Security-Policy forbids inline scripts, so even text that slipped past the pages'
 escaping (they only ever set ``textContent``) could not run.
 """
 
 from __future__ import annotations
 
+import os
 import secrets
 import time
 from collections.abc import Callable
+from urllib.parse import urlsplit
 
 from starlette.requests import HTTPConnection
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -33,7 +39,9 @@ def content_security_policy(frames_own_pages: bool = False) -> str:
 HEADERS = {
     "content-security-policy": content_security_policy(),
     "x-content-type-options": "nosniff",
-    "referrer-policy": "no-referrer",  # the token is in the URL: never send it elsewhere
+    # the token is in the URL: never send it to another site (same-origin still lets browsers
+    # send this origin as Origin on form posts, which HostAndOrigin checks)
+    "referrer-policy": "same-origin",
     "cache-control": "no-store",
 }
 
@@ -68,6 +76,69 @@ class SecurityHeaders:
             await send(message)
 
         await self.app(scope, receive, with_headers)
+
+
+ALLOWED_HOSTS_ENV = "COLLABRL_ALLOWED_HOSTS"  # extra Host names, comma-separated (a proxy's name)
+ALLOWED_ORIGINS_ENV = (
+    "COLLABRL_ALLOWED_ORIGINS"  # extra page origins, e.g. https://study.example.org
+)
+LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+
+
+def _listed(variable: str) -> frozenset[str]:
+    return frozenset(
+        v.strip().lower() for v in os.environ.get(variable, "").split(",") if v.strip()
+    )
+
+
+def _hostname(netloc: str) -> str:
+    """The name part of a Host header or an origin's netloc ("[::1]:8000" -> "::1")."""
+    return (urlsplit(f"//{netloc}").hostname or "").lower()
+
+
+def host_and_origin_problem(scope: Scope) -> str | None:
+    """Why a request or WebSocket handshake must be refused (None: it may go on).
+
+    Host: a loopback name, the address the connection arrived on, or a name listed in
+    ``COLLABRL_ALLOWED_HOSTS``. Origin (sent by browsers on WebSockets and form posts): absent
+    (a program, not a page), the same host and port as Host, or listed in
+    ``COLLABRL_ALLOWED_ORIGINS``; ``null`` (a sandboxed or file page) is refused."""
+    headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+    host = headers.get("host", "")
+    server = (scope.get("server") or ("",))[0] or ""
+    allowed = LOOPBACK_NAMES | {server.lower()} | _listed(ALLOWED_HOSTS_ENV)
+    if _hostname(host) not in allowed:
+        return f"Host {host[:100]!r} is not this server's (set {ALLOWED_HOSTS_ENV} behind a proxy)"
+    origin = headers.get("origin")
+    unsafe = scope["type"] == "websocket" or scope.get("method", "GET") not in SAFE_METHODS
+    if origin is None or not unsafe:
+        return None
+    if origin.lower() in _listed(ALLOWED_ORIGINS_ENV):
+        return None
+    if origin == "null" or urlsplit(origin).netloc.lower() != host.lower():
+        return f"Origin {origin[:100]!r} is not this server's page (set {ALLOWED_ORIGINS_ENV})"
+    return None
+
+
+class HostAndOrigin:
+    """ASGI middleware refusing, with 403 and before any route or WebSocket upgrade, requests
+    whose Host or Origin :func:`host_and_origin_problem` rejects."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        problem = host_and_origin_problem(scope) if scope["type"] in ("http", "websocket") else None
+        if problem is None:
+            await self.app(scope, receive, send)
+        elif scope["type"] == "websocket":
+            await send({"type": "websocket.close", "code": 1008, "reason": problem[:120]})
+        else:
+            body = f"forbidden: {problem}\n".encode()
+            headers = [(b"content-type", b"text/plain; charset=utf-8")]
+            await send({"type": "http.response.start", "status": 403, "headers": headers})
+            await send({"type": "http.response.body", "body": body})
 
 
 class RateLimit:

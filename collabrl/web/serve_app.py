@@ -30,16 +30,28 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
+from starlette.types import Message
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from collabrl.config import Recipe
 from collabrl.web.recording import Recorder
-from collabrl.web.security import RateLimit, SecurityHeaders, has_token
+from collabrl.web.security import HostAndOrigin, RateLimit, SecurityHeaders, has_token
 from collabrl.web.session import PROTOCOL, DecisionError, SeatPlayers, Session
 
 STATIC = resources.files("collabrl.web") / "static"
 # the error codes of the seat socket (docs/human-seat-protocol.md); "rate" is worth a retry
-REFUSALS = ("not-json", "unknown-request", "rate", "bad-fields", "stale", "refused")
+REFUSALS = (
+    "not-json",
+    "too-large",
+    "unknown-request",
+    "rate",
+    "bad-fields",
+    "stale",
+    "duplicate",
+    "refused",
+)
+MAX_FRAME_CHARS = 8_192  # a decision frame is a few hundred characters (messages: 500 at most)
+MAX_NUMBER_DIGITS = 20  # a tick has a handful
 
 
 @dataclass
@@ -169,7 +181,7 @@ def make_serve_app(recipe: Recipe, out: Path, token: str, limits: Limits | None 
             WebSocketRoute("/ws/{sid}/{seat}", socket),
             Mount("/static", StaticFiles(directory=str(STATIC)), name="static"),
         ],
-        middleware=[Middleware(SecurityHeaders)],
+        middleware=[Middleware(SecurityHeaders), Middleware(HostAndOrigin)],
         lifespan=_closing(sessions.recorder),
     )
     app.state.sessions = sessions
@@ -181,13 +193,14 @@ async def serve_seat(
     session: Session,
     seat: str,
     limit: RateLimit,
-    decide: Callable[[str, str], Awaitable[None]] | None = None,
+    decide: Callable[[str, str, object], Awaitable[None]] | None = None,
 ) -> None:
     """Push the seat's state on every change and take its decisions, until the page goes.
 
-    ``decide(action, message)`` takes a decision (default: ``session.decide`` for ``seat``; a
-    study routes it through its runtime, which records the event first)."""
-    decide = decide or (lambda action, message: session.decide(seat, action, message))
+    ``decide(action, message, tick)`` takes a decision (default: ``session.decide`` for
+    ``seat``, which checks ``tick`` again under the session's lock; a study routes it through its
+    runtime, which records the event first)."""
+    decide = decide or partial(session.decide, seat)
     send_lock = asyncio.Lock()
 
     async def send(payload: dict) -> None:
@@ -211,31 +224,65 @@ async def serve_seat(
 
     async def take() -> None:
         while True:
-            try:
-                data = json.loads(await ws.receive_text())
-            except (json.JSONDecodeError, UnicodeDecodeError):
-                await send(refusal("not-json", "not a JSON message"))
-                continue
-            if not isinstance(data, dict) or data.get("type") != "decide":
-                await send(refusal("unknown-request", "unknown request"))
+            data = read_frame(await ws.receive())
+            if "refusal" in data:
+                await send(data["refusal"])
                 continue
             if not limit.allow():
                 await send(refusal("rate", "too many decisions; slow down"))
                 continue
-            action, message = data.get("action"), data.get("message", "")
-            if not isinstance(action, str) or not isinstance(message, str):
-                await send(refusal("bad-fields", "action and message must be text"))
-                continue
-            tick = data.get("tick")
-            if tick is not None and tick != session.observation_tick(seat):
-                await send(refusal("stale", "that observation is gone (stale tick)"))
-                continue
             try:
-                await decide(action, message)
+                session.check_tick(seat, data["tick"])
+                await decide(data["action"], data["message"], data["tick"])
             except DecisionError as exc:
-                await send(refusal("refused", str(exc)))
+                await send(refusal(exc.code, str(exc)))
 
     await run_both(push, take)
+
+
+def read_frame(message: Message) -> dict[str, Any]:
+    """A seat socket's frame as ``{action, message, tick}``, or ``{refusal}`` saying why not.
+
+    Limits come before parsing: a frame of more than :data:`MAX_FRAME_CHARS` characters, a
+    binary frame, JSON nested too deep or a number of more than :data:`MAX_NUMBER_DIGITS`
+    digits is refused with an error frame, and the connection stays open."""
+    if message["type"] == "websocket.disconnect":
+        raise WebSocketDisconnect(message.get("code", 1000))
+    text = message.get("text")
+    if text is None:
+        return {"refusal": refusal("not-json", "binary frames are not part of the protocol")}
+    if len(text) > MAX_FRAME_CHARS:
+        return {
+            "refusal": refusal("too-large", f"a frame holds at most {MAX_FRAME_CHARS} characters")
+        }
+    try:
+        data = json.loads(text, parse_int=_bounded_int, parse_float=_bounded_float)
+    except (ValueError, RecursionError):  # JSONDecodeError is a ValueError; so is a long number
+        return {
+            "refusal": refusal("not-json", "not a JSON message (or nested or numbered too deeply)")
+        }
+    if not isinstance(data, dict) or data.get("type") != "decide":
+        return {"refusal": refusal("unknown-request", "unknown request")}
+    action, said, tick = data.get("action"), data.get("message", ""), data.get("tick")
+    if not isinstance(action, str) or not isinstance(said, str):
+        return {"refusal": refusal("bad-fields", "action and message must be text")}
+    if tick is not None and (type(tick) is not int):
+        return {
+            "refusal": refusal("bad-fields", "tick must be the observation's tick (an integer)")
+        }
+    return {"action": action, "message": said, "tick": tick}
+
+
+def _bounded_int(digits: str) -> int:
+    if len(digits) > MAX_NUMBER_DIGITS:
+        raise ValueError("number too long")
+    return int(digits)
+
+
+def _bounded_float(digits: str) -> float:
+    if len(digits) > MAX_NUMBER_DIGITS:
+        raise ValueError("number too long")
+    return float(digits)
 
 
 def refusal(code: str, message: str) -> dict[str, str]:

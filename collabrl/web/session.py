@@ -23,6 +23,7 @@ from typing import Any
 
 from collabrl.agents.llm_player import LLMPlayer
 from collabrl.agents.player import Player
+from collabrl.agents.protocol import parse_observed
 from collabrl.config import Recipe
 from collabrl.envs.base import (
     MAX_MESSAGE_CHARS,
@@ -44,7 +45,12 @@ PROTOCOL = 1  # the human-seat protocol's version (docs/human-seat-protocol.md);
 
 
 class DecisionError(CollabrlError):
-    """A decision the session refuses (not this seat's turn, too long): told to the page only."""
+    """A decision the session refuses (not this seat's turn, too long, not offered): told to the
+    page only. ``code`` is its human-seat protocol error code."""
+
+    def __init__(self, message: str, code: str = "refused") -> None:
+        super().__init__(message)
+        self.code = code
 
 
 @dataclass
@@ -53,6 +59,7 @@ class SeatSlot:
 
     obs: Observation | None = None
     shown_at: float | None = None
+    decided_tick: int | None = None  # the tick of the observation last decided on (resends)
 
 
 @dataclass
@@ -106,10 +113,18 @@ class Session:
         """Human seats owed a decision now."""
         return [s for s in self.humans if s in self.running.waiting()]
 
-    def observation_tick(self, seat: str) -> int | None:
-        """The tick of the observation ``seat`` is owed a decision on (None: not its turn)."""
+    def check_tick(self, seat: str, tick: object) -> None:
+        """Refuse a decision that names an observation (its ``tick``) other than the one
+        ``seat`` is owed a decision on: a resend of the decision already taken on it (code
+        ``duplicate``: taken once, nothing more happens) or a stale one (code ``stale``)."""
+        if tick is None:
+            return
         obs = self.seats[seat].obs
-        return obs.tick if obs is not None else None
+        if obs is not None and tick == obs.tick:
+            return
+        if tick == self.seats[seat].decided_tick:
+            raise DecisionError("already taken: that decision was a resend", "duplicate")
+        raise DecisionError("that observation is gone (stale tick)", "stale")
 
     def mark_shown(self, seat: str) -> None:
         """The observation of ``seat`` reached a page: its decision time starts now (once)."""
@@ -117,19 +132,26 @@ class Session:
         if slot.obs is not None and slot.shown_at is None:
             slot.shown_at = time.perf_counter()
 
-    async def decide(self, seat: str, action: str, message: str) -> None:
-        """A human seat's decision; raises :class:`DecisionError` when it cannot be taken."""
+    async def decide(self, seat: str, action: str, message: str, tick: object = None) -> None:
+        """A human seat's decision on the observation made at ``tick`` (None: the current one);
+        raises :class:`DecisionError` when it cannot be taken. An action that is not offered,
+        or a message without text, is refused (a person's page never sends one), not recorded
+        as an invalid decision."""
         if len(message) > MAX_MESSAGE_CHARS:
             raise DecisionError(f"a message holds at most {MAX_MESSAGE_CHARS} characters")
         if len(action) > MAX_ACTION_CHARS:
             raise DecisionError("unknown action")
         async with self.lock:
+            self.check_tick(seat, tick)
             if seat not in self.waiting_for():
                 raise DecisionError("it is not your turn" if not self.done else "episode is over")
             slot = self.seats[seat]
+            response = format_response("", message, action)
+            _refuse_unusable(response, action, message, slot.obs)
             now = time.perf_counter()
             elapsed = now - (slot.shown_at if slot.shown_at is not None else now)
-            self._take(seat, format_response("", message, action), "human", round(elapsed, 3))
+            self._take(seat, response, "human", round(elapsed, 3))
+            slot.decided_tick = slot.obs.tick if slot.obs is not None else None
             slot.obs, slot.shown_at = None, None
             await self._advance()
 
@@ -236,6 +258,17 @@ class Session:
                 "started": time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(self.started)),
             },
         }
+
+
+def _refuse_unusable(response: str, action: str, message: str, obs: Observation | None) -> None:
+    """Raise :class:`DecisionError` unless the decision parses to an offered action (as the
+    agents' replies are parsed) and a message action carries text."""
+    if obs is None:
+        return
+    if action == obs.message_action and not sends_message(action, message, obs.message_action):
+        raise DecisionError("a message needs some text")
+    if parse_observed(response, obs).action is None:
+        raise DecisionError(f"unknown action {action[:60]!r}: choose one of the offered actions")
 
 
 def outcome_line(section: type[GameSection], summary: dict[str, Any]) -> str:

@@ -3,7 +3,9 @@
 Files: ``trajectories.jsonl`` (``collabrl eval`` and ``collabrl serve``), ``rollouts.jsonl``
 (training dumps) and ``episodes.jsonl`` (``collabrl play``). They are re-read when they change,
 so a training run or a serve session can be watched while it writes; a torn last line (a writer
-mid-append) is skipped until it is whole.
+mid-append) is skipped until it is whole. Only files inside the viewed folder are read (a link
+pointing outside it is left out), and a bad line or unreadable file is skipped with a warning the
+page shows, so one damaged file never hides the others.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from typing import Any
 
 from collabrl.envs.registry import registered_games
 from collabrl.errors import CollabrlError
-from collabrl.records import read_jsonl
+from collabrl.records import parse_jsonl_skipping, read_text, without_torn_tail
 
 NAMES = ("trajectories.jsonl", "rollouts.jsonl", "episodes.jsonl")
 MAX_FILES = 500  # a folder with more is probably not a run folder
@@ -32,16 +34,24 @@ LIST_FIELDS = (
 )
 
 
-def find_files(path: Path) -> list[Path]:
-    """The trajectory files at ``path`` (a file, or a folder searched recursively)."""
+def find_files(path: Path) -> tuple[list[Path], list[str]]:
+    """The trajectory files at ``path`` (a file, or a folder searched recursively), and a warning
+    per file left out because it resolves outside the folder (a symbolic link)."""
     if path.is_file():
-        return [path]
+        return [path], []
     if not path.is_dir():
         raise CollabrlError(f"{path}: no such file or folder")
+    root = path.resolve()
     found = sorted(p for name in NAMES for p in path.rglob(name) if ".old-" not in str(p))
     if len(found) > MAX_FILES:
         raise CollabrlError(f"{path}: more than {MAX_FILES} trajectory files; name a run folder")
-    return found
+    inside = [p for p in found if p.resolve().is_relative_to(root)]
+    outside = [
+        f"{p.relative_to(path)}: left out, it points outside the viewed folder"
+        for p in found
+        if p not in inside
+    ]
+    return inside, outside
 
 
 def source_of(path: Path, record: dict[str, Any]) -> str:
@@ -88,11 +98,20 @@ class Library:
     """The episodes under one path, cached per file by (mtime, size)."""
 
     root: Path
-    _cache: dict[Path, tuple[tuple[float, int], list[dict[str, Any]]]] = field(default_factory=dict)
+    # path -> ((mtime, size), records, warnings)
+    _cache: dict[Path, tuple[tuple[float, int], list[dict[str, Any]], list[str]]] = field(
+        default_factory=dict
+    )
 
     def episodes(self) -> list[dict[str, Any]]:
-        out = []
-        for path in find_files(self.root):
+        return self.read()[0]
+
+    def read(self) -> tuple[list[dict[str, Any]], list[str]]:
+        """Every episode, and the warnings about what was skipped (files, lines)."""
+        files, warnings = find_files(self.root)
+        out: list[dict[str, Any]] = []
+        for path in files:
+            name = str(path.relative_to(self.root) if path != self.root else path.name)
             try:
                 st = os.stat(path)
             except OSError:
@@ -100,30 +119,32 @@ class Library:
             key = (st.st_mtime, st.st_size)
             cached = self._cache.get(path)
             if cached is None or cached[0] != key:
-                records = [normalise(path, r) for r in read_jsonl(path, torn_tail=True)]
-                self._cache[path] = (key, records)
-            for i, record in enumerate(self._cache[path][1]):
-                out.append(
-                    {
-                        **record,
-                        "file": str(
-                            path.relative_to(self.root) if path != self.root else path.name
-                        ),
-                        "index": i,
-                    }
-                )
-        return out
+                self._cache[path] = (key, *self._load(path, name))
+            _, records, skipped = self._cache[path]
+            warnings.extend(skipped)
+            out.extend({**record, "file": name, "index": i} for i, record in enumerate(records))
+        return out, warnings
 
-    def listing(self) -> list[dict[str, Any]]:
-        """One light row per episode (no turns) for the list and its filters."""
+    @staticmethod
+    def _load(path: Path, name: str) -> tuple[list[dict[str, Any]], list[str]]:
+        try:
+            text = without_torn_tail(read_text(path))
+        except CollabrlError as exc:
+            return [], [f"{name}: left out: {exc}"]
+        records, skipped = parse_jsonl_skipping(name, text)
+        return [normalise(path, r) for r in records], skipped
+
+    def listing(self) -> tuple[list[dict[str, Any]], list[str]]:
+        """One light row per episode (no turns) for the list and its filters, and the warnings."""
         rows = []
-        for n, r in enumerate(self.episodes()):
+        episodes, warnings = self.read()
+        for n, r in enumerate(episodes):
             row = {k: r.get(k) for k in LIST_FIELDS}
             row.update(id=n, source=r["source"], file=r["file"], success=success(r))
             row["score"] = (r.get("summary") or {}).get("score")
             row["decisions"] = len(r.get("turns", []))
             rows.append(row)
-        return rows
+        return rows, warnings
 
     def episode(self, n: int) -> dict[str, Any]:
         episodes = self.episodes()

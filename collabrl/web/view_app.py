@@ -19,7 +19,7 @@ from starlette.staticfiles import StaticFiles
 from collabrl.envs.registry import registered_games
 from collabrl.errors import CollabrlError
 from collabrl.web.frames import board_of, drawing, replay_frames
-from collabrl.web.security import SecurityHeaders, has_token
+from collabrl.web.security import HostAndOrigin, SecurityHeaders, has_token
 from collabrl.web.serve_app import STATIC
 from collabrl.web.trajectories import Library
 
@@ -57,9 +57,10 @@ def make_view_app(root: Path, token: str) -> Starlette:
         if not allowed(request):
             return Response("missing or wrong token\n", 403)
         try:
-            return JSONResponse({"episodes": library.listing()})
+            rows, warnings = library.listing()
         except CollabrlError as exc:
-            return JSONResponse({"episodes": [], "error": str(exc)})
+            return JSONResponse({"episodes": [], "warnings": [], "error": str(exc)})
+        return JSONResponse({"episodes": rows, "warnings": warnings})
 
     async def episode(request: Request) -> Response:
         if not allowed(request):
@@ -78,5 +79,5 @@ def make_view_app(root: Path, token: str) -> Starlette:
             Route("/api/episodes/{n:int}", episode),
             Mount("/static", StaticFiles(directory=str(STATIC)), name="static"),
         ],
-        middleware=[Middleware(SecurityHeaders)],
+        middleware=[Middleware(SecurityHeaders), Middleware(HostAndOrigin)],
     )

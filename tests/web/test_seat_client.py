@@ -45,18 +45,27 @@ def test_a_scripted_seat_plays_a_household_episode_to_success(tmp_path) -> None:
     assert all(t["valid"] for t in mine)  # every decision was taken on its own observation
 
 
-def test_refusals_come_back_as_errors_and_stale_decisions_are_refused(tmp_path) -> None:
+def test_refusals_come_back_as_errors_and_resends_apply_once(tmp_path) -> None:
     app = serve_app(tmp_path, "household_human", "players.1.kind=expert", "players.1.profile=null")
     with background(app) as base, SeatClient(start_episode(base, TOKEN)["Alice"]) as seat:
         state = seat.wait_for_turn()
         first = state["observation"]["actions"][0]["action"]
         with pytest.raises(DecisionRefused, match="at most 500"):
             seat.decide(first, "x" * 501)
+        with pytest.raises(DecisionRefused, match="unknown action 'fly_to_moon\\(\\)'"):
+            seat.decide("fly_to_moon()")
+        with pytest.raises(DecisionRefused, match="a message needs some text"):
+            seat.decide(state["observation"]["message_action"], "   ")
         after = seat.decide(first)
         assert after["tick"] > state["tick"]
-        seat.state = state  # decide again on the observation already answered
-        with pytest.raises(DecisionRefused, match="stale"):
+        turns = len(only_session(app).turns)
+        seat.state = state  # resend the decision on the observation already answered
+        assert seat.decide(first) is state  # acknowledged as a resend
+        assert len(only_session(app).turns) == turns  # and not applied twice
+        seat.state = {**state, "observation": {**state["observation"], "tick": -5}}
+        with pytest.raises(DecisionRefused, match="stale") as stale:
             seat.decide(first)
+        assert stale.value.code == "stale"
 
 
 def test_a_server_of_another_protocol_version_is_named(tmp_path, monkeypatch) -> None:

@@ -19,6 +19,10 @@ async function loadList() {
   episodes = data.episodes;
   document.getElementById("count").textContent =
     data.error ? data.error : `${episodes.length} episodes`;
+  const warnings = document.getElementById("warnings");
+  clear(warnings);
+  for (const text of data.warnings || []) warnings.appendChild(el("li", text));
+  warnings.hidden = !(data.warnings || []).length;
   renderFilters();
   renderList();
 }
