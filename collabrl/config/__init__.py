@@ -7,6 +7,7 @@ entry); :mod:`.recipe` joins them; :mod:`.explain` documents them.
 """
 
 from collabrl.config.evaluation import EvalSpec, eval_section
+from collabrl.config.folders import OutputDir
 from collabrl.config.loader import (
     apply_override,
     describe_validation_error,
@@ -36,6 +37,7 @@ __all__ = [
     "GameSpec",
     "JudgeSpec",
     "LoraSpec",
+    "OutputDir",
     "PartnerSpec",
     "PlayerSpec",
     "PolicySpec",

@@ -18,11 +18,13 @@ from typing import Annotated, Any
 
 from pydantic import Field, ValidationError, model_validator
 
+from collabrl.config.folders import OutputDir
 from collabrl.config.roles import JudgeSpec, PartnerSpec, PlayerSpec
 from collabrl.envs.registry import GameSection, game_names, get_game
 from collabrl.envs.structures import STRUCTURES, Structure
 from collabrl.errors import CollabrlError
 from collabrl.numbers import NonNegativeInt, PositiveInt
+from collabrl.records import quoted
 from collabrl.sections import (
     MAX_BATCH,
     MAX_EVAL_PROFILES,
@@ -98,7 +100,7 @@ class EvalSpec(Strict):
     cooperative}; household: {max_decisions: 250}, a safety cap whose episodes are "stalled")."""
     workers: PositiveInt = Field(1, le=MAX_WORKERS)
     """Episodes played concurrently (threads; for remote LLM engines)."""
-    output_dir: str = "runs/eval"
+    output_dir: OutputDir = "runs/eval"
     """Where tables, episodes and trajectories go."""
     teams: TeamsSpec | None = None
     """Team size x structure grid with the study-style process table (None: agent + one partner)."""
@@ -136,7 +138,7 @@ class EvalSpec(Strict):
                 raise ValueError(f"games: {exc}") from None
         for game, options in self.game_options.items():
             if game not in games:
-                raise ValueError(f"game_options: {game!r} is not an evaluated game ({games})")
+                raise ValueError(f"game_options: {quoted(game)} is not an evaluated game ({games})")
             try:
                 eval_section(game, get_game(game).tasks("test")[0], options)
             except ValidationError as exc:
@@ -148,9 +150,11 @@ class EvalSpec(Strict):
             home = next((g for g, tasks in test_tasks.items() if task in tasks), None)
             if home is None:
                 known = "; ".join(f"{g}: {', '.join(ts)}" for g, ts in test_tasks.items())
-                raise ValueError(f"tasks: unknown evaluation task {task!r}; test tasks are {known}")
+                raise ValueError(
+                    f"tasks: unknown evaluation task {quoted(task)}; test tasks are {known}"
+                )
             if home not in games:
-                raise ValueError(f"tasks: {task!r} is a {home} task but games={games}")
+                raise ValueError(f"tasks: {quoted(task)} is a {home} task but games={games}")
         self._check_profiles(games)
 
     def check_partner_profiles(self, games: list[str]) -> None:

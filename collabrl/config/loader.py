@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from importlib import resources
@@ -26,6 +27,7 @@ from pydantic import BaseModel, ValidationError
 from collabrl.config.recipe import Recipe
 from collabrl.envs.registry import registered_games
 from collabrl.errors import RecipeError
+from collabrl.records import MAX_QUOTED, quoted
 from collabrl.settings_files import clip, load_yaml, read_text_file, resolve_bounded, yaml_mapping
 
 Settings = TypeVar("Settings", bound=BaseModel)
@@ -79,13 +81,22 @@ def read_source(kind: FileKind, name_or_path: str, relative_to: Path | None = No
         return SourceFile(str(path), read_text_file(path, f"a {kind.what}"))
     stem = name_or_path.removesuffix(".yaml")
     shipped = resources.files(kind.package) / f"{stem}.yaml"
-    if "/" not in stem and shipped.is_file():
+    if "/" not in stem and _is_file(shipped):
         folder = kind.package.rpartition(".")[2]
         return SourceFile(f"{folder}/{stem}.yaml", shipped.read_text(encoding="utf-8"))
     raise RecipeError(
         f"{kind.what} {clip(repr(name_or_path))} is neither a file nor a shipped {kind.what}; "
         f"shipped: {', '.join(kind.shipped())}"
     )
+
+
+def _is_file(path: Any) -> bool:
+    """``path.is_file()``, False where the name cannot be a file at all (too long for the file
+    system), which ``is_file`` raises for instead of answering."""
+    try:
+        return bool(path.is_file())
+    except OSError:
+        return False
 
 
 def layered_node(
@@ -149,11 +160,23 @@ def describe_validation_error(err: ValidationError, model: type[BaseModel]) -> s
             shown = (
                 "" if isinstance(got, dict | list) or got is None else f" (got {clip(repr(got))})"
             )
-            msg = " ".join(item["msg"].removeprefix("Value error, ").split())
+            msg = _shorten_quotes(" ".join(item["msg"].removeprefix("Value error, ").split()))
             # model-level checks name their keys themselves
             problems.append(f"{loc}: {msg}{shown}" if loc else msg)
     more = err.error_count() - len(problems)
     return "; ".join(problems) + (f"; and {more} more problem(s)" if more else "")
+
+
+_LONG_QUOTE = re.compile(rf"'([^']{{{MAX_QUOTED + 1},}})'")
+
+
+def _shorten_quotes(message: str) -> str:
+    """``message`` with each long single-quoted value cut by :func:`collabrl.records.quoted`.
+
+    Why: pydantic's and the games' own messages quote the input (``Input tag '...'``, ``unknown
+    game '...'``) however long it is; this keeps every validation error line bounded.
+    """
+    return _LONG_QUOTE.sub(lambda m: quoted(m.group(1)), message)
 
 
 def _allowed_keys(model: type[BaseModel], loc: tuple[Any, ...]) -> list[str]:
@@ -181,7 +204,7 @@ def apply_override(config: Any, item: str) -> None:
     key, sep, value = item.partition("=")
     key = key.strip()
     if not sep or not key:
-        raise RecipeError(f"override {item!r} must look like key=value (e.g. seed=3)")
+        raise RecipeError(f"override {quoted(item)} must look like key=value (e.g. seed=3)")
     try:
         parsed = load_yaml(value, f"override {clip(repr(item))}") if value.strip() else ""
     except yaml.YAMLError:

@@ -14,12 +14,14 @@ import yaml
 from pydantic import Field, SerializeAsAny, model_validator
 
 from collabrl.config.evaluation import EvalSpec
+from collabrl.config.folders import OutputDir
 from collabrl.config.roles import PartnerSpec, PlayerSpec, listing
 from collabrl.config.sft import SFTSpec
 from collabrl.config.training import AlgoSpec, PolicySpec, RewardSpec, RolloutSpec, TrainSpec
 from collabrl.envs.registry import GameSection, registered_games
 from collabrl.errors import CollabrlError
 from collabrl.numbers import PositiveInt
+from collabrl.records import quoted
 from collabrl.sections import MAX_EPISODES, Seed, Strict
 
 if TYPE_CHECKING:
@@ -55,7 +57,7 @@ class Recipe(Strict):
     partner, and refuses this list)."""
     episodes: PositiveInt = Field(1, le=MAX_EPISODES)
     """collabrl play: episodes to play."""
-    output_dir: str = "runs"
+    output_dir: OutputDir = "runs"
     """Run folder of train, sft, demos and play."""
     policy: PolicySpec = Field(default_factory=PolicySpec)
     """The trained model."""
@@ -101,7 +103,7 @@ class Recipe(Strict):
         for task in tasks:
             if task not in known:
                 noun = type(self.game).task_key
-                raise ValueError(f"rollout.tasks: unknown {self.game.name} {noun} {task!r}")
+                raise ValueError(f"rollout.tasks: unknown {self.game.name} {noun} {quoted(task)}")
             try:
                 self.game.for_task(task)
             except ValueError as exc:  # pydantic's ValidationError: keep its first message

@@ -15,12 +15,21 @@ has it (``game.seats=...``) or it starts with ``eval.``. E.g.::
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import click
 
 from collabrl.cli_options import OVERWRITE
-from collabrl.records import RunClaim, claim_folder, mark_completed
+from collabrl.errors import CollabrlError
+from collabrl.records import (
+    RunClaim,
+    check_writable,
+    claim_folder,
+    mark_completed,
+    previous_run,
+    settings_hashes,
+)
 
 DEFAULT_RECIPE = "collabbench"
 
@@ -82,16 +91,25 @@ def eval_command(
         _print_comparison(*compare)
         return
 
-    from collabrl.eval.protocol import PROXY_NOTE, run_evaluation
+    from collabrl.eval.journal import JOURNAL
+    from collabrl.eval.protocol import PROXY_NOTE, resume_settings, run_evaluation
     from collabrl.eval.report import summary_table
+    from collabrl.eval.runner import select_jobs
     from collabrl.eval.teams import team_markdown
 
     spec = build_spec(args, checkpoint, oracle)
-    out = claim_folder(
-        Path(spec.output_dir), RunClaim("eval", spec.model_dump(mode="json"), overwrite=overwrite)
-    )
-    result = run_evaluation(spec, progress=not quiet)
+    folder = check_writable(Path(spec.output_dir))
+    settings = resume_settings(spec, select_jobs(spec), proxy=spec.judge.kind == "heuristic")
+    claim = RunClaim("eval", settings, overwrite=overwrite)
+    resume = not overwrite and _resumes(folder, claim)
+    out = claim_folder(folder, dataclasses.replace(claim, resume=resume))
+    result = run_evaluation(spec, progress=not quiet, journal=True)
     mark_completed(out, {"episodes": len(result.outcomes)})
+    if result.resumed:
+        click.echo(
+            f"resumed: {result.resumed} of {len(result.outcomes)} episodes were recorded in "
+            f"{out / JOURNAL} by an earlier run"
+        )
     if result.stamp["judge_is_proxy"]:
         click.echo(PROXY_NOTE)
     click.echo(summary_table(result.tables))
@@ -100,6 +118,29 @@ def eval_command(
     for warning in result.warnings:
         click.echo(warning, err=True)
     click.echo(f"wrote {result.output_dir}/tables.md (and .csv, results.json, trajectories)")
+
+
+def _resumes(folder: Path, claim: RunClaim) -> bool:
+    """Whether ``folder`` holds an earlier evaluation with the same settings, which this run
+    continues (:mod:`collabrl.eval.journal`).
+
+    Why here and not in :func:`collabrl.records.check_claim`: an evaluation resumes without being
+    asked (it redoes nothing), so its refusal of other settings must name them and --overwrite
+    before anything changes. Any other run in the folder is left to ``claim_folder`` to refuse.
+    """
+    previous = previous_run(folder, claim)
+    if previous is None or previous.get("command") != "eval":
+        return False
+    old, new = previous.get("settings_sha256") or {}, settings_hashes(claim.settings)
+    differ = sorted(k for k in old.keys() | new.keys() if old.get(k) != new.get(k))
+    if differ:
+        raise CollabrlError(
+            f"{folder} already holds an earlier `eval` run (started "
+            f"{previous.get('started', '?')}) with other settings (differing: "
+            f"{', '.join(differ)}); rerun with its settings to resume it, or pass --overwrite "
+            "to move it aside"
+        )
+    return True
 
 
 def _print_comparison(a: Path, b: Path) -> None:

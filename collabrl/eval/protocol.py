@@ -20,6 +20,7 @@ from collabrl.config import EvalSpec
 from collabrl.envs.registry import get_game
 from collabrl.errors import CollabrlError
 from collabrl.eval import export, report
+from collabrl.eval.journal import JOURNAL, Journal, job_key
 from collabrl.eval.players import partner_factory, policy_factory
 from collabrl.eval.runner import EpisodeOutcome, Job, play_all, select_jobs
 from collabrl.eval.scoring import judge_outcomes, score_outcome
@@ -52,6 +53,10 @@ TRAJECTORY_STAMP = (
 )
 """The stamp fields repeated on every trajectory record (the full stamp is in results.json)."""
 
+RESUME_FREE = ("output_dir", "workers", "judge_batch_size")
+"""Eval keys a resumed evaluation may change: where it writes and how fast it runs, not what it
+plays or how it scores (see :func:`resume_settings`)."""
+
 
 @dataclass
 class EvalResult:
@@ -61,11 +66,37 @@ class EvalResult:
     output_dir: Path
     warnings: list[str]
     teams: list[dict[str, Any]] = field(default_factory=list)  # the team grid's rows
+    resumed: int = 0  # jobs whose episode an earlier, killed run had recorded in its journal
 
 
 def attempts_label(retries: int) -> str:
     """How the tables name the policy's reply attempts."""
     return "single pass" if retries == 0 else f"1 + {retries} retr{'y' if retries == 1 else 'ies'}"
+
+
+def judge_prompts(proxy: bool) -> dict[str, str]:
+    """The judge prompt versions a run is stamped with: the heuristic proxy's version, or each
+    LLM window prompt's stamp."""
+    if proxy:
+        return {"window": HEURISTIC_VERSION}
+    return {d: window_prompt_stamp(d) for d in DIMENSIONS}
+
+
+def resume_settings(spec: EvalSpec, jobs: list[Job], *, proxy: bool) -> dict[str, Any]:
+    """What decides an evaluation's jobs and their results, hashed into ``run.json`` and the
+    job journal: the eval section (less :data:`RESUME_FREE`), the jobs, and the versions of the
+    games and prompts (``proxy``: the judge is the heuristic one).
+
+    Why: a rerun may resume a folder only when every job recorded there is one it would play
+    and judge the same way; anything else would mix two evaluations in one table.
+    """
+    return {
+        **spec.model_dump(mode="json", exclude=set(RESUME_FREE)),
+        "jobs": [job_key(job) for job in jobs],
+        "game_versions": {game: get_game(game).version for game in spec.games or ()},
+        "role_prompts": role_prompt_stamps(),
+        "judge_prompts": judge_prompts(proxy),
+    }
 
 
 def _stamp(
@@ -75,11 +106,7 @@ def _stamp(
         pkg = version("collabrl")
     except PackageNotFoundError:
         pkg = "unknown"
-    prompts = (
-        {"window": HEURISTIC_VERSION}
-        if judge.proxy
-        else {d: window_prompt_stamp(d) for d in DIMENSIONS}
-    )
+    prompts = judge_prompts(judge.proxy)
     return {
         "collabrl": pkg,
         "policy": player_label(spec.policy),
@@ -121,10 +148,14 @@ def run_evaluation(
     judge: Judge | None = None,
     engines: EngineCache | None = None,
     progress: bool = True,
+    journal: bool = False,
 ) -> EvalResult:
     """Run the protocol in ``spec`` and write tables, CSV, JSON and trajectories.
 
     ``judge`` and ``engines`` replace the ones the spec would build (tests, shared servers).
+    ``journal``: record every finished job in ``output_dir/eval_jobs.jsonl`` as it finishes, and
+    take the jobs an earlier run of the same settings recorded there instead of playing them
+    again (:mod:`collabrl.eval.journal`; ``collabrl eval`` does this).
     """
     start = time.perf_counter()
     jobs = select_jobs(spec)
@@ -136,23 +167,12 @@ def run_evaluation(
     engines = engines or EngineCache()
     try:
         judge = judge or make_judge(spec.judge, engines.get(spec.judge.engine))
-        with tqdm(total=len(jobs), desc="episodes", disable=not progress) as bar:
-            outcomes = play_all(
-                spec,
-                jobs,
-                policy_factory(spec.policy, engines, spec.policy_retries),
-                partner_factory(spec.partner, engines),
-                progress=lambda: bar.update(1),
-            )
-        n_windows = sum(o.decisions // spec.window for o in outcomes)
-        with tqdm(total=n_windows, desc="judge windows", disable=not progress) as bar:
-            judge_outcomes(
-                outcomes,
-                judge,
-                k=spec.window,
-                batch_size=spec.judge_batch_size,
-                progress=bar.update,
-            )
+        log = None
+        if journal:
+            settings = resume_settings(spec, jobs, proxy=judge.proxy)
+            log = Journal(Path(spec.output_dir) / JOURNAL, settings, jobs)
+        outcomes = _play(spec, jobs, engines, log, progress)
+        _judge(spec, outcomes, judge, log, progress)
     finally:
         engines.close()
     for outcome in outcomes:
@@ -166,9 +186,59 @@ def run_evaluation(
         Path(spec.output_dir),
         [],
         team_tables(outcomes) if spec.teams is not None else [],
+        resumed=sum(log.played(job) is not None for job in jobs) if log else 0,
     )
     write_outputs(result, proxy=judge.proxy)
     return result
+
+
+def _play(
+    spec: EvalSpec, jobs: list[Job], engines: EngineCache, log: Journal | None, progress: bool
+) -> list[EpisodeOutcome]:
+    """Every job's played outcome, in job order: the journal's where it has one, the rest
+    played now (each recorded in the journal as it ends)."""
+    recorded = [log.played(job) if log else None for job in jobs]
+    todo = [job for job, outcome in zip(jobs, recorded, strict=True) if outcome is None]
+
+    def finished(outcome: EpisodeOutcome) -> None:
+        if log:
+            log.record_played(outcome)
+        bar.update(1)
+
+    initial = len(jobs) - len(todo)
+    with tqdm(total=len(jobs), initial=initial, desc="episodes", disable=not progress) as bar:
+        fresh = iter(
+            play_all(
+                spec,
+                todo,
+                policy_factory(spec.policy, engines, spec.policy_retries),
+                partner_factory(spec.partner, engines),
+                progress=finished,
+            )
+        )
+    return [outcome if outcome is not None else next(fresh) for outcome in recorded]
+
+
+def _judge(
+    spec: EvalSpec,
+    outcomes: list[EpisodeOutcome],
+    judge: Judge,
+    log: Journal | None,
+    progress: bool,
+) -> None:
+    """Judge the windows of every outcome the journal holds no verdicts for (each recorded in
+    the journal once its last window is judged)."""
+    todo = [o for o in outcomes if not (log and log.is_judged(o.job))]
+    n_windows = sum(o.decisions // spec.window for o in todo)
+    with tqdm(total=n_windows, desc="judge windows", disable=not progress) as bar:
+        judge_outcomes(
+            todo,
+            judge,
+            k=spec.window,
+            batch_size=spec.judge_batch_size,
+            progress=bar.update,
+            finished=log.record_judged if log else lambda _o: None,
+        )
 
 
 def write_outputs(result: EvalResult, *, proxy: bool) -> None:

@@ -237,13 +237,14 @@ def play_all(
     jobs: Iterable[Job],
     make_policy: PolicyFactory,
     make_partner: PartnerFactory,
-    progress: Callable[[], None] = lambda: None,
+    progress: Callable[[EpisodeOutcome], None] = lambda _outcome: None,
 ) -> list[EpisodeOutcome]:
-    """Play every job (on ``spec.workers`` threads), calling ``progress`` after each episode."""
+    """Play every job (on ``spec.workers`` threads), calling ``progress`` with each episode's
+    outcome as it ends (from the worker's thread: the journal records it there)."""
 
     def one(job: Job) -> EpisodeOutcome:
         outcome = play_job(spec, job, make_policy, make_partner)
-        progress()
+        progress(outcome)
         return outcome
 
     if spec.workers == 1:

@@ -36,19 +36,28 @@ def judge_outcomes(
     k: int = 3,
     batch_size: int = 256,
     progress: Callable[[int], None] = lambda _n: None,
+    finished: Callable[[EpisodeOutcome], None] = lambda _outcome: None,
 ) -> None:
-    """Fill ``windows`` and ``judgements`` of every outcome; windows go to the judge in batches."""
+    """Fill ``windows`` and ``judgements`` of every outcome; windows go to the judge in batches.
+
+    ``finished`` is called with each outcome once its last window has its verdicts (one without
+    windows: at once), so that a caller can record the job as done while others still wait."""
     flat = []
     for outcome in outcomes:
         outcome.windows = segment(outcome.decisions, k)
         outcome.judgements = []
         flat += [(outcome, [outcome.views[i] for i in w]) for w in outcome.windows]
+    for outcome in outcomes:
+        if not outcome.windows:
+            finished(outcome)
     for start in range(0, len(flat), batch_size):
         chunk = flat[start : start + batch_size]
         for (outcome, _), verdict in zip(
             chunk, judge.judge_windows([w for _, w in chunk], DIMENSIONS), strict=True
         ):
             outcome.judgements.append(verdict)
+            if len(outcome.judgements) == len(outcome.windows):
+                finished(outcome)
         progress(len(chunk))
 
 

@@ -22,6 +22,7 @@ from collabrl.config import EngineSpec
 from collabrl.config.recipe import GameSpec
 from collabrl.envs.registry import GameSection, get_game, registered_games
 from collabrl.errors import CollabrlError, RecipeError
+from collabrl.records import quoted
 from collabrl.sections import Strict
 
 RUN_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,40}$")
@@ -197,7 +198,7 @@ class PipelineConfig(Strict):
         name = self.name or Path(run_dir).resolve().name
         if not RUN_NAME.match(name):
             raise PipelineError(
-                f"run name {name!r} must be 1-41 letters, digits, '_', '.' or '-' "
+                f"run name {quoted(name)} must be 1-41 letters, digits, '_', '.' or '-' "
                 "(set `name` in the config)"
             )
         return name

@@ -17,6 +17,7 @@ from pydantic import ValidationError
 from tqdm import tqdm
 
 from collabrl.engines.types import Engine
+from collabrl.errors import first_problem
 from collabrl.pipeline.asking import ask_all, text_params
 from collabrl.pipeline.config import PipelineConfig, PipelineError
 from collabrl.pipeline.consistency import combined, profile_score
@@ -48,8 +49,8 @@ def read_candidates(run: RunDir) -> list[Profile]:
         try:
             out.append(Profile.model_validate(record))
         except ValidationError as err:
-            raise PipelineError(
-                f"{run.path(CANDIDATES)}: record {n} is not a profile: {err}"
+            raise PipelineError(  # one line: pydantic's own text spans lines and echoes input
+                f"{run.path(CANDIDATES)}: record {n} is not a profile: {first_problem(err)}"
             ) from None
     return out
 

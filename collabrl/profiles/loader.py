@@ -16,7 +16,7 @@ from pydantic import ValidationError
 from collabrl.envs.registry import registered_games
 from collabrl.errors import CollabrlError, first_problem
 from collabrl.profiles.schema import Profile
-from collabrl.records import decode_json, json_type, parse_jsonl, read_text
+from collabrl.records import decode_json, json_type, parse_jsonl, quoted, read_text
 
 LIBRARY_PACKAGE = "collabrl.data.profiles"
 
@@ -65,7 +65,7 @@ def get_profile(profile_id: str, path: str | os.PathLike[str] | None = None) -> 
         return by_id[profile_id]
     close = difflib.get_close_matches(profile_id, by_id, n=3)
     hint = f"; did you mean {', '.join(close)}?" if close else ""
-    raise ProfileError(f"unknown profile id {profile_id!r} in {_source(path)}{hint}")
+    raise ProfileError(f"unknown profile id {quoted(profile_id)} in {_source(path)}{hint}")
 
 
 def read_profile_file(path: str | os.PathLike[str]) -> tuple[Profile, ...]:
@@ -102,7 +102,7 @@ def validate_records(records: Iterable[Located]) -> tuple[Profile, ...]:
         profile = _validate_one(where, raw)
         if profile.id in seen:
             raise ProfileError(
-                f"{where}: duplicate id {profile.id!r} (first at {seen[profile.id]})"
+                f"{where}: duplicate id {quoted(profile.id)} (first at {seen[profile.id]})"
             )
         seen[profile.id] = where
         located.append((where, profile))
@@ -170,7 +170,7 @@ def _validate_one(where: str, raw: object) -> Profile:
     try:
         return Profile.model_validate(raw)
     except ValidationError as err:
-        name = f"profile {raw['id']!r}: " if isinstance(raw.get("id"), str) else ""
+        name = f"profile {quoted(raw['id'])}: " if isinstance(raw.get("id"), str) else ""
         raise ProfileError(f"{where}: {name}{first_problem(err)}") from None
 
 
@@ -182,13 +182,13 @@ def _check_no_test_reuse(located: list[tuple[str, Profile]]) -> None:
             continue
         if p.behavior in test_behaviors:
             raise ProfileError(
-                f"{where}: train profile {p.id!r} reuses the behavior of test profile "
-                f"{test_behaviors[p.behavior]!r}"
+                f"{where}: train profile {quoted(p.id)} reuses the behavior of test profile "
+                f"{quoted(test_behaviors[p.behavior])}"
             )
         source = p.provenance.partition(":")[2]
         if p.provenance.startswith("perturbed:") and source in test_ids:
             raise ProfileError(
-                f"{where}: train profile {p.id!r} is perturbed from test profile {source!r}; "
+                f"{where}: train profile {quoted(p.id)} is perturbed from test profile {quoted(source)}; "
                 "train profiles must come from held-out sources"
             )
 
@@ -196,12 +196,12 @@ def _check_no_test_reuse(located: list[tuple[str, Profile]]) -> None:
 def _check_filters(game: str | None, split: str | None, task: str | None) -> None:
     games = registered_games()
     if game is not None and game not in games:
-        raise ProfileError(f"unknown game {game!r}; choose from {', '.join(sorted(games))}")
+        raise ProfileError(f"unknown game {quoted(game)}; choose from {', '.join(sorted(games))}")
     if split is not None and split not in ("train", "test"):
-        raise ProfileError(f"unknown split {split!r}; choose train or test")
+        raise ProfileError(f"unknown split {quoted(split)}; choose train or test")
     chosen = [game] if game else sorted(games)
     if task is not None and not any(task in games[g].all_tasks() for g in chosen):
-        raise ProfileError(f"unknown task {task!r} for game {game or ' / '.join(chosen)}")
+        raise ProfileError(f"unknown task {quoted(task)} for game {game or ' / '.join(chosen)}")
 
 
 def _source(path: str | os.PathLike[str] | None) -> str:

@@ -230,3 +230,71 @@ def test_a_wrong_file_does_not_flood_the_error_line(tmp_path: Path) -> None:
         load_recipe(str(path))
     message = one_line_error(err.value, f"{path}: user0: unknown key", "and 297 more problem(s)")
     assert len(message) < 1000
+
+
+LONG = "x" * 100_000
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ("lint", "household_experts", f"partner.profiles=[{LONG}]"),
+        ("lint", "household_experts", f"players=[{{kind: persona, profile: {LONG}}}]"),
+        ("eval", f"profiles=[{LONG}]"),
+        ("lint", "household_experts", f"rollout.tasks=[{LONG}]"),
+        ("eval", f"tasks=[{LONG}]"),
+        ("eval", f"games=[{LONG}]"),
+        ("lint", "household_experts", f"game.name={LONG}"),
+        ("lint", "household_experts", f"={LONG}"),
+        ("lint", LONG),
+    ],
+    ids=[
+        "partner profile",
+        "player profile",
+        "eval profile",
+        "training task",
+        "eval task",
+        "eval game",
+        "game name",
+        "override without key",
+        "recipe name",
+    ],
+)
+def test_a_huge_user_value_is_quoted_by_a_bounded_prefix(capsys, argv: tuple[str, ...]) -> None:
+    err = cli_error(capsys, *argv)
+    assert len(err) < 1000 and "x" * 81 not in err, err[:300]
+    if argv[-1] != LONG:  # a recipe name is cut as before (settings_files.clip)
+        assert "… (1000" in err and " characters)" in err
+
+
+def test_profiles_filter_reports_an_invalid_candidate_in_one_line(tmp_path, capsys) -> None:
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "candidates.jsonl").write_text('{"id": "x", "game": "household"}\n')
+    engine = ["engines.default.backend=openai", "engines.default.model=m"]  # never called
+    err = cli_error(capsys, "profiles", "filter", str(run), "--quiet", *engine)
+    assert err == (
+        f"error: {run}/candidates.jsonl: record 1 is not a profile: missing field 'task' "
+        "(and 5 more problems)\n"
+    )
+
+
+@pytest.mark.parametrize("blank", ["", "  "], ids=["empty", "blank"])
+@pytest.mark.parametrize(
+    ("argv", "key"),
+    [
+        (("lint", "household_experts"), "output_dir"),
+        (("play", "household_experts", "--quiet"), "output_dir"),
+        (("eval", "games=[household]", "tasks=[0_read_book]", "--quiet"), "eval.output_dir"),
+        (("lint", "household_experts", "eval.output_dir={blank}"), "eval.output_dir"),
+    ],
+    ids=["lint", "play", "eval", "recipe eval section"],
+)
+def test_an_empty_output_dir_is_refused_before_writing_anything(
+    tmp_path, monkeypatch, capsys, argv: tuple[str, ...], key: str, blank: str
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    override = [a.format(blank=blank) for a in argv if "{blank}" in a] or [f"output_dir={blank}"]
+    err = cli_error(capsys, *(a for a in argv if "{blank}" not in a), *override)
+    assert f": {key}: must name a folder; an empty one would write into the current folder" in err
+    assert list(tmp_path.iterdir()) == []

@@ -194,3 +194,11 @@ def test_script_writes_and_checks(tmp_path: Path) -> None:
     assert main(["--out", str(tmp_path), "--check"]) == 0
     (tmp_path / "kitchen_train.jsonl").write_text("")
     assert main(["--out", str(tmp_path), "--check"]) == 1
+
+
+def test_a_huge_unknown_id_is_quoted_by_a_bounded_prefix() -> None:
+    with pytest.raises(ProfileError) as err:
+        get_profile("a" * 100_000)
+    message = str(err.value)
+    assert message.startswith(f"unknown profile id {'a' * 80!r}… (100000 characters) in the ")
+    assert len(message) < 200
