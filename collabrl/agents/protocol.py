@@ -87,11 +87,32 @@ def _fill_template(answer: str, available_actions: list[str]) -> str | None:
     return None
 
 
+_TEXT_TEMPLATE = re.compile(r"(\w+)\(<\w+>\)")
+MAX_TEXT_ARGUMENT = 500  # characters of a text template's argument
+
+
+def _fill_text_template(answer: str, available_actions: list[str]) -> str | None:
+    """``run(r1 = sort(t, year, desc))`` for an offered template with a text argument,
+    ``run(<step>)``: the call as written, its argument any text up to 500 characters (the game
+    reads it)."""
+    for offered in available_actions:
+        template = _TEXT_TEMPLATE.fullmatch(offered)
+        if template is None:
+            continue
+        name = template.group(1)
+        if answer.startswith(f"{name}(") and answer.endswith(")"):
+            argument = answer[len(name) + 1 : -1]
+            if argument.strip() and len(argument) <= MAX_TEXT_ARGUMENT:
+                return answer
+    return None
+
+
 def match_action(answer: str, available_actions: list[str]) -> tuple[str | None, str | None]:
     """Map an answer to one available action: exact text, its letter, or one normalised match.
 
     An offered template such as ``wait(x)`` also accepts a concrete call (``wait(5)``), which is
-    returned as written; the game checks the argument's range. Returns (action, None) on success
+    returned as written; the game checks the argument's range. A template with a text argument,
+    ``run(<step>)``, accepts ``run(...)`` with any text up to 500 characters, returned as written. Returns (action, None) on success
     and (None, reason) otherwise.
     """
     answer = answer.strip().strip("`'\"").strip()
@@ -102,6 +123,9 @@ def match_action(answer: str, available_actions: list[str]) -> tuple[str | None,
     filled = _fill_template(answer, available_actions) if len(answer) < 100 else None
     if filled:
         return filled, None
+    written = _fill_text_template(answer, available_actions)
+    if written:
+        return written, None
     by_letter = _LETTER_RE.match(answer) if len(answer) < 1000 else None
     if by_letter:
         index = _letter_index(by_letter.group(1))

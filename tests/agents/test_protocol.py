@@ -129,3 +129,17 @@ def test_template_action_takes_an_integer() -> None:
     assert match_action("wait(five)", skills)[0] is None
     assert match_action("sleep(5)", skills)[0] is None
     assert match_action("wait(5)", ACTIONS)[0] is None  # no template offered
+
+
+def test_template_action_takes_a_text_argument() -> None:
+    offered = ["look(samples)", "run(<step>)", "edit_relation(<text>)", "submit"]
+    step = 'r1 = filter(samples, site != "C")'
+    assert match_action(f"run({step})", offered) == (f"run({step})", None)
+    assert match_action("edit_relation(peaks in period 5 (BCE))", offered)[0] == (
+        "edit_relation(peaks in period 5 (BCE))"
+    )
+    assert match_action("B", offered) == ("run(<step>)", None)
+    assert match_action("run(   )", offered)[0] is None  # an empty argument
+    assert match_action("run(" + "x" * 501 + ")", offered)[0] is None  # too long
+    assert match_action("walk(samples)", offered)[0] is None
+    assert match_action(f"run({step})", ["look(samples)", "submit"])[0] is None  # not offered
