@@ -139,7 +139,7 @@ def test_template_action_takes_a_text_argument() -> None:
         "edit_relation(peaks in period 5 (BCE))"
     )
     assert match_action("B", offered) == ("run(<step>)", None)
-    assert match_action("run(   )", offered)[0] is None  # an empty argument
+    assert match_action("run(   )", offered)[0] == "run(<step>)"  # no argument: the bare template
     assert match_action("run(" + "x" * 501 + ")", offered)[0] is None  # too long
     assert match_action("walk(samples)", offered)[0] is None
     assert match_action(f"run({step})", ["look(samples)", "submit"])[0] is None  # not offered
