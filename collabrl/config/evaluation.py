@@ -38,6 +38,15 @@ from collabrl.sections import (
 )
 
 
+SHOWN_TASKS = 5  # task names an error lists per game before "and N more"
+
+
+def _some(tasks: tuple[str, ...] | list[str]) -> str:
+    """The first task names, then how many more (a game may have dozens of test tasks)."""
+    shown = ", ".join(tasks[:SHOWN_TASKS])
+    return shown if len(tasks) <= SHOWN_TASKS else f"{shown} and {len(tasks) - SHOWN_TASKS} more"
+
+
 def eval_section(game: str, task: str, options: dict[str, Any] | None = None) -> GameSection:
     """The ``game`` section evaluation plays ``task`` with: the game's defaults, then its
     registry ``eval_options``, then the recipe's ``eval.game_options`` for that game."""
@@ -149,7 +158,7 @@ class EvalSpec(Strict):
         for task in self.tasks or ():
             home = next((g for g, tasks in test_tasks.items() if task in tasks), None)
             if home is None:
-                known = "; ".join(f"{g}: {', '.join(ts)}" for g, ts in test_tasks.items())
+                known = "; ".join(f"{g}: {_some(ts)}" for g, ts in test_tasks.items())
                 raise ValueError(
                     f"tasks: unknown evaluation task {quoted(task)}; test tasks are {known}"
                 )

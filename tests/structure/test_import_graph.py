@@ -21,6 +21,8 @@ GAMES_MAY_IMPORT = (
     "collabrl.sections",
     "collabrl.numbers",
     "collabrl.settings_files",
+    # file and error-text helpers (layer 0: they import only errors and the version)
+    "collabrl.records",
 )
 
 

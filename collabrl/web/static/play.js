@@ -6,6 +6,7 @@ const [, , sid, seatPart] = location.pathname.split("/");
 const seat = decodeURIComponent(seatPart);
 const token = pageToken();
 const WAIT_ACTION = "wait(x)";
+const TEXT_TEMPLATE = /^(\w+)\(<(\w+)>\)$/;  // an action with a text argument, e.g. run(<step>)
 let socket = null;
 let state = null;
 let backoff = 250;
@@ -108,6 +109,19 @@ function renderActions(obs) {
       button.addEventListener("click", () => decide(`wait(${Math.max(1, Math.min(20, Number(ticks.value) || 1))})`));
       box.appendChild(button);
       box.appendChild(ticks);
+    } else if (TEXT_TEMPLATE.test(action)) {
+      // run(<step>), edit_relation(<text>), ...: the argument is typed into the box beside it
+      const [, name, what] = action.match(TEXT_TEMPLATE);
+      const input = el("input", undefined, "argument");
+      input.type = "text"; input.maxLength = 500; input.placeholder = what;
+      input.dataset.testid = `argument-${name}`;
+      input.addEventListener("keydown", (e) => { if (e.key === "Enter") { e.preventDefault(); button.click(); } });
+      button.addEventListener("click", () => {
+        const text = input.value.trim();
+        if (text) decide(`${name}(${text})`); else input.focus();
+      });
+      box.appendChild(button);
+      box.appendChild(input);
     } else {
       button.addEventListener("click", () => decide(action));
       box.appendChild(button);

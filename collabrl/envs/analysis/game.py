@@ -1,0 +1,386 @@
+"""The analysis game: a team analyses tables in a shared notebook and submits one hypothesis.
+
+After the team-structures study's data-analysis tasks (DiscoveryBench's archaeology subset in
+Collaborative Gym's shared workspace): each seat holds the notes of its expertise (chronology,
+materials, statistics), the team shares a notebook of analysis steps, a hypothesis editor and a
+chat, and the episode ends when a seat submits the hypothesis, which is scored against the gold
+one (:mod:`collabrl.envs.analysis.scoring`). What a seat's notes say (which event counts, that
+years run BCE, that a smoothed column misleads, which samples to drop) changes the right answer,
+so the team does well only when knowledge reaches the seat that analyses.
+
+- Seats: 1 to 3; seat k holds role ``roles[k]``; notes of a role no seat holds go to the last
+  seat, so every note is in the team.
+- Clock: every decision costs one tick; every seat decides every tick (seat order breaks ties
+  within a tick: an earlier seat's edit or step is seen by a later seat's the same tick only
+  from the next observation on).
+- Action space (lettered in this order): ``look(<table>)`` per table (the seat's own view of that
+  table: its columns, their descriptions, its first rows); the templates ``run(<step>)`` (an
+  analysis-language step, :mod:`collabrl.envs.analysis.language`, run in the team's notebook),
+  ``edit_context(<text>)``, ``edit_variables(<text>)`` (comma-separated), ``edit_relation(<text>)``,
+  ``edit_sentence(<text>)`` (the shared hypothesis editor); ``[send_message]``; ``submit``;
+  ``wait``. A template sent as offered (no argument) does nothing but cost its tick; a step that
+  fails shows its error in the notebook.
+- Observation: the query, the seat's role and notes, the tables, the last notebook cells, the
+  hypothesis as it stands, the last messages, the seat's last look, the clock, the actions.
+  ``state`` holds the same as data; the GiGPO anchor is what the team has established (the
+  notebook's scalar results, which hypothesis fields are filled, the tables the seat has looked
+  at), never the dialogue.
+- Reward: 0 per step; the section's ``efficiency`` is the submission's hypothesis match score.
+- Episode end: ``submit`` (``outcome`` "submitted"; success when the score is 1.0) or
+  ``max_ticks`` ("time up", score 0).
+- Summary: ``task``, ``success``, ``steps`` (the submission tick, else ``max_ticks``), ``score``
+  (DiscoveryBench's hypothesis match score), ``performance`` (the context facet), the facets,
+  the submitted ``hypothesis``, ``ticks``, ``outcome``, per-seat ``decisions`` / ``invalid`` /
+  ``messages``, and the process ``trace`` (``work`` for runs and edits, targets ``run:<op>`` and
+  ``edit:<field>``; ``message``; ``invalid``).
+- Version: :data:`VERSION`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from collabrl.envs.analysis.language import Outcome, Workspace
+from collabrl.envs.analysis.scoring import Facets, score_hypothesis
+from collabrl.envs.analysis.tasks import AnalysisTask, Hypothesis, Role, frames
+from collabrl.envs.base import (
+    Decision,
+    Observation,
+    StepResult,
+    lettered,
+    message_text,
+    sends_message,
+)
+from collabrl.envs.structures import Trace
+
+VERSION = 1
+TIME_LIMIT = 40  # ticks per episode; the reference analyst needs 5-12
+ROLES: tuple[Role, ...] = ("statistics", "chronology", "materials")  # default role per seat
+MESSAGE, SUBMIT, WAIT = "[send_message]", "submit", "wait"
+RUN = "run(<step>)"
+FIELDS = ("context", "variables", "relation", "sentence")
+EDITS = {f"edit_{f}(<text>)": f for f in FIELDS}
+TEMPLATE = re.compile(r"(\w+)\((.*)\)", re.S)
+MAX_ARGUMENT = 500  # characters of a step or an edit
+SHOWN_CELLS, SHOWN_MESSAGES, LOOK_ROWS = 6, 5, 6
+SUBMITTED, TIME_UP = "submitted", "time up"
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One notebook entry: who ran which step at which tick, and what came out."""
+
+    tick: int
+    seat: str
+    outcome: Outcome
+
+
+class AnalysisGame:
+    """One episode of the analysis game on ``task`` (see the module docstring)."""
+
+    name = "analysis"
+    message_action = MESSAGE
+
+    def __init__(
+        self,
+        task: AnalysisTask,
+        seats: Sequence[str],
+        roles: Sequence[Role] | None = None,
+        max_ticks: int = TIME_LIMIT,
+    ) -> None:
+        if not 1 <= len(seats) <= len(ROLES):
+            raise ValueError(f"the analysis game takes 1-{len(ROLES)} seats, got {len(seats)}")
+        self.task = task
+        self.agents = list(seats)
+        self.roles = list(roles or ROLES[: len(seats)])
+        if len(self.roles) != len(self.agents):
+            raise ValueError(f"{len(self.agents)} seats need {len(self.agents)} roles")
+        self.max_ticks = max_ticks
+        self.notes = _notes_by_seat(task, self.agents, self.roles)
+        self.tables = frames(task)
+        self.reset()
+
+    # ------------------------------------------------------------------ the Game protocol
+    def reset(self, seed: int | None = None) -> dict[str, Observation]:
+        """Start over (the game has no randomness: ``seed`` changes nothing)."""
+        self.tick = 0
+        self.workspace = Workspace(self.tables)
+        self.cells: list[Cell] = []
+        self.hypothesis = dict.fromkeys(FIELDS, "")
+        self.dialogue: list[tuple[int, str, str]] = []
+        self.looked: dict[str, str | None] = dict.fromkeys(self.agents)
+        self.seen: dict[str, set[str]] = {seat: set() for seat in self.agents}
+        self.outcome: str | None = None
+        self.submitted_at: int | None = None
+        self.facets: Facets | None = None
+        self.counts = {
+            k: dict.fromkeys(self.agents, 0) for k in ("decisions", "invalid", "messages")
+        }
+        self.trace = Trace()
+        return self._observations()
+
+    @property
+    def done(self) -> bool:
+        return self.outcome is not None
+
+    @property
+    def progress(self) -> int:
+        """Hypothesis fields filled in so far (0-4)."""
+        return sum(bool(v) for v in self.hypothesis.values())
+
+    def actions(self) -> list[str]:
+        """The offered actions, the same for every seat at every tick."""
+        return [
+            *(f"look({t.name})" for t in self.task.tables),
+            RUN,
+            *EDITS,
+            MESSAGE,
+            SUBMIT,
+            WAIT,
+        ]
+
+    def intro(self, seat: str) -> str:
+        others = [a for a in self.agents if a != seat]
+        team = f" with {', '.join(others)}" if others else " alone"
+        role = self.roles[self.agents.index(seat)]
+        return (
+            f"You are {seat}, the {role} expert of a data-analysis team{team}. The team answers a "
+            "research query about the tables by submitting one hypothesis (context, variables, "
+            "relation and a sentence). Everyone shares a notebook: run(<step>) runs one step of "
+            'the analysis language, e.g. run(r1 = filter(samples, site != "C")) or '
+            "run(extrema(r1, tin, period, max)), and every result is seen by all. Each of you holds "
+            "notes only your expertise knows; they can change the right answer, so share what "
+            "matters. Edit the shared hypothesis with edit_context, edit_variables, edit_relation "
+            "and edit_sentence, and submit when it is right: the score compares it with the "
+            f"correct hypothesis. Every action, a message included, takes one of the {self.max_ticks} "
+            "ticks."
+        )
+
+    def step(self, decisions: Mapping[str, Decision]) -> StepResult:
+        if self.done:
+            raise RuntimeError("the episode is over; call reset first")
+        infos = {}
+        for seat in self.agents:
+            infos[seat] = self._apply(seat, decisions.get(seat, Decision(None, valid=False)))
+        self.tick += 1
+        if not self.done and self.tick >= self.max_ticks:
+            self.outcome = TIME_UP
+        done = self.done
+        return StepResult(
+            observations={} if done else self._observations(),
+            rewards=dict.fromkeys(self.agents, 0.0),
+            terminations=dict.fromkeys(self.agents, done and self.outcome == SUBMITTED),
+            truncations=dict.fromkeys(self.agents, done and self.outcome == TIME_UP),
+            infos=infos,
+        )
+
+    def summary(self) -> dict[str, Any]:
+        facets = self.facets
+        return {
+            "task": self.task.name,
+            "success": facets is not None and facets.hms == 1.0,
+            "steps": self.submitted_at if self.submitted_at is not None else self.max_ticks,
+            "score": facets.hms if facets is not None else 0.0,
+            "performance": facets.context if facets is not None else 0.0,
+            "facets": facets.as_dict() if facets is not None else None,
+            "hypothesis": dict(self.hypothesis) if self.outcome == SUBMITTED else None,
+            "ticks": self.tick,
+            "outcome": self.outcome or "running",
+            **{key: dict(counts) for key, counts in self.counts.items()},
+            "trace": self.trace.records(),
+        }
+
+    # ------------------------------------------------------------------ rules
+    def _apply(self, seat: str, decision: Decision) -> dict[str, Any]:
+        """One seat's decision: count it, then carry it out (an unusable one idles the seat;
+        after a teammate submitted earlier in the same tick, none is carried out)."""
+        self.counts["decisions"][seat] += 1
+        action = decision.action
+        kind, argument = self._parse(action)
+        usable = kind is not None and (kind != MESSAGE or bool(message_text(decision.message)))
+        if not usable:
+            self.counts["invalid"][seat] += 1
+            self.trace.add(self.tick, seat, "invalid")
+            return {"invalid": True, "action": None, "reason": "not an offered action"}
+        if not decision.valid:
+            self.counts["invalid"][seat] += 1
+        if self.done:
+            return {"invalid": not decision.valid, "action": None, "reason": "already submitted"}
+        if sends_message(action, decision.message, MESSAGE):
+            text = message_text(decision.message)
+            self.counts["messages"][seat] += 1
+            self.dialogue.append((self.tick, seat, text))
+            self.trace.add(self.tick, seat, "message", text=text)
+        elif kind == "look":
+            self.looked[seat] = argument
+            self.seen[seat].add(argument or "")
+        elif kind == "run":
+            self._run(seat, argument)
+        elif kind in FIELDS:
+            self._edit(seat, kind, argument)
+        elif kind == SUBMIT:
+            self._submit()
+        return {"invalid": not decision.valid, "action": action}
+
+    def _parse(self, action: str | None) -> tuple[str | None, str | None]:
+        """(kind, argument) of an action: ``look``, ``run``, a hypothesis field, the message,
+        ``submit`` or ``wait``; (None, None) when it is not offered. A template sent as offered
+        has the argument None."""
+        if action is None:
+            return None, None
+        if action in (MESSAGE, SUBMIT, WAIT):
+            return action, None
+        if action == RUN:
+            return "run", None
+        if action in EDITS:
+            return EDITS[action], None
+        match = TEMPLATE.fullmatch(action.strip())
+        if match is None or len(match.group(2)) > MAX_ARGUMENT:
+            return None, None
+        name, argument = match.group(1), match.group(2).strip()
+        if name == "look":
+            return ("look", argument) if f"look({argument})" in self.actions() else (None, None)
+        if name == "run":
+            return "run", argument
+        if f"{name}(<text>)" in EDITS:
+            return EDITS[f"{name}(<text>)"], argument
+        return None, None
+
+    def _run(self, seat: str, step: str | None) -> None:
+        if not step:
+            return
+        outcome = self.workspace.run(step)
+        self.cells.append(Cell(self.tick, seat, outcome))
+        op = step.split("=", 1)[-1].strip().split("(", 1)[0].strip() or "step"
+        self.trace.work(self.tick, seat, f"run:{op}", wasted=outcome.error is not None)
+
+    def _edit(self, seat: str, field: str, text: str | None) -> None:
+        if text is None:
+            return
+        self.hypothesis[field] = " ".join(text.split())
+        self.trace.work(self.tick, seat, f"edit:{field}")
+
+    def _submit(self) -> None:
+        submitted = Hypothesis(
+            context=self.hypothesis["context"],
+            variables=[v.strip() for v in self.hypothesis["variables"].split(",") if v.strip()],
+            relation=self.hypothesis["relation"],
+            sentence=self.hypothesis["sentence"],
+        )
+        self.facets = score_hypothesis(submitted, self.task.gold)
+        self.outcome = SUBMITTED
+        self.submitted_at = self.tick + 1
+
+    # ------------------------------------------------------------------ observations
+    def _observations(self) -> dict[str, Observation]:
+        return {seat: self.observe(seat) for seat in self.agents}
+
+    def observe(self, seat: str) -> Observation:
+        actions = self.actions()
+        role = self.roles[self.agents.index(seat)]
+        notes = self.notes[seat]
+        lines = [
+            f"Query: {self.task.query}",
+            f"Your expertise: {role}.",
+            "Your notes:",
+            *([f"- {n.text}" for n in notes] or ["- (none)"]),
+            "Tables:",
+            *(f"- {t.name} ({len(t.rows)} rows): {', '.join(c.name for c in t.columns)}"
+              for t in self.task.tables),
+            f"Notebook (last {SHOWN_CELLS} of {len(self.cells)}):",
+            *([_cell_text(c) for c in self.cells[-SHOWN_CELLS:]] or ["- empty"]),
+            "Hypothesis (shared):",
+            *(f"- {f}: {self.hypothesis[f] or '(empty)'}" for f in FIELDS),
+            f"Messages (last {SHOWN_MESSAGES}):",
+            *([f"- {who} (tick {t}): {text}" for t, who, text in self.dialogue[-SHOWN_MESSAGES:]]
+              or ["- none yet"]),
+            *self._look_lines(seat),
+            f"Tick {self.tick} of {self.max_ticks}.",
+            "Available actions:",
+            lettered(actions),
+        ]  # fmt: skip
+        return Observation(
+            seat=seat,
+            tick=self.tick,
+            text="\n".join(lines),
+            actions=actions,
+            anchor=self._anchor(seat, role),
+            state=self._state(seat, role),
+            message_action=MESSAGE,
+        )
+
+    def _look_lines(self, seat: str) -> list[str]:
+        name = self.looked[seat]
+        table = next((t for t in self.task.tables if t.name == name), None)
+        if table is None:
+            return []
+        described = [f"- {c.name}: {c.description}" for c in table.columns]
+        head = [", ".join(_short(v) for v in row) for row in table.rows[:LOOK_ROWS]]
+        return [
+            f"You looked at {table.name}: {table.description}",
+            *described,
+            f"First rows ({', '.join(c.name for c in table.columns)}):",
+            *(f"  {row}" for row in head),
+        ]
+
+    def _anchor(self, seat: str, role: str) -> tuple:
+        established = tuple(
+            (c.outcome.name or "", _short(c.outcome.value))
+            for c in self.cells
+            if c.outcome.error is None and c.outcome.value is not None
+        )
+        filled = tuple(bool(self.hypothesis[f]) for f in FIELDS)
+        return (role, established, filled, tuple(sorted(self.seen[seat])))
+
+    def _state(self, seat: str, role: str) -> dict[str, Any]:
+        return {
+            "seats": list(self.agents),
+            "role": role,
+            "roles": dict(zip(self.agents, self.roles, strict=True)),
+            "task": self.task.name,
+            "notes": [{"id": n.id, "text": n.text} for n in self.notes[seat]],
+            "tables": [t.name for t in self.task.tables],
+            "cells": [
+                {
+                    "tick": c.tick,
+                    "seat": c.seat,
+                    "step": c.outcome.step,
+                    "name": c.outcome.name,
+                    "value": c.outcome.value,
+                    "error": c.outcome.error,
+                }
+                for c in self.cells
+            ],  # fmt: skip
+            "hypothesis": dict(self.hypothesis),
+            "dialogue": [{"tick": t, "seat": who, "text": text} for t, who, text in self.dialogue],
+            "looked": self.looked[seat],
+            "tick": self.tick,
+        }
+
+
+def _notes_by_seat(task: AnalysisTask, seats: list[str], roles: list[Role]) -> dict[str, list]:
+    """Each seat's notes: those of its role, and the notes of roles nobody holds go to the last
+    seat (every note is somewhere in the team)."""
+    held = {
+        seat: [n for n in task.notes if n.role == role]
+        for seat, role in zip(seats, roles, strict=True)
+    }
+    orphans = [n for n in task.notes if n.role not in roles]
+    held[seats[-1]] = [*held[seats[-1]], *orphans]
+    return held
+
+
+def _cell_text(cell: Cell) -> str:
+    shown = cell.outcome.error and f"error: {cell.outcome.error}" or cell.outcome.text
+    first, *rest = shown.split("\n")
+    body = "".join(f"\n    {line}" for line in rest[:8])
+    return f"- [{cell.tick}] {cell.seat}: {cell.outcome.step} -> {first}{body}"
+
+
+def _short(value: object) -> str:
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    return str(value)
