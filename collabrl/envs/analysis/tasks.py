@@ -18,9 +18,11 @@ folder format load with :mod:`collabrl.envs.analysis.discoverybench`.
 from __future__ import annotations
 
 import json
+import os
 import string
 from functools import lru_cache
 from importlib.resources import files
+from pathlib import Path
 from typing import Literal
 
 import pandas as pd
@@ -174,12 +176,25 @@ def _check_distinct(what: str, names: list[str]) -> None:
 # ---------------------------------------------------------------------------- the shipped tasks
 
 
+DISCOVERYBENCH_ENV = "COLLABRL_DISCOVERYBENCH"
+"""A local DiscoveryBench folder (its own format: metadata JSON, CSVs, an answer-key CSV): when
+set, its queries join the test split as tasks named ``<domain>-<id>-<qid>``, so a researcher who
+has the real benchmark plays, evaluates and trains on it by name like the shipped tasks."""
+
+
 @lru_cache(maxsize=1)
 def load_tasks() -> tuple[AnalysisTask, ...]:
-    """Every shipped task, in file order (read and validated once: games, players and eval all
-    look tasks up by name, many times per run)."""
+    """Every shipped task, in file order, then the tasks of the DiscoveryBench folder named by
+    ``COLLABRL_DISCOVERYBENCH`` if set (read and validated once: games, players and eval all look
+    tasks up by name, many times per run)."""
     text = files("collabrl.data.analysis").joinpath("tasks.json").read_text(encoding="utf-8")
-    return tuple(AnalysisTask.model_validate(record) for record in json.loads(text))
+    shipped = tuple(AnalysisTask.model_validate(record) for record in json.loads(text))
+    root = os.environ.get(DISCOVERYBENCH_ENV)
+    if not root:
+        return shipped
+    from collabrl.envs.analysis.discoverybench import load_discoverybench
+
+    return (*shipped, *load_discoverybench(Path(root)))
 
 
 def task_names(split: Literal["train", "test"] | None = None) -> tuple[str, ...]:
