@@ -19,7 +19,10 @@ so the team does well only when knowledge reaches the seat that analyses.
   ``edit_context(<text>)``, ``edit_variables(<text>)`` (comma-separated), ``edit_relation(<text>)``,
   ``edit_sentence(<text>)`` (the shared hypothesis editor); ``[send_message]``; ``submit``;
   ``wait``. A template sent as offered (no argument) does nothing but cost its tick; a step that
-  fails shows its error in the notebook.
+  fails shows its error in the notebook. With ``pandas_code`` (off by default) ``python(<code>)``
+  is offered too: a real pandas cell run in a sandboxed subprocess
+  (:mod:`collabrl.envs.analysis.sandbox`: time, memory and output limits, no network, no files
+  beyond the task's tables), for LLM seats; it costs about 0.3 s of start-up per cell.
 - Observation: the query, the seat's role and notes, the tables, the last notebook cells, the
   hypothesis as it stands, the last messages, the seat's last look, the clock, the actions.
   ``state`` holds the same as data; the GiGPO anchor is what the team has established (the
@@ -61,6 +64,7 @@ TIME_LIMIT = 40  # ticks per episode; the reference analyst needs 5-12
 ROLES: tuple[Role, ...] = ("statistics", "chronology", "materials")  # default role per seat
 MESSAGE, SUBMIT, WAIT = "[send_message]", "submit", "wait"
 RUN = "run(<step>)"
+CODE = "python(<code>)"  # offered only with the pandas sandbox on (off by default)
 FIELDS = ("context", "variables", "relation", "sentence")
 EDITS = {f"edit_{f}(<text>)": f for f in FIELDS}
 TEMPLATE = re.compile(r"(\w+)\((.*)\)", re.S)
@@ -90,6 +94,7 @@ class AnalysisGame:
         seats: Sequence[str],
         roles: Sequence[Role] | None = None,
         max_ticks: int = TIME_LIMIT,
+        pandas_code: bool = False,
     ) -> None:
         if not 1 <= len(seats) <= len(ROLES):
             raise ValueError(f"the analysis game takes 1-{len(ROLES)} seats, got {len(seats)}")
@@ -99,6 +104,7 @@ class AnalysisGame:
         if len(self.roles) != len(self.agents):
             raise ValueError(f"{len(self.agents)} seats need {len(self.agents)} roles")
         self.max_ticks = max_ticks
+        self.pandas_code = pandas_code
         self.notes = _notes_by_seat(task, self.agents, self.roles)
         self.tables = frames(task)
         self.reset()
@@ -136,6 +142,7 @@ class AnalysisGame:
         return [
             *(f"look({t.name})" for t in self.task.tables),
             RUN,
+            *([CODE] if self.pandas_code else []),
             *EDITS,
             MESSAGE,
             SUBMIT,
@@ -219,6 +226,8 @@ class AnalysisGame:
             self.seen[seat].add(argument or "")
         elif kind == "run":
             self._run(seat, argument)
+        elif kind == "python":
+            self._python(seat, argument)
         elif kind in FIELDS:
             self._edit(seat, kind, argument)
         elif kind == SUBMIT:
@@ -235,6 +244,8 @@ class AnalysisGame:
             return action, None
         if action == RUN:
             return "run", None
+        if action == CODE and self.pandas_code:
+            return "python", None
         if action in EDITS:
             return EDITS[action], None
         match = TEMPLATE.fullmatch(action.strip())
@@ -245,6 +256,8 @@ class AnalysisGame:
             return ("look", argument) if f"look({argument})" in self.actions() else (None, None)
         if name == "run":
             return "run", argument
+        if name == "python" and self.pandas_code:
+            return "python", argument
         if f"{name}(<text>)" in EDITS:
             return EDITS[f"{name}(<text>)"], argument
         return None, None
@@ -256,6 +269,18 @@ class AnalysisGame:
         self.cells.append(Cell(self.tick, seat, outcome))
         op = step.split("=", 1)[-1].strip().split("(", 1)[0].strip() or "step"
         self.trace.work(self.tick, seat, f"run:{op}", wasted=outcome.error is not None)
+
+    def _python(self, seat: str, code: str | None) -> None:
+        """A real pandas cell, run by the sandbox (:mod:`collabrl.envs.analysis.sandbox`); its
+        output joins the notebook like a step's (no value: the analysis language names results)."""
+        if not code:
+            return
+        from collabrl.envs.analysis.sandbox import run_code
+
+        result = run_code(code, self.tables)
+        outcome = Outcome(f"python: {code[:200]}", None, result.text, None, error=result.error)
+        self.cells.append(Cell(self.tick, seat, outcome))
+        self.trace.work(self.tick, seat, "run:python", wasted=result.error is not None)
 
     def _edit(self, seat: str, field: str, text: str | None) -> None:
         if text is None:

@@ -28,6 +28,8 @@ class AnalysisSection(GameSection):
     """The expertise of each seat (chronology, materials, statistics); default statistics, chronology, materials in seat order."""
     max_ticks: PositiveInt = Field(TIME_LIMIT, le=MAX_TICKS)
     """Ticks per episode (every decision takes one)."""
+    pandas_code: bool = False
+    """Also offer python(<code>): real pandas cells in a sandboxed subprocess (time, memory and output limits, no network, no files beyond the tables; a best-effort sandbox, Linux only). Off by default."""
 
     title: ClassVar[str] = "Shared-workspace data analysis (archaeology)"
     description: ClassVar[str] = (
@@ -61,7 +63,8 @@ class AnalysisSection(GameSection):
         return self
 
     def make_game(self) -> AnalysisGame:
-        return AnalysisGame(get_task(self.task), self.seats, self.roles, self.max_ticks)
+        task = get_task(self.task)
+        return AnalysisGame(task, self.seats, self.roles, self.max_ticks, self.pandas_code)
 
     def with_team(self, seats: int, structure: str) -> AnalysisSection:
         """Any team of 1-3 seats, default structure only (the workspace is the team's memory)."""

@@ -14,6 +14,7 @@ from collabrl.envs.analysis.expert import AnalysisExpert, AnalysisNovice
 from collabrl.envs.analysis.scoring import score_hypothesis, variables_f1
 from collabrl.envs.analysis.section import AnalysisSection
 from collabrl.envs.analysis.tasks import Hypothesis, get_task, task_names
+from collabrl.envs.base import Decision
 from collabrl.episode import play_episode
 
 
@@ -98,3 +99,17 @@ def test_the_section_fields_teams_of_one_to_three() -> None:
     with pytest.raises(ValueError, match="unknown analysis task"):
         AnalysisSection(task="nope")
     assert AnalysisSection().with_team(3, "default").seats == ["Ada", "Bea", "Cy"]
+
+
+def test_pandas_cells_are_offered_only_when_switched_on() -> None:
+    assert "python(<code>)" not in AnalysisSection(task="arch-test-01").make_game().actions()
+    game = AnalysisSection(task="arch-test-01", pandas_code=True).make_game()
+    assert "python(<code>)" in game.actions()
+    table = get_task("arch-test-01").tables[0].name
+    decisions = {"Ada": Decision(f"python(len({table}))"), "Bea": Decision("wait")}
+    game.step(decisions)
+    (cell,) = game.cells
+    assert cell.seat == "Ada" and cell.outcome.error is None
+    assert cell.outcome.text.strip() == str(len(get_task("arch-test-01").tables[0].rows))
+    game.step({"Ada": Decision("python(open('/etc/passwd').read())"), "Bea": Decision("wait")})
+    assert game.cells[-1].outcome.error  # the sandbox refused it; the game went on
