@@ -12,7 +12,6 @@ mean and std rather than counted as ordinary failures; a note under the tables s
 
 from __future__ import annotations
 
-import csv
 import statistics
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
@@ -21,6 +20,7 @@ from typing import Any
 
 from tabulate import tabulate
 
+from collabrl import records
 from collabrl.envs.registry import game_names, get_game
 from collabrl.eval.runner import EpisodeOutcome
 from collabrl.rewards.judges import DIMENSIONS, WindowJudgement
@@ -212,13 +212,13 @@ def table_rows(tables: dict, method: str) -> list[dict[str, Any]]:
 
 
 def write_csv(path: Path, rows: Sequence[dict[str, Any]]) -> None:
+    """``rows`` as a CSV (the first row's columns; empty when there are none), with
+    formula-leading text neutralised (:func:`collabrl.records.csv_cell`); the JSON outputs keep
+    the raw values."""
     if not rows:
         path.write_text("", encoding="utf-8")
         return
-    with open(path, "w", newline="", encoding="utf-8") as f:
-        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
+    records.write_csv(path, rows, list(rows[0]))
 
 
 def episode_rows(outcomes: Sequence[EpisodeOutcome]) -> list[dict[str, Any]]:

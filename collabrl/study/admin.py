@@ -1,6 +1,8 @@
 """What the admin page shows: who is where, the waiting pool, groups and completions.
 
 Participants appear by their random id only; tokens, answers and messages are not shown.
+``storage`` says whether a write to the database failed (a full disk) and which groups and
+participants that paused: the researcher frees the disk and restarts the server.
 """
 
 from __future__ import annotations
@@ -32,6 +34,12 @@ def admin_state(rt: StudyRuntime) -> dict[str, Any]:
             "connected": sum(1 for p in people if rt.connected[p["pid"]] > 0),
             "events": rt.db.event_count(),
         },
+        "storage": {
+            "fault": rt.db.fault,
+            "failed_writes": rt.db.failed_writes,
+            "paused_groups": [g.gid for g in rt.groups.values() if g.paused is not None],
+            "paused_participants": sorted(rt.paused),
+        },
         "pool": [
             {"participant": pid, "waited_s": round(now - rt.waiting_since.get(pid, now), 1)}
             for pid in rt.pool
@@ -46,6 +54,7 @@ def admin_state(rt: StudyRuntime) -> dict[str, Any]:
                 "phase": g.row["phase"],
                 "members": g.members,
                 "tick": g.session.game.tick if g.session is not None else None,
+                "paused": g.paused is not None,
             }
             for g in rt.groups.values()
         ],

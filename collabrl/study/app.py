@@ -31,8 +31,9 @@ from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket
 
 from collabrl.study.admin import admin_state
+from collabrl.study.db import StorageFault
 from collabrl.study.forms import FormError
-from collabrl.study.runtime import StudyRuntime
+from collabrl.study.runtime import StoragePaused, StudyRuntime
 from collabrl.web.security import (
     HEADERS,
     RateLimit,
@@ -76,7 +77,10 @@ def make_study_app(rt: StudyRuntime, admin_token: str, limits: Limits | None = N
         if not joins.allow():
             return Response("too many people are joining right now; try again in a moment\n", 429)
         fields = {k: v for k, v in request.query_params.items() if k != "key"}
-        return await rt.join("human", fields)
+        try:
+            return await rt.join("human", fields)
+        except StorageFault:  # nothing of the join was stored; the admin page shows the fault
+            return Response("the study cannot take new participants right now\n", 503)
 
     async def join(request: Request) -> Response:
         joined = await new_participant(request)
@@ -171,12 +175,12 @@ def make_study_app(rt: StudyRuntime, admin_token: str, limits: Limits | None = N
 async def _connected(rt: StudyRuntime, pid: str, socket: str, serve) -> None:
     """Run ``serve`` with connect and disconnect recorded as events."""
     rt.connected[pid] += 1
-    rt.db.event("connect", pid=pid, node=rt.node(pid), socket=socket)
+    rt.note("connect", pid=pid, node=rt.node(pid), socket=socket)
     try:
         await serve
     finally:
         rt.connected[pid] -= 1
-        rt.db.event("disconnect", pid=pid, node=rt.node(pid), socket=socket)
+        rt.note("disconnect", pid=pid, node=rt.node(pid), socket=socket)
 
 
 async def _receive(ws: WebSocket, send, limit: RateLimit) -> dict[str, Any] | None:
@@ -210,7 +214,7 @@ async def _serve_page(ws: WebSocket, rt: StudyRuntime, pid: str, limits: Limits)
             seen = rt.notifier.version(pid)
             view = rt.view(pid)
             if view["node"] != shown:
-                rt.db.event("page_view", pid=pid, node=view["node"])
+                rt.note("page_view", pid=pid, node=view["node"])
                 shown = view["node"]
             await send(view)
             await rt.wait(pid, seen)
@@ -225,6 +229,8 @@ async def _serve_page(ws: WebSocket, rt: StudyRuntime, pid: str, limits: Limits)
                 continue
             try:
                 await rt.submit(pid, data)
+            except StoragePaused as exc:  # not the participant's mistake: programs can tell
+                await send({"type": "error", "code": exc.code, "message": str(exc)})
             except FormError as exc:
                 await send({"type": "error", "message": str(exc)})
 
@@ -235,7 +241,7 @@ async def _serve_game(ws, rt: StudyRuntime, pid: str, session, seat: str, limits
     """collabrl serve's seat protocol, with decisions recorded through the study runtime."""
     limit = RateLimit(limits.actions_per_s, limits.action_burst)
 
-    async def decide(action: str, message: str) -> None:
-        await rt.decide(pid, action, message, session.sid)
+    async def decide(action: str, message: str, tick: object = None) -> None:
+        await rt.decide(pid, action, message, session.sid, tick)
 
     await serve_seat(ws, session, seat, limit, decide)

@@ -50,7 +50,7 @@ def _existing(compiled, db: Path | None):
         raise CollabrlError(
             f"no study database at {path}: run collabrl study serve first (or --db)"
         )
-    return open_database(compiled.loaded, path)
+    return open_database(compiled.loaded, path, writing=False)  # reads only: beside a server
 
 
 @click.group("study")

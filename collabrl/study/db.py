@@ -8,6 +8,12 @@ the event that records it commit together (:meth:`StudyDB.batch`).
 
 Tokens are stored only as SHA-256 hashes: a copy of the database cannot be used to impersonate
 a participant. Nothing about a participant is stored beyond what the study file declares.
+
+Faults: a write SQLite refuses (full disk, I/O error) rolls its transaction back and raises
+:class:`StorageFault`, so a caller that writes before it changes anything has changed nothing;
+the database remembers the fault for the admin page. A database that cannot be used at all
+(not a database, damaged, locked by another program, read-only) is refused when it is opened,
+in one line naming the file and what to do (:func:`database_problem`).
 """
 
 from __future__ import annotations
@@ -17,8 +23,8 @@ import json
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypedDict, cast
 
@@ -116,6 +122,61 @@ class GroupChange(TypedDict, total=False):
     phase: GroupPhase
 
 
+OPEN_BUSY_MS = 1000  # at start, a lock held longer than this is another program's
+RUN_BUSY_MS = 5000  # while serving, a busy moment (an export's read, a checkpoint) is waited out
+
+
+class StorageFault(CollabrlError):
+    """A write the database refused (disk full, I/O error): its transaction was rolled back,
+    so nothing of it is stored."""
+
+
+# what a participant is told when something of theirs meets a StorageFault ({what}: decision,
+# answer): never the file or SQLite's words, which are for the admin page
+NOT_SAVED = (
+    "your {what} was not saved, so it was not applied: the study is paused by a storage fault; "
+    "please wait, or tell the researcher"
+)
+SAVED_THEN_PAUSED = (
+    "your {what} was saved, but the study is now paused by a storage fault; please wait, or tell "
+    "the researcher"
+)
+PAUSED = "this session is paused by a storage fault; please wait, or tell the researcher"
+
+
+def database_problem(path: Path, exc: sqlite3.Error) -> CollabrlError:
+    """The one-line error for a database SQLite cannot use, naming the file and what to do.
+
+    Why here and not in the CLI: every command that opens a study database (serve, export,
+    report, pretest) gets the same words for the same fault."""
+    text = " ".join(str(exc).split())  # one line, whatever SQLite's report looks like
+    if "not a database" in text:
+        what = (
+            "is not a study database (file is not a database): pass the study's database with "
+            "--db, or move this file away to start a new one"
+        )
+    elif "malformed" in text or "damaged" in text or "corrupt" in text:
+        what = (
+            f"is damaged ({text}): restore it from a backup (`sqlite3 {path} .recover` may save "
+            "most of it into a new file)"
+        )
+    elif "readonly" in text or "read-only" in text:
+        what = (
+            f"is read-only ({text}): make it and its folder writable (chmod u+w), or copy it "
+            "somewhere writable and pass the copy with --db"
+        )
+    elif "locked" in text or "busy" in text:
+        what = (
+            f"is locked by another program ({text}): stop the other collabrl study serve (or "
+            "whatever holds it), or wait and try again"
+        )
+    elif "unable to open" in text:
+        what = f"cannot be opened ({text}): check the path and that its folder is writable"
+    else:
+        what = f"cannot be used ({text}): check the disk, or restore the file from a backup"
+    return CollabrlError(f"study database {path} {what}")
+
+
 def token_hash(token: str) -> str:
     """What the database keeps of a participant's token."""
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
@@ -131,16 +192,47 @@ class StudyDB:
     def __init__(self, path: Path, durable: bool = True) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
+        self.fault: str | None = None  # the last write that failed, for the admin page
+        self.failed_writes = 0
         self._conn = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
         self._conn.row_factory = sqlite3.Row
         self._lock = threading.RLock()
         self._depth = 0
-        self._conn.execute("PRAGMA journal_mode=WAL")
-        # full: every commit is on disk before the server answers; normal: a killed server loses
-        # nothing either, only a power cut may lose the last commits (faster on slow disks)
-        self._conn.execute(f"PRAGMA synchronous={'FULL' if durable else 'NORMAL'}")
-        self._conn.execute("PRAGMA busy_timeout=5000")
-        self._conn.executescript(SCHEMA)
+        self._after: list[Callable[[], None]] = []  # steps waiting for the open batch's commit
+        try:
+            self._conn.execute(f"PRAGMA busy_timeout={OPEN_BUSY_MS}")
+            self._conn.execute("PRAGMA journal_mode=WAL")
+            # full: every commit is on disk before the server answers; normal: a killed server
+            # loses nothing either, only a power cut may lose the last commits (slow disks)
+            self._conn.execute(f"PRAGMA synchronous={'FULL' if durable else 'NORMAL'}")
+            self._conn.executescript(SCHEMA)
+            self._check_pages()
+            self._conn.execute(f"PRAGMA busy_timeout={RUN_BUSY_MS}")
+        except sqlite3.Error as exc:
+            self._conn.close()
+            raise database_problem(path, exc) from exc
+
+    def _check_pages(self) -> None:
+        """Refuse a damaged file at start, not in the middle of a study (``quick_check`` reads
+        every page once: milliseconds for a study's database)."""
+        problems = [r[0] for r in self._conn.execute("PRAGMA quick_check(1)").fetchall()]
+        if problems != ["ok"]:
+            raise sqlite3.DatabaseError(f"database disk image is malformed: {problems[0]}")
+
+    def check_writable(self) -> None:
+        """Refuse a database this server cannot write (read-only, or held by another writer)
+        before anyone joins: a write transaction is begun and rolled back, nothing stored."""
+        with self._lock:
+            try:
+                self._conn.execute(f"PRAGMA busy_timeout={OPEN_BUSY_MS}")
+                self._conn.execute("BEGIN IMMEDIATE")
+                try:
+                    self._conn.execute("INSERT OR REPLACE INTO meta VALUES ('write_check', '')")
+                finally:
+                    self._conn.execute("ROLLBACK")
+                self._conn.execute(f"PRAGMA busy_timeout={RUN_BUSY_MS}")
+            except sqlite3.Error as exc:
+                raise database_problem(self.path, exc) from exc
 
     def close(self) -> None:
         with self._lock:
@@ -148,21 +240,62 @@ class StudyDB:
 
     @contextmanager
     def batch(self) -> Iterator[None]:
-        """Everything inside commits together (nested batches join the outer one)."""
+        """Everything inside commits together (nested batches join the outer one). A write
+        SQLite refuses rolls the whole batch back and raises :class:`StorageFault`."""
         with self._lock:
             if self._depth == 0:
-                self._conn.execute("BEGIN IMMEDIATE")
+                try:
+                    self._conn.execute("BEGIN IMMEDIATE")
+                except sqlite3.Error as exc:
+                    raise self._failed(exc) from exc
             self._depth += 1
             try:
                 yield
-            except BaseException:
+            except BaseException as exc:
                 self._depth -= 1
                 if self._depth == 0:
-                    self._conn.execute("ROLLBACK")
+                    self._rollback()
+                    if isinstance(exc, sqlite3.Error):
+                        raise self._failed(exc) from exc
                 raise
             self._depth -= 1
             if self._depth == 0:
-                self._conn.execute("COMMIT")
+                try:
+                    self._conn.execute("COMMIT")
+                except sqlite3.Error as exc:
+                    self._rollback()
+                    raise self._failed(exc) from exc
+                steps, self._after = self._after, []
+                for step in steps:
+                    step()
+
+    def after_commit(self, step: Callable[[], None]) -> None:
+        """Run ``step`` once what is written so far is committed: now outside a batch, after
+        the outermost commit inside one, never when it rolls back. Why: the runtime's memory
+        (what pages are shown) must never run ahead of the database."""
+        with self._lock:
+            if self._depth == 0:
+                step()
+            else:
+                self._after.append(step)
+
+    def _rollback(self) -> None:
+        """Undo the open transaction; a rollback that fails too leaves SQLite to undo it (a
+        transaction that never committed is not in the file)."""
+        self._after.clear()
+        if self._conn.in_transaction:
+            with suppress(sqlite3.Error):
+                self._conn.execute("ROLLBACK")
+
+    def _failed(self, exc: sqlite3.Error) -> StorageFault:
+        """Remember a refused write for the admin page; the error the caller raises."""
+        self.failed_writes += 1
+        self.fault = (
+            f"{time.strftime('%H:%M:%S')}: a write to {self.path} failed ({exc}); nothing of it "
+            "was stored. Free the disk (or fix the file), then restart collabrl study serve: "
+            "participants resume from what the database holds"
+        )
+        return StorageFault(self.fault)
 
     def _write(self, sql: str, args: tuple = ()) -> sqlite3.Cursor:
         with self.batch():
@@ -210,6 +343,11 @@ class StudyDB:
         seq = cursor.lastrowid
         assert seq is not None  # set by every INSERT
         return seq
+
+    def retract(self, seq: int) -> None:
+        """Remove event ``seq``: a decision written ahead of being applied that the game then
+        refused (it was never acknowledged, so it must not be replayed)."""
+        self._write("DELETE FROM events WHERE seq = ?", (seq,))
 
     def events(self, kind: str | None = None, gid: str | None = None) -> list[dict[str, Any]]:
         """Events in order, optionally of one kind and one group."""
@@ -290,15 +428,22 @@ class StudyDB:
         return self._read("SELECT * FROM episodes ORDER BY gid, position")
 
 
-def open_database(loaded: LoadedStudy, path: Path, durable: bool = True) -> StudyDB:
+def open_database(
+    loaded: LoadedStudy, path: Path, durable: bool = True, writing: bool = True
+) -> StudyDB:
     """The study's database at ``path``, created and bound to the resolved study if new; a
-    database of another protocol is refused."""
+    database of another protocol is refused, and so (one line each) is a file that is not a
+    database, a damaged one and, when ``writing`` (serve, pretest), one this process cannot
+    write (read-only, or held by another writer). An export only reads: it runs beside a
+    serving study."""
     import secrets
 
     from collabrl import __version__
 
     db = StudyDB(path, durable)
     try:
+        if writing:
+            db.check_writable()
         db.bind(
             loaded.sha256,
             {
@@ -316,4 +461,7 @@ def open_database(loaded: LoadedStudy, path: Path, durable: bool = True) -> Stud
     except CollabrlError:
         db.close()
         raise
+    except sqlite3.Error as exc:
+        db.close()
+        raise database_problem(path, exc) from exc
     return db

@@ -4,6 +4,9 @@
   position, task, the game's efficiency column (steps) and success, the participant's decisions
   and messages, every Likert rating, the dimension means, free text, intake answers;
 - ``participants.csv``: one row per participant (status, completion code, declared fields);
+- in both CSVs a text cell starting with ``=``, ``+``, ``-``, ``@``, tab or carriage return gets a
+  leading ``'`` (:func:`collabrl.records.csv_cell`), so no cell runs as a spreadsheet formula;
+  ``events.jsonl`` and the HF copies keep the raw text;
 - ``events.jsonl``: every event, in order;
 - ``trajectories.jsonl`` (and ``trajectories_hf/``): every round in ``collabrl eval``'s
   trajectory schema, stamped with study, group, position and condition;
@@ -16,7 +19,6 @@ the previous one whole.
 
 from __future__ import annotations
 
-import csv
 import json
 import platform
 import time
@@ -24,6 +26,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
+from collabrl import records
 from collabrl.envs.base import sends_message
 from collabrl.factory import player_label
 from collabrl.records import file_sha256, output_set, write_hf_dataset, write_jsonl, write_text
@@ -142,11 +145,10 @@ def _iso(t: float) -> str:
 
 
 def write_csv(path: Path, rows: list[dict[str, Any]]) -> None:
-    columns = list(dict.fromkeys(k for row in rows for k in row))
-    with open(path, "w", newline="", encoding="utf-8") as f:
-        writer = csv.DictWriter(f, fieldnames=columns)
-        writer.writeheader()
-        writer.writerows(rows)
+    """``rows`` as a CSV of every column any row has, with formula-leading text neutralised
+    (:func:`collabrl.records.csv_cell`: participants write free text, answers and link fields;
+    ``events.jsonl`` keeps them raw)."""
+    records.write_csv(path, rows)
 
 
 def manifest(loaded: LoadedStudy, db: StudyDB, counts: dict[str, int]) -> dict[str, Any]:

@@ -6,6 +6,11 @@ that timed out, a participant who went idle or was released). Every such decisio
 with the tick it answered, so after a server restart the round is rebuilt by replaying them:
 the game and the scripted agents are deterministic given the seed, and a replayed decision
 that no longer fits (an LLM agent that sampled differently) restarts the round instead.
+
+Write-ahead: a decision is checked, stored, and only then applied to the game, one at a time
+per group; a decision the game still refuses is removed again. So every state a page is shown
+follows from stored decisions, and a decision that cannot be stored is refused unapplied and
+pauses the group (:meth:`GroupRun.pause`).
 """
 
 from __future__ import annotations
@@ -20,12 +25,22 @@ from collabrl.agents.protocol import parse_observed
 from collabrl.envs.base import sends_message
 from collabrl.envs.registry import GameSection
 from collabrl.factory import player_label
-from collabrl.study.db import GroupRow, Phase
+from collabrl.study.db import (
+    NOT_SAVED,
+    PAUSED,
+    SAVED_THEN_PAUSED,
+    GroupChange,
+    GroupRow,
+    Phase,
+    StorageFault,
+)
 from collabrl.study.players import agent_player, simulated_player, task_profiles
 from collabrl.study.schema import Condition
 from collabrl.web.session import DecisionError, Session
 
 if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
     from collabrl.study.runtime import StudyRuntime
 
 
@@ -39,6 +54,8 @@ class GroupRun:
         self.busy: set[str] = set()  # stand-in decisions in flight
         self.logged = 0  # turns of the session whose messages are already events
         self.rated: dict[int, set[str]] = {}
+        self.deciding = asyncio.Lock()  # one decision at a time: checked, stored, applied
+        self.paused: str | None = None  # the storage fault that stopped this group
 
     # --- what the group is ------------------------------------------------------------------
 
@@ -73,6 +90,19 @@ class GroupRun:
         pid = self.members.get(seat)
         return pid is None or not self.rt.is_active(pid)
 
+    def store(self, **fields: Unpack[GroupChange]) -> None:
+        """Change the group's row in the database, and in memory once that is committed."""
+        self.rt.db.update_group(self.gid, **fields)
+        self.rt.db.after_commit(partial(self.row.update, fields))  # type: ignore[arg-type]
+
+    def pause(self, fault: StorageFault) -> None:
+        """Stop the group where the database has it: no decision, stand-in or idle timer
+        changes it until the server restarts (and resumes from the database)."""
+        if self.paused is None:
+            self.paused = str(fault)
+        for seat in self.members:
+            self.rt.deadlines.cancel(("idle", self.gid, seat))
+
     def node(self, phase: Phase, position: int | None = None) -> str:
         k = (self.position if position is None else position) + 1
         return f"{self.rt.flow.conditions_page.id}.{phase}{k}"
@@ -102,10 +132,7 @@ class GroupRun:
 
     async def start(self, position: int) -> None:
         """Start round ``position``: a new session; the members' pages move to it."""
-        self.row["position"], self.row["phase"] = position, "play"
-        self.rt.db.update_group(
-            self.gid, position=position, phase="play", attempt=self.row["attempt"]
-        )
+        self.store(position=position, phase="play", attempt=self.row["attempt"])
         self.session = self._build(position)
         self.rt.db.event(
             "episode_start",
@@ -132,8 +159,7 @@ class GroupRun:
         self.session = self._build(position)
         await self.session.start()
         for decision in decisions:
-            obs = self.session.seats[decision["seat"]].obs
-            if obs is None or obs.tick != decision["tick"] or self.session.done:
+            if not await self._replay(decision):
                 self.rt.db.event(
                     "episode_restarted",
                     gid=self.gid,
@@ -145,7 +171,6 @@ class GroupRun:
                 self.row["attempt"] += 1
                 await self.start(position)
                 return
-            await self.session.decide(decision["seat"], decision["action"], decision["message"])
         self.logged = len(self.session.turns)
         self.rt.db.event(
             "episode_replayed",
@@ -156,6 +181,20 @@ class GroupRun:
             tick=self.session.game.tick,
         )
         self.after_change()
+
+    async def _replay(self, decision: dict[str, Any]) -> bool:
+        """Apply one recorded decision again; False when it no longer fits the game (or the
+        game refuses it: a decision whose removal after a refusal could not be stored)."""
+        session = self.session
+        assert session is not None  # resume builds it first
+        obs = session.seats[decision["seat"]].obs
+        if obs is None or obs.tick != decision["tick"] or session.done:
+            return False
+        try:
+            await session.decide(decision["seat"], decision["action"], decision["message"])
+        except DecisionError:
+            return False
+        return True
 
     def _finished(self, session: Session) -> None:
         """The session's end-of-episode callback: record it, move the members to the
@@ -178,8 +217,7 @@ class GroupRun:
                 **{metric: summary.get(metric)},
                 ticks=session.game.tick,
             )
-            self.row["phase"] = "rate"
-            self.rt.db.update_group(self.gid, phase="rate")
+            self.store(phase="rate")
             self.rt.round_over(self)
 
     def trajectory(self, session: Session) -> dict[str, Any]:
@@ -210,35 +248,80 @@ class GroupRun:
 
     # --- decisions --------------------------------------------------------------------------
 
-    async def decide(self, seat: str, action: str, message: str, by: str) -> None:
-        """One human-seat decision (raises DecisionError when it cannot be taken), recorded."""
+    async def decide(
+        self, seat: str, action: str, message: str, by: str, tick: object = None
+    ) -> None:
+        """One human-seat decision (on the observation of ``tick``, when given), written ahead:
+        stored before the game takes it. Raises DecisionError when it cannot be taken, and when
+        it cannot be stored (then it is not applied, and the group is paused)."""
+        async with self.deciding:
+            session = self._owed(seat, tick)
+            seq = self._write_ahead(session, seat, action, message, by)
+            try:
+                await session.decide(seat, action, message, tick)
+            except DecisionError:
+                self._retract(seq)
+                raise
+            except StorageFault as exc:  # a later write of this move: the episode's end
+                raise self._paused_by(exc, SAVED_THEN_PAUSED) from exc
+            if session is self.session:
+                try:
+                    self.after_change()
+                except StorageFault as exc:  # its messages: stored already, in the decision
+                    raise self._paused_by(exc, SAVED_THEN_PAUSED) from exc
+
+    def _owed(self, seat: str, tick: object) -> Session:
+        """The session, if ``seat`` is owed the decision (on ``tick``'s observation): the
+        checks that need no write come before the decision is stored."""
         session = self.session
+        if self.paused is not None:
+            raise DecisionError(PAUSED)
         if session is None:
             raise DecisionError("the round has not started")
-        obs = session.seats[seat].obs if seat in session.seats else None
-        tick = obs.tick if obs is not None else None
-        await session.decide(seat, action, message)
-        self.rt.db.event(
-            "decision",
-            pid=self.members.get(seat),
-            gid=self.gid,
-            node=self.node("play"),
-            seat=seat,
-            tick=tick,
-            action=action,
-            message=message,
-            by=by,
-            position=self.position,
-            attempt=self.row["attempt"],
-        )
-        if session is self.session:
-            self.after_change()
+        if seat in session.seats:
+            session.check_tick(seat, tick)
+        if seat not in session.waiting_for():
+            raise DecisionError("it is not your turn" if not session.done else "episode is over")
+        return session
+
+    def _write_ahead(self, session: Session, seat: str, action: str, message: str, by: str) -> int:
+        """Store the decision before it is applied; its event's sequence number."""
+        obs = session.seats[seat].obs
+        try:
+            return self.rt.db.event(
+                "decision",
+                pid=self.members.get(seat),
+                gid=self.gid,
+                node=self.node("play"),
+                seat=seat,
+                tick=obs.tick if obs is not None else None,
+                action=action,
+                message=message,
+                by=by,
+                position=self.position,
+                attempt=self.row["attempt"],
+            )
+        except StorageFault as exc:
+            raise self._paused_by(exc, NOT_SAVED) from exc
+
+    def _retract(self, seq: int) -> None:
+        """Remove a stored decision the game refused; if even that cannot be stored, pause (a
+        restart's replay then finds it does not fit and restarts the round)."""
+        try:
+            self.rt.db.retract(seq)
+        except StorageFault as exc:
+            self.pause(exc)
+
+    def _paused_by(self, fault: StorageFault, words: str) -> DecisionError:
+        """Pause the group for ``fault``; the refusal its participant is sent."""
+        self.pause(fault)
+        return DecisionError(words.format(what="decision"))
 
     def after_change(self) -> None:
         """After any move: log new messages, wake the members' pages, arm idle timers for
         participants owed a decision and let stand-ins decide theirs."""
         session = self.session
-        if session is None:
+        if session is None or self.paused is not None:
             return
         self._log_messages(session)
         for pid in self.members.values():
@@ -274,19 +357,23 @@ class GroupRun:
     def _idle(self, seat: str) -> None:
         """A participant did not decide within ``timers.idle_s``."""
         session, timers = self.session, self.rt.study.timers
-        if session is None or session.done or seat not in session.waiting_for():
+        if session is None or session.done or seat not in session.waiting_for() or self.paused:
             return
         pid = self.members[seat]
         assert pid is not None  # only a participant's seat has an idle timer
-        self.rt.db.event(
-            "idle_timeout",
-            pid=pid,
-            gid=self.gid,
-            node=self.node("play"),
-            seat=seat,
-            idle_s=timers.idle_s,
-            then=timers.on_idle,
-        )
+        try:
+            self.rt.db.event(
+                "idle_timeout",
+                pid=pid,
+                gid=self.gid,
+                node=self.node("play"),
+                seat=seat,
+                idle_s=timers.idle_s,
+                then=timers.on_idle,
+            )
+        except StorageFault as exc:
+            self.pause(exc)
+            return
         if timers.on_idle == "release":
             self.rt.spawn(self.rt.release(pid, "idle"))  # a stand-in takes the seat, if needed
         else:

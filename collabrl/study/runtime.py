@@ -5,7 +5,11 @@ participants and the load benchmark's clients all drive it through the same five
 pretest runs exactly the protocol a live session runs.
 
 The database is the truth: every change is written (with its event) before anyone is told,
-and :meth:`recover` rebuilds everything else after a restart.
+and :meth:`recover` rebuilds everything else after a restart. A write the database refuses
+(:class:`~collabrl.study.db.StorageFault`: a full disk) rejects what caused it with an error to
+that participant and pauses them and their group: nothing more is applied to either until the
+researcher frees the disk and restarts the server, which resumes from what the database holds.
+The admin page shows the fault and what is paused.
 """
 
 from __future__ import annotations
@@ -14,12 +18,23 @@ import asyncio
 import secrets
 import time
 from collections import Counter
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Mapping
+from contextlib import suppress
+from functools import partial
 from typing import TYPE_CHECKING, Any, Literal
 
 from collabrl.factory import EngineCache
 from collabrl.study.compile import CompiledStudy
-from collabrl.study.db import GroupRow, ParticipantChange, ParticipantRow, StudyDB, token_hash
+from collabrl.study.db import (
+    NOT_SAVED,
+    PAUSED,
+    GroupRow,
+    ParticipantChange,
+    ParticipantRow,
+    StorageFault,
+    StudyDB,
+    token_hash,
+)
 from collabrl.study.forms import FormError, ratings, survey_answers
 from collabrl.study.rounds import GroupRun
 from collabrl.study.schema import (
@@ -43,6 +58,13 @@ ReleaseReason = Literal["idle", "page", "match"]
 """Why a participant's session ends early: idle in a round, too long on a page, no match."""
 
 
+class StoragePaused(FormError):
+    """A page submission refused because the database could not store it (or the session is
+    paused by such a fault); ``code`` tells programs it is not the participant's mistake."""
+
+    code = "storage"
+
+
 class StudyRuntime:
     """One study's live state over its database."""
 
@@ -58,6 +80,7 @@ class StudyRuntime:
         self.connected: Counter[str] = Counter()
         self.lock = asyncio.Lock()  # pool and group formation
         self.tasks: set[asyncio.Task[None]] = set()
+        self.paused: dict[str, str] = {}  # participant -> the storage fault that paused them
 
     # --- start and stop ---------------------------------------------------------------------
 
@@ -94,9 +117,30 @@ class StudyRuntime:
 
     def spawn(self, coro: Coroutine[Any, Any, None]) -> None:
         """Run ``coro`` in the background (timer callbacks are synchronous)."""
-        task = asyncio.get_running_loop().create_task(coro)
+        task = asyncio.get_running_loop().create_task(_unless_storage_fails(coro))
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
+
+    # --- storage faults ---------------------------------------------------------------------
+
+    def pause(self, pid: str, fault: StorageFault) -> None:
+        """Stop applying anything to ``pid`` and their group: a write of theirs failed, so the
+        database (the truth a restart resumes from) may hold less than memory does."""
+        self.paused.setdefault(pid, str(fault))
+        self.deadlines.cancel(("page", pid))
+        group = self.group_of(pid)
+        if group is not None:
+            group.pause(fault)
+
+    def is_paused(self, pid: str) -> bool:
+        group = self.group_of(pid)
+        return pid in self.paused or (group is not None and group.paused is not None)
+
+    def note(self, name: str, /, **fields: Any) -> None:
+        """An event about a connection (connect, disconnect, page shown), not a state change:
+        when it cannot be stored the fault is on the admin page, and the socket carries on."""
+        with suppress(StorageFault):
+            self.db.event(name, **fields)
 
     # --- the five calls ---------------------------------------------------------------------
 
@@ -147,10 +191,23 @@ class StudyRuntime:
         return await self.notifier.wait(pid, seen)
 
     async def submit(self, pid: str, payload: dict[str, Any]) -> None:
-        """What a page sends: continue, consent, survey answers, ratings. Raises FormError."""
+        """What a page sends: continue, consent, survey answers, ratings. Raises FormError
+        (:class:`StoragePaused` when the database cannot store it: then nothing is shown as
+        taken, and the participant is paused)."""
         row = self.people[pid]
         if row["status"] != "active":
             raise FormError("this session has ended")
+        if self.is_paused(pid):
+            raise StoragePaused(PAUSED)
+        try:
+            await self._submit(pid, row, payload)
+        except StorageFault as exc:
+            self.pause(pid, exc)
+            raise StoragePaused(NOT_SAVED.format(what="answer")) from exc
+
+    async def _submit(self, pid: str, row: ParticipantRow, payload: dict[str, Any]) -> None:
+        """:meth:`submit` for an active participant: each answer is stored before the page
+        moves on."""
         if payload.get("node") != self.node(pid):
             raise FormError("this page is out of date; it has been reloaded")
         page = self.study.page(row["page"])
@@ -169,8 +226,12 @@ class StudyRuntime:
         else:
             raise FormError("nothing to submit on this page")
 
-    async def decide(self, pid: str, action: str, message: str, sid: str | None = None) -> None:
-        """A participant's game decision (``sid``: in that session only). Raises DecisionError."""
+    async def decide(
+        self, pid: str, action: str, message: str, sid: str | None = None, tick: object = None
+    ) -> None:
+        """A participant's game decision (``sid``: in that session only; ``tick``: on that
+        observation only). Raises DecisionError, also when it cannot be stored (then it is not
+        applied, and the round is paused)."""
         row = self.people[pid]
         group = self.groups.get(row["gid"] or "")
         if group is None or row["phase"] != "play" or row["status"] != "active":
@@ -178,13 +239,18 @@ class StudyRuntime:
         if sid is not None and (group.session is None or group.session.sid != sid):
             raise DecisionError("this round is over")
         assert row["seat"] is not None  # a group's member has a seat in it
-        await group.decide(row["seat"], action, message, "participant")
+        if pid in self.paused:
+            raise DecisionError(PAUSED)
+        await group.decide(row["seat"], action, message, "participant", tick)
 
     # --- where participants are -------------------------------------------------------------
 
     def node(self, pid: str) -> str:
         """The graph node the participant is at (``rounds.play2``, ``consent``, ...)."""
-        row = self.people[pid]
+        return self._node_at(self.people[pid])
+
+    def _node_at(self, row: Mapping[str, Any]) -> str:
+        """The graph node of a participant row (also one not yet committed)."""
         page = self.study.page(row["page"])
         if isinstance(page, ConditionsPage):
             phase = row["phase"] or "wait"
@@ -192,10 +258,14 @@ class StudyRuntime:
         return page.id
 
     def _store(self, pid: str, **fields: Unpack[ParticipantChange]) -> None:
-        """Change the participant's row in the database and in memory."""
+        """Change the participant's row in the database, and in memory once that is committed
+        (inside a batch: after its commit, so a refused write leaves memory as it was)."""
         self.db.update_participant(pid, **fields)
+        self.db.after_commit(partial(self._remember, pid, dict(fields)))
+
+    def _remember(self, pid: str, fields: dict[str, Any]) -> None:
         row = self.people[pid]
-        row.update(fields)
+        row.update(fields)  # type: ignore[typeddict-item]
         row["updated"] = time.time()
 
     def describe(self, pid: str, **fields: Unpack[ParticipantChange]) -> None:
@@ -209,9 +279,15 @@ class StudyRuntime:
         self.notifier.bump(pid)
 
     def move(self, pid: str, **fields: Unpack[ParticipantChange]) -> None:
-        """Change the participant's row (and log where they are now)."""
-        self._store(pid, **fields)
-        self.db.event("page_enter", pid=pid, gid=self.people[pid]["gid"], node=self.node(pid))
+        """Change the participant's row and log where they are now, together; their page is
+        told once both are committed."""
+        after: dict[str, Any] = {**self.people[pid], **fields}
+        with self.db.batch():
+            self._store(pid, **fields)
+            self.db.event("page_enter", pid=pid, gid=after["gid"], node=self._node_at(after))
+        self.db.after_commit(partial(self._moved, pid))
+
+    def _moved(self, pid: str) -> None:
         if self.people[pid]["phase"] == "rate":
             self._arm_page_timer(pid)
         self.notify(pid)
@@ -241,12 +317,18 @@ class StudyRuntime:
         with self.db.batch():
             self._store(pid, page=page.id, phase="", status=page.outcome, code=code)
             self.db.event("finished", pid=pid, node=page.id, outcome=page.outcome, code=code)
-        self.notify(pid)
+        self.db.after_commit(partial(self.notify, pid))
 
     async def release(self, pid: str, reason: ReleaseReason) -> None:
         """End a participant's session (idle, page or match timeout): to ``release_to``."""
-        if not self.is_active(pid):
+        if not self.is_active(pid) or self.is_paused(pid):
             return
+        try:
+            await self._release(pid, reason)
+        except StorageFault as exc:
+            self.pause(pid, exc)
+
+    async def _release(self, pid: str, reason: ReleaseReason) -> None:
         target = (
             self._waiting_room(pid).release_to
             if reason == "match"
@@ -271,7 +353,15 @@ class StudyRuntime:
             self.deadlines.arm(("page", pid), seconds, lambda: self._page_timeout(pid))
 
     def _page_timeout(self, pid: str) -> None:
-        self.db.event("page_timeout", pid=pid, node=self.node(pid), page_s=self.study.timers.page_s)
+        if self.is_paused(pid):
+            return
+        try:
+            self.db.event(
+                "page_timeout", pid=pid, node=self.node(pid), page_s=self.study.timers.page_s
+            )
+        except StorageFault as exc:
+            self.pause(pid, exc)
+            return
         self.spawn(self.release(pid, "page"))
 
     # --- matchmaking ------------------------------------------------------------------------
@@ -390,9 +480,8 @@ class StudyRuntime:
         phase = group.row["phase"]
         if not active:
             if phase not in ("done", "abandoned"):
-                group.row["phase"] = "abandoned"
+                group.store(phase="abandoned")
                 group.session = None
-                self.db.update_group(group.gid, phase="abandoned")
                 self.db.event("group_abandoned", gid=group.gid, position=group.position)
             return
         ready = all(
@@ -405,8 +494,7 @@ class StudyRuntime:
             if group.position + 1 < self.flow.rounds:
                 await group.start(group.position + 1)
             else:
-                group.row["phase"] = "done"
-                self.db.update_group(group.gid, phase="done")
+                group.store(phase="done")
                 for p in active:
                     await self.enter(p, self.flow.successor(conditions))
 
@@ -452,3 +540,10 @@ class StudyRuntime:
         group = self.group_of(pid)
         assert group is not None, f"{pid} is in no group"
         return group
+
+
+async def _unless_storage_fails(coro: Coroutine[Any, Any, None]) -> None:
+    """Run a background step (a timeout's consequences); a write it cannot make leaves the state
+    as the database has it (the fault is on the admin page) instead of an unretrieved error."""
+    with suppress(StorageFault):
+        await coro

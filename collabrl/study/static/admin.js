@@ -32,8 +32,13 @@ function render(state) {
     const dd = document.createElement("dd"); dd.textContent = String(v); dd.setAttribute("data-testid", `count-${k}`);
     counts.appendChild(dt); counts.appendChild(dd);
   }
+  const storage = $("storage");
+  const fault = state.storage && state.storage.fault;
+  storage.hidden = !fault;
+  storage.textContent = fault ? `Storage fault: ${fault}. Paused sessions: ${state.storage.paused_groups.join(", ") || "none"}; ` +
+    `paused participants: ${state.storage.paused_participants.join(", ") || "none"}.` : "";
   fill("pool", state.pool.map((p) => row([p.participant, p.waited_s], `pool-${p.participant}`)));
-  fill("groups", state.groups.map((g) => row([g.group, g.unit, g.task, g.order.join(" > "), g.round, g.phase, g.tick,
+  fill("groups", state.groups.map((g) => row([g.group, g.unit, g.task, g.order.join(" > "), g.round, g.paused ? `${g.phase} (paused)` : g.phase, g.tick,
     Object.entries(g.members).map(([seat, pid]) => `${seat}: ${pid || "stand-in"}`).join(", ")], `group-${g.group}`)));
   fill("participants", state.participants.map((p) => row([p.participant, p.kind, p.where, p.status, p.group, p.seat,
     p.connected ? "yes" : "no", p.last_change], `participant-${p.participant}`)));
