@@ -233,6 +233,7 @@ async def serve_seat(
                 continue
             try:
                 session.check_tick(seat, data["tick"])
+                session.check_usable(seat, data["action"], data["message"])
                 await decide(data["action"], data["message"], data["tick"])
             except DecisionError as exc:
                 await send(refusal(exc.code, str(exc)))

@@ -126,6 +126,21 @@ class Session:
             raise DecisionError("already taken: that decision was a resend", "duplicate")
         raise DecisionError("that observation is gone (stale tick)", "stale")
 
+    def check_usable(self, seat: str, action: str, message: str) -> None:
+        """Refuse (:class:`DecisionError`) a frame whose action is not one ``seat`` is offered
+        now, or a message action without text: a person's page never sends one, so the socket
+        answers it with an error instead of idling the seat (simulated participants and
+        stand-ins, which reply like agents, go through :meth:`decide` and are recorded)."""
+        obs = self.seats[seat].obs
+        if obs is None:
+            return
+        if action == obs.message_action and not sends_message(action, message, obs.message_action):
+            raise DecisionError("a message needs some text")
+        if parse_observed(format_response("", message, action), obs).action is None:
+            raise DecisionError(
+                f"unknown action {action[:60]!r}: choose one of the offered actions"
+            )
+
     def mark_shown(self, seat: str) -> None:
         """The observation of ``seat`` reached a page: its decision time starts now (once)."""
         slot = self.seats[seat]
@@ -134,9 +149,9 @@ class Session:
 
     async def decide(self, seat: str, action: str, message: str, tick: object = None) -> None:
         """A human seat's decision on the observation made at ``tick`` (None: the current one);
-        raises :class:`DecisionError` when it cannot be taken. An action that is not offered,
-        or a message without text, is refused (a person's page never sends one), not recorded
-        as an invalid decision."""
+        raises :class:`DecisionError` when it cannot be taken. An unusable reply (an action not
+        offered) is recorded as an invalid decision, as any seat's; the seat socket refuses such
+        frames before they get here (:meth:`check_usable`)."""
         if len(message) > MAX_MESSAGE_CHARS:
             raise DecisionError(f"a message holds at most {MAX_MESSAGE_CHARS} characters")
         if len(action) > MAX_ACTION_CHARS:
@@ -147,7 +162,6 @@ class Session:
                 raise DecisionError("it is not your turn" if not self.done else "episode is over")
             slot = self.seats[seat]
             response = format_response("", message, action)
-            _refuse_unusable(response, action, message, slot.obs)
             now = time.perf_counter()
             elapsed = now - (slot.shown_at if slot.shown_at is not None else now)
             self._take(seat, response, "human", round(elapsed, 3))
@@ -258,17 +272,6 @@ class Session:
                 "started": time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(self.started)),
             },
         }
-
-
-def _refuse_unusable(response: str, action: str, message: str, obs: Observation | None) -> None:
-    """Raise :class:`DecisionError` unless the decision parses to an offered action (as the
-    agents' replies are parsed) and a message action carries text."""
-    if obs is None:
-        return
-    if action == obs.message_action and not sends_message(action, message, obs.message_action):
-        raise DecisionError("a message needs some text")
-    if parse_observed(response, obs).action is None:
-        raise DecisionError(f"unknown action {action[:60]!r}: choose one of the offered actions")
 
 
 def outcome_line(section: type[GameSection], summary: dict[str, Any]) -> str:
