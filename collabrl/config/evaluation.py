@@ -37,7 +37,6 @@ from collabrl.sections import (
     Strict,
 )
 
-
 SHOWN_TASKS = 5  # task names an error lists per game before "and N more"
 
 
@@ -158,7 +157,7 @@ class EvalSpec(Strict):
         for task in self.tasks or ():
             home = next((g for g, tasks in test_tasks.items() if task in tasks), None)
             if home is None:
-                known = "; ".join(f"{g}: {_some(ts)}" for g, ts in test_tasks.items())
+                known = "; ".join(f"{g}: {_some(test_tasks[g])}" for g in games)
                 raise ValueError(
                     f"tasks: unknown evaluation task {quoted(task)}; test tasks are {known}"
                 )

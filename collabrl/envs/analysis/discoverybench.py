@@ -54,7 +54,7 @@ from typing import Any, Literal
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from collabrl.envs.analysis.tasks import (
+from collabrl.envs.analysis.schema import (
     AnalysisTask,
     Cell,
     Column,
