@@ -36,6 +36,7 @@ from collabrl.study.forms import FormError
 from collabrl.study.runtime import StoragePaused, StudyRuntime
 from collabrl.web.security import (
     HEADERS,
+    HostAndOrigin,
     RateLimit,
     SecurityHeaders,
     content_security_policy,
@@ -164,7 +165,7 @@ def make_study_app(rt: StudyRuntime, admin_token: str, limits: Limits | None = N
             Mount("/static", StaticFiles(directory=str(WEB_STATIC)), name="static"),
             Mount("/study-static", StaticFiles(directory=str(STUDY_STATIC)), name="study-static"),
         ],
-        middleware=[Middleware(SecurityHeaders, headers=STUDY_HEADERS)],
+        middleware=[Middleware(SecurityHeaders, headers=STUDY_HEADERS), Middleware(HostAndOrigin)],
         lifespan=lifespan,
     )
     app.state.runtime = rt

@@ -51,6 +51,29 @@ def test_links_need_their_key_or_token(tmp_path) -> None:
         assert state["counts"]["joined"] == 1 and state["participants"][0]["where"] == "consent"
 
 
+def test_a_foreign_host_or_origin_is_refused(tmp_path) -> None:
+    """DNS rebinding (a foreign Host) and cross-site sockets or posts (a foreign Origin) are
+    refused before any route runs, the admin API included."""
+    app = study_app(tmp_path, "paper_user_study_cpu", *SHORT)
+    with TestClient(app) as client:
+        key = app.state.join_key
+        evil = {"host": "evil.example"}
+        assert client.get(f"/join?key={key}", headers=evil).status_code == 403
+        assert client.get(f"/admin/api/state?token={ADMIN}", headers=evil).status_code == 403
+        foreign = {"origin": "http://evil.example"}
+        assert client.post(f"/api/join?key={key}", headers=foreign).status_code == 403
+        token = join(client, key)["token"]
+        with (
+            pytest.raises(WebSocketDisconnect),
+            client.websocket_connect(f"/study/ws?token={token}", headers=foreign) as ws,
+        ):
+            ws.receive_text()
+        with client.websocket_connect(
+            f"/study/ws?token={token}", headers={"origin": "http://testserver"}
+        ) as ws:
+            assert ws.receive_json()["type"] != "error"
+
+
 def test_a_participant_walks_the_pages_and_plays_a_round(tmp_path) -> None:
     app = study_app(tmp_path, "paper_user_study_cpu", *SHORT, "privacy.url_fields=[PROLIFIC_PID]")
     rt = app.state.runtime
