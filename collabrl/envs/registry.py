@@ -173,6 +173,16 @@ class GameSection(Strict):
         return tuple(dict.fromkeys((*cls.tasks("train"), *cls.tasks("test"))))
 
 
+def known_task(lookup: Callable[[str], object], task: str) -> str:
+    """``task`` when ``lookup`` finds it; its ``KeyError`` becomes the ``ValueError`` a section's
+    field validator raises, so that pydantic reports the game's own one-line message."""
+    try:
+        lookup(task)
+    except KeyError as exc:
+        raise ValueError(str(exc.args[0]) if exc.args else str(exc)) from None
+    return task
+
+
 REQUIRED_FACTS = ("title", "description", "efficiency_metric", "lower_is_better")
 """Class-level facts every game section must give (the evaluation tables and judge prompts read
 them); an entry point whose section lacks one is refused at load."""

@@ -8,7 +8,7 @@ from pydantic import Field, field_validator, model_validator
 
 from collabrl.envs.analysis.game import ROLES, TIME_LIMIT, VERSION, AnalysisGame
 from collabrl.envs.analysis.tasks import Role, get_task, task_names
-from collabrl.envs.registry import GameSection, Split
+from collabrl.envs.registry import GameSection, Split, known_task
 from collabrl.numbers import PositiveInt
 from collabrl.sections import MAX_TICKS, SeatNames
 
@@ -48,11 +48,7 @@ class AnalysisSection(GameSection):
     @field_validator("task")
     @classmethod
     def _known_task(cls, task: str) -> str:
-        try:
-            get_task(task)
-        except KeyError as exc:
-            raise ValueError(str(exc)) from None
-        return task
+        return known_task(get_task, task)
 
     @model_validator(mode="after")
     def _team_fits(self) -> AnalysisSection:

@@ -17,7 +17,7 @@ from collabrl.envs.household.game import (
     default_seats,
 )
 from collabrl.envs.household.tasks import get_task, load_tasks
-from collabrl.envs.registry import GameSection, Split
+from collabrl.envs.registry import GameSection, Split, known_task
 from collabrl.envs.structures import Structure, check_gate_owners
 from collabrl.numbers import PositiveInt
 from collabrl.sections import MAX_TICKS, SeatNames
@@ -77,11 +77,7 @@ class HouseholdSection(GameSection):
     @field_validator("task")
     @classmethod
     def _known_task(cls, task: str) -> str:
-        try:
-            get_task(task)
-        except KeyError as exc:
-            raise ValueError(str(exc)) from None
-        return task
+        return known_task(get_task, task)
 
     @model_validator(mode="after")
     def _gate_owners_fit(self) -> HouseholdSection:

@@ -11,7 +11,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import Field, NonNegativeInt, PositiveFloat, field_validator, model_validator
 
-from collabrl.envs.registry import GameSection, Split
+from collabrl.envs.registry import GameSection, Split, known_task
 from collabrl.numbers import PositiveInt
 from collabrl.sections import MAX_TICKS, SeatNames
 from relay_game.game import MIN_SEATS, TIME_LIMIT, VERSION, RelayGame
@@ -56,11 +56,7 @@ class RelaySection(GameSection):
     @field_validator("task")
     @classmethod
     def _known_task(cls, task: str) -> str:
-        try:
-            get_task(task)
-        except KeyError as exc:
-            raise ValueError(str(exc.args[0])) from None
-        return task
+        return known_task(get_task, task)
 
     @model_validator(mode="after")
     def _seats_fit(self) -> RelaySection:

@@ -7,7 +7,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import Field, NonNegativeInt, PositiveFloat, PositiveInt, field_validator
 
-from collabrl.envs.registry import GameSection, Split
+from collabrl.envs.registry import GameSection, Split, known_task
 from collabrl.sections import SeatNames
 from tally_game.game import TIME_LIMIT, VERSION, TallyGame
 from tally_game.tasks import DEFAULT_TASK, TEST_TASKS, TRAIN_TASKS, get_task
@@ -46,11 +46,7 @@ class TallySection(GameSection):
     @field_validator("task")
     @classmethod
     def _known_task(cls, task: str) -> str:
-        try:
-            get_task(task)
-        except KeyError as exc:
-            raise ValueError(str(exc.args[0])) from None
-        return task
+        return known_task(get_task, task)
 
     @field_validator("seats")
     @classmethod
