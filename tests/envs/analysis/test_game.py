@@ -113,3 +113,25 @@ def test_pandas_cells_are_offered_only_when_switched_on() -> None:
     assert cell.outcome.text.strip() == str(len(get_task("arch-test-01").tables[0].rows))
     game.step({"Ada": Decision("python(open('/etc/passwd').read())"), "Bea": Decision("wait")})
     assert game.cells[-1].outcome.error  # the sandbox refused it; the game went on
+
+
+@pytest.mark.slow
+def test_a_cpu_gigpo_run_on_the_game_finishes(tmp_path) -> None:
+    import json
+    import subprocess
+    import sys
+
+    out = tmp_path / "train"
+    result = subprocess.run(
+        [
+            sys.executable, "-m", "collabrl", "train", "analysis_gigpo_cpu", f"output_dir={out}",
+            "train.iterations=1", "train.checkpoint_every=1", "train.wandb=disabled",
+            "rollout.groups=1", "rollout.episodes_per_group=2", "game.max_ticks=6",
+            "policy.sampling.max_new_tokens=32", "algo.mini_batch=8",
+        ],
+        capture_output=True, text=True, cwd=tmp_path,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr[-2000:]
+    (row,) = [json.loads(line) for line in (out / "metrics.jsonl").open()]
+    assert row["iteration"] == 0 and row["requests/policy"] == 12  # 2 episodes x 6 ticks
+    assert "score" in row
