@@ -90,3 +90,39 @@ def test_a_reload_resumes_the_same_episode(tmp_path, page) -> None:
         assert page.url == url and len(app.state.sessions.by_id) == 1
         play_decision(page, session, "Alice", me)
         assert sum(t["seat"] == "Alice" for t in session.turns) == 3
+
+
+def test_analysis_episode_typed_into_the_text_boxes(tmp_path, page, shot) -> None:
+    """The analysis game's text-argument actions (run(<step>), edit_*(<text>)) are typed into
+    the boxes beside their buttons; the reference analyst's choices solve the task."""
+    import re
+
+    from collabrl.agents.protocol import parse_observed
+    from collabrl.envs.analysis.expert import AnalysisExpert
+
+    app = serve_app(tmp_path, "analysis_human")
+    with background(app) as base:
+        open_new_episode(page, base)
+        expect(page.get_by_test_id("turn")).to_have_text("Your turn")
+        session = only_session(app)
+        me = AnalysisExpert()
+        me.reset("Ada", session.seed)
+        shown = False
+        while not session.done:
+            obs = session.seats["Ada"].obs
+            action = parse_observed(me.act(obs), obs).action
+            version = page.locator("body").get_attribute("data-version")
+            call = re.fullmatch(r"(run|edit_\w+)\((.*)\)", action, re.S)
+            if call:
+                box = page.get_by_test_id(f"argument-{call.group(1)}")
+                box.fill(call.group(2))
+                box.press("Enter")
+            else:
+                page.locator(f'#actions button[data-action="{action}"]').click()
+            expect(page.locator("body")).not_to_have_attribute("data-version", version)
+            if session.game.cells and not shown:
+                shot(page, "analysis_notebook")
+                shown = True
+        expect(page.get_by_test_id("result")).to_contain_text("Success")
+    (record,) = records(tmp_path)
+    assert record["summary"]["score"] == 1.0 and record["game"] == "analysis"

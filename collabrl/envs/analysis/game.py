@@ -308,6 +308,7 @@ class AnalysisGame:
         role = self.roles[self.agents.index(seat)]
         notes = self.notes[seat]
         lines = [
+            f"Tick {self.tick} of {self.max_ticks}.",
             f"Query: {self.task.query}",
             f"Your expertise: {role}.",
             "Your notes:",
@@ -315,7 +316,7 @@ class AnalysisGame:
             "Tables:",
             *(f"- {t.name} ({len(t.rows)} rows): {', '.join(c.name for c in t.columns)}"
               for t in self.task.tables),
-            f"Notebook (last {SHOWN_CELLS} of {len(self.cells)}):",
+            f"Notebook ({_cells_shown(len(self.cells))}):",
             *([_cell_text(c) for c in self.cells[-SHOWN_CELLS:]] or ["- empty"]),
             "Hypothesis (shared):",
             *(f"- {f}: {self.hypothesis[f] or '(empty)'}" for f in FIELDS),
@@ -323,7 +324,6 @@ class AnalysisGame:
             *([f"- {who} (tick {t}): {text}" for t, who, text in self.dialogue[-SHOWN_MESSAGES:]]
               or ["- none yet"]),
             *self._look_lines(seat),
-            f"Tick {self.tick} of {self.max_ticks}.",
             "Available actions:",
             lettered(actions),
         ]  # fmt: skip
@@ -398,10 +398,17 @@ def _notes_by_seat(task: AnalysisTask, seats: list[str], roles: list[Role]) -> d
     return held
 
 
+def _cells_shown(count: int) -> str:
+    cells = f"{count} cell{'s' if count != 1 else ''}"
+    return f"{cells}, the last {SHOWN_CELLS} shown" if count > SHOWN_CELLS else cells
+
+
 def _cell_text(cell: Cell) -> str:
     shown = cell.outcome.error and f"error: {cell.outcome.error}" or cell.outcome.text
     first, *rest = shown.split("\n")
     body = "".join(f"\n    {line}" for line in rest[:8])
+    if first.startswith(cell.outcome.step):  # an unnamed value reads "step = value" already
+        return f"- [{cell.tick}] {cell.seat}: {first}{body}"
     return f"- [{cell.tick}] {cell.seat}: {cell.outcome.step} -> {first}{body}"
 
 
