@@ -421,19 +421,220 @@ def first_crossing(values: Sequence[float], level: float, margin: float) -> int:
     return above[0]
 
 
+# ---------------------------------------------------------------------------- shared task pieces
+
+
+def pick_measure(rng: random.Random) -> tuple[Measure, Scale]:
+    """A measure, drawn, with the scale its values follow."""
+    m = rng.choice(MEASURES)
+    return m, SCALES[m.scale]
+
+
+def excursion_slices(
+    rng: random.Random, scale: Scale, states: list[bool], rise: bool
+) -> tuple[list, list[int], str]:
+    """(values, slice years, level) of a series whose excursions beyond the level follow
+    ``states``, drawn in that order."""
+    values = excursion_values(rng, scale, states, rise)
+    years = slice_years(rng, len(states))
+    return values, years, number(rng.choice(scale.levels))
+
+
+def slices_table(m: Measure, years: Sequence[int], values: Sequence[float]) -> Table:
+    """The standard slices table: one measure per slice, earliest slice first."""
+    return make_table(
+        "slices",
+        "One row per time slice.",
+        [("year_bce", SLICE_KEY), (m.column, m.description)],
+        [[y, v] for y, v in zip(years, values, strict=True)],
+    )
+
+
+def report_order_table(
+    years: Sequence[int], columns: Sequence[tuple[str, str]], *series: Sequence[float]
+) -> Table:
+    """A slices table as the dating report lists it: bare years, the smallest first."""
+    rows = sorted((list(r) for r in zip(years, *series, strict=True)), key=lambda r: r[0])
+    return make_table(
+        "slices",
+        "One row per time slice, in the dating report's order.",
+        [("year", BARE_YEAR), *columns],
+        rows,
+    )
+
+
+def time_order_step() -> Step:
+    """The step that puts a report-order slices table into time order (years BCE, descending)."""
+    return step("r1 = sort(slices, year, desc)", "years run BCE: descending numbers are time order")
+
+
+def time_order_trap() -> Trap:
+    """The naive sort of a report-order table: ascending years, which runs backwards in time."""
+    return trap("bce_order", "n1", 0, "r1 = sort(slices, year, asc)")
+
+
+def event_step(table: str, column: str, op: str, lvl: str, key: str, nth: int, why: str) -> Step:
+    """An ``event`` step, with the non-strict comparison as its alternative."""
+    return step(
+        f"event({table}, {column}, {op}, {lvl}, {key}, {nth})",
+        why,
+        f"event({table}, {column}, {op}=, {lvl}, {key}, {nth})",
+    )
+
+
+def rise_template(m: Measure, lvl: str) -> str:
+    """The relation of a first rise above a level."""
+    return f"the first rise of {m.label} above {lvl} comes in {{value}} BCE"
+
+
+def peak_template(m: Measure) -> str:
+    """The relation of a series' peak."""
+    return f"the peak of {m.label} falls in {{value}} BCE"
+
+
+def slice_draft(
+    family: str,
+    region: str,
+    years: Sequence[int],
+    variables: list[str],
+    tail: str,
+    **parts: Any,
+) -> Draft:
+    """A draft about one series over dated slices: its context is the region and the slices'
+    span, and its sentence opens with them (``tail`` follows the relation); ``parts`` are the
+    other fields of :class:`Draft`."""
+    return Draft(
+        family=family,
+        context=f"{region}, {years[0]}-{years[-1]} BCE",
+        variables=variables,
+        sentence=f"In {region} between {years[0]} and {years[-1]} BCE, {{relation}}{tail}",
+        **parts,
+    )
+
+
+def period_mean_query(s: Sampled, region: str) -> str:
+    """The question of group tasks: the period with the highest mean."""
+    return f"In which period was the mean {s.label} highest in {region}?"
+
+
+def period_mean_template(s: Sampled) -> str:
+    """The relation of group tasks."""
+    return f"the mean {s.label} is highest in period {{value}}"
+
+
+def numbered_samples(rng: random.Random, rows: list[list[Any]]) -> list[list[Any]]:
+    """[site or context, period, value] rows shuffled, then put in period order and numbered
+    S01, S02, ... (the samples table's rows)."""
+    rng.shuffle(rows)
+    rows.sort(key=lambda r: r[1])
+    return [[f"S{i:02d}", *r] for i, r in enumerate(rows, 1)]
+
+
+def samples_table(
+    rows: list[list[Any]],
+    s: Sampled,
+    where: tuple[str, str] = ("site", "Site of the sample"),
+    description: str = "One row per analysed sample.",
+) -> Table:
+    """One row per numbered sample: where it comes from, its period and its measurement."""
+    return make_table(
+        "samples",
+        description,
+        [
+            ("sample", "Sample number"),
+            where,
+            ("period", "Period of the layer, 1 the earliest"),
+            (s.column, s.description),
+        ],
+        rows,
+    )
+
+
+def excluded_phrases(what: str, excluded: str | None) -> tuple[str, str]:
+    """(context, phrase for the sentence) of ``what``, with one site left out or none."""
+    if excluded is None:
+        return what, what
+    return f"{what}, {excluded} excluded", f"{what} ({excluded} excluded)"
+
+
+def amber_draft(
+    family: str, region: str, rows: list[list[Any]], excluded: str | None = None, **parts: Any
+) -> Draft:
+    """A correlation task over the sites table (amber finds against monuments); ``parts`` are
+    the other fields of :class:`Draft`."""
+    context, sites = excluded_phrases(f"sites of {region}", excluded)
+    return Draft(
+        family=family,
+        query=f"Across the sites of {region}, how closely do amber finds go with the number "
+        "of monuments?",
+        tables=[sites_table(rows)],
+        context=context,
+        variables=["amber", "monuments"],
+        sentence=f"Across the {sites}, {{relation}}.",
+        template="amber finds and monument numbers correlate at r = {value}",
+        **parts,
+    )
+
+
+def hoard_draft(
+    family: str,
+    region: str,
+    rows: list[list[Any]],
+    tail: str,
+    excluded: str | None = None,
+    **parts: Any,
+) -> Draft:
+    """A task over the hoards table (``tail`` follows the relation in the sentence); ``parts``
+    are the other fields of :class:`Draft`."""
+    context, hoards = excluded_phrases(f"dated hoards of {region}", excluded)
+    return Draft(
+        family=family,
+        tables=[hoards_table(rows)],
+        context=context,
+        variables=["year_bce", "hoard"],
+        sentence=f"Among the {hoards}, {{relation}}{tail}",
+        **parts,
+    )
+
+
+def busiest_bin_draft(
+    family: str, region: str, rows: list[list[Any]], excluded: str | None = None, **parts: Any
+) -> Draft:
+    """The 50-year-bin task over the hoards table: which bin holds the most hoards."""
+    return hoard_draft(
+        family,
+        region,
+        rows,
+        " (counted in 50-year bins).",
+        excluded,
+        query=f"In which time bin were the most hoards of {region} deposited?",
+        template="hoard deposition peaks in bin {value}",
+        **parts,
+    )
+
+
+def busiest_bin_steps(source: str, first: int) -> list[Step]:
+    """Bin ``source`` by 50 years, count hoards per bin, take the busiest: results r{first}
+    and r{first + 1}."""
+    binned, counted = f"r{first}", f"r{first + 1}"
+    return [
+        step(f"{binned} = bin({source}, year_bce, 50)", "the regional scheme's 50-year bins"),
+        step(f"{counted} = group({binned}, year_bce_bin, hoard, count)", "hoards per bin"),
+        step(f"extrema({counted}, hoard, year_bce_bin, max)", "the busiest bin"),
+    ]
+
+
 # ---------------------------------------------------------------------------- the families
 
 
 def first_vs_second(rng: random.Random, variant: str) -> Draft:
     """When did a change begin? The first excursion beyond the level is one find group; the
     change meant is the second excursion (the materials note). Variants: a rise, a fall."""
-    m, region = rng.choice(MEASURES), rng.choice(REGIONS)
-    scale = SCALES[m.scale]
+    m, scale = pick_measure(rng)
+    region = rng.choice(REGIONS)
     rise = variant == "rise"
     states = two_excursions(rng)
-    values = excursion_values(rng, scale, states, rise)
-    ys = slice_years(rng, len(states))
-    lvl = number(rng.choice(scale.levels))
+    values, ys, lvl = excursion_slices(rng, scale, states, rise)
     op, goes, noun = (">", "above", "rise") if rise else ("<", "below", "fall")
     if rise:
         query = f"In {region}, when does {m.event} begin, judged by {m.label} rising above {lvl}?"
@@ -449,30 +650,20 @@ def first_vs_second(rng: random.Random, variant: str) -> Draft:
         f"The first, brief {noun} of {m.column} {goes} {lvl} is {excuse}; what the regional "
         f"literature means is the second time the series goes {goes} {lvl}."
     )
-    return Draft(
-        family="first_vs_second",
+    why = (
+        "the change meant is the second excursion beyond the level; the first is a single find "
+        "group or a poorly excavated slice"
+    )
+    return slice_draft(
+        "first_vs_second",
+        region,
+        ys,
+        [m.column, "year_bce"],
+        f", when {m.column} goes {goes} {lvl} for the second time.",
         query=query,
-        tables=[
-            make_table(
-                "slices",
-                "One row per time slice.",
-                [("year_bce", SLICE_KEY), (m.column, m.description)],
-                [[y, v] for y, v in zip(ys, values, strict=True)],
-            )
-        ],
+        tables=[slices_table(m, ys, values)],
         notes=make_notes(("materials", trap_note), scale_note(m), ("chronology", LISTED)),
-        context=f"{region}, {ys[0]}-{ys[-1]} BCE",
-        variables=[m.column, "year_bce"],
-        sentence=f"In {region} between {ys[0]} and {ys[-1]} BCE, {{relation}}, when {m.column} "
-        f"goes {goes} {lvl} for the second time.",
-        workflow=[
-            step(
-                f"event(slices, {m.column}, {op}, {lvl}, year_bce, 2)",
-                "the change meant is the second excursion beyond the level; the first is "
-                "a single find group or a poorly excavated slice",
-                f"event(slices, {m.column}, {op}=, {lvl}, year_bce, 2)",
-            )
-        ],
+        workflow=[event_step("slices", m.column, op, lvl, "year_bce", 2, why)],
         template=template,
         expected=ys[runs_of(states)[1]],
         traps=[
@@ -484,8 +675,8 @@ def first_vs_second(rng: random.Random, variant: str) -> Draft:
 def peak_vs_plateau(rng: random.Random, variant: str) -> Draft:
     """When did a florescence begin? The chronology note defines it as the longest level
     stretch, not the single highest value. Variants: numbered periods, dated slices."""
-    m, region = rng.choice(MEASURES), rng.choice(REGIONS)
-    scale = SCALES[m.scale]
+    m, scale = pick_measure(rng)
+    region = rng.choice(REGIONS)
     n = rng.randint(12, 24)
     values, stretch, spike = plateau_series(rng, scale, n)
     tol = number(scale.tolerance)
@@ -630,50 +821,33 @@ def bce_order(rng: random.Random, variant: str) -> Draft:
 def bce_event(rng: random.Random, region: str) -> Draft:
     """A first rise above a level in a slice table listed with the smallest year first: in time
     order (descending years) the rise starts at the excursion's largest year."""
-    m = rng.choice(MEASURES)
-    scale = SCALES[m.scale]
+    m, scale = pick_measure(rng)
     states = one_excursion(rng)
-    values = excursion_values(rng, scale, states, True)
-    ys = slice_years(rng, len(states))
-    lvl = number(rng.choice(scale.levels))
-    rows = sorted(([y, v] for y, v in zip(ys, values, strict=True)), key=lambda r: r[0])
-    return Draft(
-        family="bce_order",
+    values, ys, lvl = excursion_slices(rng, scale, states, True)
+    return slice_draft(
+        "bce_order",
+        region,
+        ys,
+        [m.column, "year"],
+        ", reading the slices in time order.",
         query=f"When did {m.label} in {region} first rise above {lvl}?",
-        tables=[
-            make_table(
-                "slices",
-                "One row per time slice, in the dating report's order.",
-                [("year", BARE_YEAR), (m.column, m.description)],
-                rows,
-            )
-        ],
+        tables=[report_order_table(ys, [(m.column, m.description)], values)],
         notes=make_notes(("chronology", BCE_NOTE), source_note(m, region), scale_note(m)),
-        context=f"{region}, {ys[0]}-{ys[-1]} BCE",
-        variables=[m.column, "year"],
-        sentence=f"In {region} between {ys[0]} and {ys[-1]} BCE, {{relation}}, reading the "
-        "slices in time order.",
         workflow=[
-            step(
-                "r1 = sort(slices, year, desc)", "years run BCE: descending numbers are time order"
-            ),
-            step(
-                f"event(r1, {m.column}, >, {lvl}, year, 1)",
-                "the first rise in time order",
-                f"event(r1, {m.column}, >=, {lvl}, year, 1)",
-            ),
+            time_order_step(),
+            event_step("r1", m.column, ">", lvl, "year", 1, "the first rise in time order"),
         ],
-        template=f"the first rise of {m.label} above {lvl} comes in {{value}} BCE",
+        template=rise_template(m, lvl),
         expected=ys[runs_of(states)[0]],
-        traps=[trap("bce_order", "n1", 0, "r1 = sort(slices, year, asc)")],
+        traps=[time_order_trap()],
     )
 
 
 def smoothed_column(rng: random.Random, variant: str) -> Draft:
     """A trailing smoothed column moves peaks and crossings later; the statistics note says to
     read the raw one. Variants: the peak; the first crossing of a level."""
-    m, region = rng.choice(MEASURES), rng.choice(REGIONS)
-    scale = SCALES[m.scale]
+    m, scale = pick_measure(rng)
+    region = rng.choice(REGIONS)
     window = 3
     if variant == "peak":
         n = rng.randint(16, 30)
@@ -716,7 +890,7 @@ def smoothed_column(rng: random.Random, variant: str) -> Draft:
         if unique_argmax(inter) != spike or unique_argmax(smooth) == spike:
             raise Redraw
         query = f"When did {m.label} in {region} peak?"
-        template = f"the peak of {m.label} falls in {{value}} BCE"
+        template = peak_template(m)
         first = step(
             f"extrema(slices, {c}, year_bce, max)",
             "peaks are read from the raw series",
@@ -732,7 +906,7 @@ def smoothed_column(rng: random.Random, variant: str) -> Draft:
         ):
             raise Redraw
         query = f"When did {m.label} in {region} first exceed {lvl}?"
-        template = f"the first rise of {m.label} above {lvl} comes in {{value}} BCE"
+        template = rise_template(m, lvl)
         first = step(
             f"event(slices, {c}, >, {lvl}, year_bce, 1)",
             "crossings are read from the raw series",
@@ -740,8 +914,12 @@ def smoothed_column(rng: random.Random, variant: str) -> Draft:
         )
         naive = f"event(slices, {c}_smooth, >, {lvl}, year_bce, 1)"
         how = f"the first raw value of {c} above {lvl}"
-    return Draft(
-        family="smoothed_column",
+    return slice_draft(
+        "smoothed_column",
+        region,
+        ys,
+        [c, "year_bce"],
+        f" ({how}).",
         query=query,
         tables=[
             make_table(
@@ -752,9 +930,6 @@ def smoothed_column(rng: random.Random, variant: str) -> Draft:
             )
         ],
         notes=make_notes(("statistics", trap_note), source_note(m, region), ("chronology", LISTED)),
-        context=f"{region}, {ys[0]}-{ys[-1]} BCE",
-        variables=[c, "year_bce"],
-        sentence=f"In {region} between {ys[0]} and {ys[-1]} BCE, {{relation}} ({how}).",
         workflow=[first],
         template=template,
         expected=ys[expected_index],
@@ -840,28 +1015,12 @@ def required_filter(rng: random.Random, variant: str) -> Draft:
     naive_means = mean_by(rows + extra, 1, 2, keys)
     if keys[unique_argmax(naive_means, width * 0.02)] == best:
         raise Redraw
-    everything = rows + extra
-    rng.shuffle(everything)
-    everything.sort(key=lambda r: r[1])
-    table_rows = [[f"S{i + 1:02d}", *r] for i, r in enumerate(everything)]
+    table_rows = numbered_samples(rng, rows + extra)
     label = "Site of the sample" if column == "site" else "Excavated context of the sample"
     return Draft(
         family="required_filter",
-        query=f"In which period was the mean {s.label} highest in {region}?",
-        tables=[
-            make_table(
-                "samples",
-                "One row per analysed sample.",
-                [
-                    ("sample", "Sample number"),
-                    (column, label),
-                    ("period", "Period of the layer, 1 the earliest"),
-                    (s.column, s.description),
-                ],
-                table_rows,
-            ),
-            periods,
-        ],
+        query=period_mean_query(s, region),
+        tables=[samples_table(table_rows, s, (column, label)), periods],
         notes=make_notes(
             trap_note,
             other,
@@ -881,7 +1040,7 @@ def required_filter(rng: random.Random, variant: str) -> Draft:
             step(f"r2 = group(r1, period, {s.column}, mean)", "one mean per period"),
             step(f"extrema(r2, {s.column}, period, max)", "the period with the highest mean"),
         ],
-        template=f"the mean {s.label} is highest in period {{value}}",
+        template=period_mean_template(s),
         expected=best,
         traps=[trap("required_filter", "n1", 0, f"r1 = select(samples, period, {s.column})")],
     )
@@ -974,11 +1133,11 @@ def filter_corr(rng: random.Random, region: str) -> Draft:
     if abs(abs(gold_r) - abs(naive_r)) < 0.15:
         raise Redraw
     rows.sort(key=lambda r: r[0])
-    return Draft(
-        family="required_filter",
-        query=f"Across the sites of {region}, how closely do amber finds go with the number of "
-        "monuments?",
-        tables=[sites_table(rows)],
+    return amber_draft(
+        "required_filter",
+        region,
+        rows,
+        bad,
         notes=make_notes(
             (
                 "materials",
@@ -992,31 +1151,25 @@ def filter_corr(rng: random.Random, region: str) -> Draft:
                 "All the sites date to the same two centuries, so they can be compared directly.",
             ),
         ),
-        context=f"sites of {region}, {bad} excluded",
-        variables=["amber", "monuments"],
-        sentence=f"Across the sites of {region} ({bad} excluded), {{relation}}.",
         workflow=[
             step(f'r1 = filter(sites, site != "{bad}")', "that site's counts are mixed"),
             step("corr(r1, amber, monuments)", "Pearson's r over the remaining sites"),
         ],
-        template="amber finds and monument numbers correlate at r = {value}",
         expected=gold_r,
         traps=[trap("required_filter", "n1", 0, "r1 = select(sites, amber, monuments)")],
     )
 
 
+SITE_COLUMNS = [
+    ("site", "Site name"),
+    ("amber", "Amber beads found at the site"),
+    ("monuments", "Monuments recorded at the site"),
+]
+
+
 def sites_table(rows: list[list[Any]]) -> Table:
     """Amber and monument counts per site (correlation tasks)."""
-    return make_table(
-        "sites",
-        "One row per excavated site.",
-        [
-            ("site", "Site name"),
-            ("amber", "Amber beads found at the site"),
-            ("monuments", "Monuments recorded at the site"),
-        ],
-        rows,
-    )
+    return make_table("sites", "One row per excavated site.", SITE_COLUMNS, rows)
 
 
 def hoard_rows(
@@ -1050,21 +1203,23 @@ BIN_NOTE = (
     "The regional chronology compares dates in 50-year bins, each named by its lower year "
     "(bin 1450 holds 1450-1499 BCE); counts of hoards are always given per 50-year bin."
 )
+HOARD_ROWS_NOTE: tuple[Role, str] = (
+    "statistics",
+    "Each row is one hoard, so the number of hoards in a bin is the number of its rows.",
+)
+
+
+HOARD_COLUMNS = [
+    ("hoard", "Hoard number"),
+    ("site", "Findspot"),
+    ("year_bce", "Date of deposition, years BCE"),
+    ("objects", "Bronze objects in the hoard"),
+]
 
 
 def hoards_table(rows: list[list[Any]]) -> Table:
     """One row per dated hoard (bin and count tasks)."""
-    return make_table(
-        "hoards",
-        "One row per dated hoard.",
-        [
-            ("hoard", "Hoard number"),
-            ("site", "Findspot"),
-            ("year_bce", "Date of deposition, years BCE"),
-            ("objects", "Bronze objects in the hoard"),
-        ],
-        rows,
-    )
+    return make_table("hoards", "One row per dated hoard.", HOARD_COLUMNS, rows)
 
 
 def fifty_year_bins(rng: random.Random) -> dict[int, int]:
@@ -1089,10 +1244,10 @@ def unit_or_bin(rng: random.Random, variant: str) -> Draft:
         raise Redraw
     best = best_bin(bin_counts(rows, 50))
     best_bin(bin_counts(rows, 100))  # the naive answer must be one bin too
-    return Draft(
-        family="unit_or_bin",
-        query=f"In which time bin were the most hoards of {region} deposited?",
-        tables=[hoards_table(rows)],
+    return busiest_bin_draft(
+        "unit_or_bin",
+        region,
+        rows,
         notes=make_notes(
             ("chronology", BIN_NOTE),
             (
@@ -1100,21 +1255,9 @@ def unit_or_bin(rng: random.Random, variant: str) -> Draft:
                 "A hoard is two or more bronze objects deposited together; "
                 "single finds are not in this table.",
             ),
-            (
-                "statistics",
-                "Each row is one hoard, so the number of hoards in a bin "
-                "is the number of its rows.",
-            ),
+            HOARD_ROWS_NOTE,
         ),
-        context=f"dated hoards of {region}",
-        variables=["year_bce", "hoard"],
-        sentence=f"Among the dated hoards of {region}, {{relation}} (counted in 50-year bins).",
-        workflow=[
-            step("r1 = bin(hoards, year_bce, 50)", "the regional scheme's 50-year bins"),
-            step("r2 = group(r1, year_bce_bin, hoard, count)", "hoards per bin"),
-            step("extrema(r2, hoard, year_bce_bin, max)", "the busiest bin"),
-        ],
-        template="hoard deposition peaks in bin {value}",
+        workflow=busiest_bin_steps("hoards", 1),
         expected=best,
         traps=[trap("unit_or_bin", "n1", 0, "r1 = bin(hoards, year_bce, 100)")],
     )
@@ -1185,52 +1328,30 @@ def combo(rng: random.Random, variant: str) -> Draft:
 
 def bce_first(rng: random.Random, region: str) -> Draft:
     """Years BCE listed smallest first, and the rise meant is the second one."""
-    m = rng.choice(MEASURES)
-    scale = SCALES[m.scale]
+    m, scale = pick_measure(rng)
     states = two_excursions(rng)
-    values = excursion_values(rng, scale, states, True)
-    ys = slice_years(rng, len(states))
-    lvl = number(rng.choice(scale.levels))
-    rows = sorted(([y, v] for y, v in zip(ys, values, strict=True)), key=lambda r: r[0])
-    return Draft(
-        family="combo",
+    values, ys, lvl = excursion_slices(rng, scale, states, True)
+    trap_note = (
+        f"The first, brief rise of {m.column} above {lvl} is one exceptional find group, not a "
+        "change in practice; the regional literature means the second rise above it."
+    )
+    return slice_draft(
+        "combo",
+        region,
+        ys,
+        [m.column, "year"],
+        f", when {m.column} rises above {lvl} for the second time in time order.",
         query=f"In {region}, when does {m.event} begin, judged by {m.label} rising above {lvl}?",
-        tables=[
-            make_table(
-                "slices",
-                "One row per time slice, in the dating report's order.",
-                [("year", BARE_YEAR), (m.column, m.description)],
-                rows,
-            )
-        ],
-        notes=make_notes(
-            ("chronology", BCE_NOTE),
-            (
-                "materials",
-                f"The first, brief rise of {m.column} above {lvl} is one "
-                "exceptional find group, not a change in practice; the "
-                "regional literature means the second rise above it.",
-            ),
-            scale_note(m),
-        ),
-        context=f"{region}, {ys[0]}-{ys[-1]} BCE",
-        variables=[m.column, "year"],
-        sentence=f"In {region} between {ys[0]} and {ys[-1]} BCE, {{relation}}, when {m.column} "
-        f"rises above {lvl} for the second time in time order.",
+        tables=[report_order_table(ys, [(m.column, m.description)], values)],
+        notes=make_notes(("chronology", BCE_NOTE), ("materials", trap_note), scale_note(m)),
         workflow=[
-            step(
-                "r1 = sort(slices, year, desc)", "years run BCE: descending numbers are time order"
-            ),
-            step(
-                f"event(r1, {m.column}, >, {lvl}, year, 2)",
-                "the second rise is the one meant",
-                f"event(r1, {m.column}, >=, {lvl}, year, 2)",
-            ),
+            time_order_step(),
+            event_step("r1", m.column, ">", lvl, "year", 2, "the second rise is the one meant"),
         ],
         template=f"{m.event} begins in {{value}} BCE",
         expected=ys[runs_of(states)[1]],
         traps=[
-            trap("bce_order", "n1", 0, "r1 = sort(slices, year, asc)"),
+            time_order_trap(),
             trap("first_vs_second", "n2", 1, f"event(r1, {m.column}, >, {lvl}, year, 1)"),
         ],
     )
@@ -1238,8 +1359,7 @@ def bce_first(rng: random.Random, region: str) -> Draft:
 
 def bce_smoothed(rng: random.Random, region: str) -> Draft:
     """Years BCE listed smallest first, and a smoothed column that crosses a level late."""
-    m = rng.choice(MEASURES)
-    scale = SCALES[m.scale]
+    m, scale = pick_measure(rng)
     n = rng.randint(14, 24)
     pre = rng.randint(5, n - 5)
     values = [
@@ -1256,28 +1376,22 @@ def bce_smoothed(rng: random.Random, region: str) -> Draft:
     ys = slice_years(rng, n)
     span = (ys[0] - ys[1]) * 3
     c = m.column
-    rows = sorted(
-        ([y, v, s] for y, v, s in zip(ys, values, smooth, strict=True)), key=lambda r: r[0]
-    )
-    return Draft(
-        family="combo",
+    columns = [
+        (c, m.description),
+        (
+            f"{c}_smooth",
+            f"{c} smoothed over {span} years: the mean of the slice and the two slices before "
+            "it in time",
+        ),
+    ]
+    return slice_draft(
+        "combo",
+        region,
+        ys,
+        [c, "year"],
+        " (the raw series, read in time order).",
         query=f"When did {m.label} in {region} first exceed {lvl}?",
-        tables=[
-            make_table(
-                "slices",
-                "One row per time slice, in the dating report's order.",
-                [
-                    ("year", BARE_YEAR),
-                    (c, m.description),
-                    (
-                        f"{c}_smooth",
-                        f"{c} smoothed over {span} years: the mean of the "
-                        "slice and the two slices before it in time",
-                    ),
-                ],
-                rows,
-            )
-        ],
+        tables=[report_order_table(ys, columns, values, smooth)],
         notes=make_notes(
             ("chronology", BCE_NOTE),
             (
@@ -1287,24 +1401,14 @@ def bce_smoothed(rng: random.Random, region: str) -> Draft:
             ),
             source_note(m, region),
         ),
-        context=f"{region}, {ys[0]}-{ys[-1]} BCE",
-        variables=[c, "year"],
-        sentence=f"In {region} between {ys[0]} and {ys[-1]} BCE, {{relation}} (the raw series, "
-        "read in time order).",
         workflow=[
-            step(
-                "r1 = sort(slices, year, desc)", "years run BCE: descending numbers are time order"
-            ),
-            step(
-                f"event(r1, {c}, >, {lvl}, year, 1)",
-                "the raw series' first crossing",
-                f"event(r1, {c}, >=, {lvl}, year, 1)",
-            ),
+            time_order_step(),
+            event_step("r1", c, ">", lvl, "year", 1, "the raw series' first crossing"),
         ],
-        template=f"the first rise of {m.label} above {lvl} comes in {{value}} BCE",
+        template=rise_template(m, lvl),
         expected=ys[pre],
         traps=[
-            trap("bce_order", "n1", 0, "r1 = sort(slices, year, asc)"),
+            time_order_trap(),
             trap("smoothed_column", "n2", 1, f"event(r1, {c}_smooth, >, {lvl}, year, 1)"),
         ],
     )
@@ -1325,10 +1429,11 @@ def filter_bin(rng: random.Random, region: str) -> Draft:
     rows = [[f"H{i:02d}", *r[1:]] for i, r in enumerate(rows, 1)]
     if not 8 <= len(rows) <= 60:
         raise Redraw
-    return Draft(
-        family="combo",
-        query=f"In which time bin were the most hoards of {region} deposited?",
-        tables=[hoards_table(rows)],
+    return busiest_bin_draft(
+        "combo",
+        region,
+        rows,
+        bad,
         notes=make_notes(
             (
                 "materials",
@@ -1336,23 +1441,12 @@ def filter_bin(rng: random.Random, region: str) -> Draft:
                 "scheme now known to be wrong; leave them out.",
             ),
             ("chronology", BIN_NOTE),
-            (
-                "statistics",
-                "Each row is one hoard, so the number of hoards in a bin "
-                "is the number of its rows.",
-            ),
+            HOARD_ROWS_NOTE,
         ),
-        context=f"dated hoards of {region}, {bad} excluded",
-        variables=["year_bce", "hoard"],
-        sentence=f"Among the dated hoards of {region} ({bad} excluded), {{relation}} (counted in "
-        "50-year bins).",
         workflow=[
             step(f'r1 = filter(hoards, site != "{bad}")', "those dates are unreliable"),
-            step("r2 = bin(r1, year_bce, 50)", "the regional scheme's 50-year bins"),
-            step("r3 = group(r2, year_bce_bin, hoard, count)", "hoards per bin"),
-            step("extrema(r3, hoard, year_bce_bin, max)", "the busiest bin"),
+            *busiest_bin_steps("r1", 2),
         ],
-        template="hoard deposition peaks in bin {value}",
         expected=best,
         traps=[
             trap("required_filter", "n1", 0, "r1 = select(hoards, hoard, year_bce)"),
@@ -1381,26 +1475,14 @@ def filter_plateau(rng: random.Random, region: str) -> Draft:
     rows += [[bad, p, means[p - 1]] for p in rng.sample(ordinary, min(3, len(ordinary)))]
     first = stretch[0]
     rows.append([bad, keys[first], round(means[first] - 4 * scale.tolerance, 1)])
-    rng.shuffle(rows)
-    rows.sort(key=lambda r: r[1])
-    table_rows = [[f"S{i:02d}", *r] for i, r in enumerate(rows, 1)]
+    table_rows = numbered_samples(rng, rows)
     tol = number(scale.tolerance)
     return Draft(
         family="combo",
         query=f"When did the florescence of cereal farming in {region} begin, judged by the "
         "density of charred grain?",
         tables=[
-            make_table(
-                "samples",
-                "One row per floated soil sample.",
-                [
-                    ("sample", "Sample number"),
-                    ("site", "Site of the sample"),
-                    ("period", "Period of the layer, 1 the earliest"),
-                    ("grain_per_l", "Charred cereal grains per litre of soil"),
-                ],
-                table_rows,
-            ),
+            samples_table(table_rows, GRAIN, description="One row per floated soil sample."),
             periods,
         ],
         notes=make_notes(
@@ -1447,21 +1529,16 @@ def plain(rng: random.Random, variant: str) -> Draft:
         rows = site_counts(rng, rng.randint(10, 16), rng.uniform(0.1, 0.3), rng.uniform(2.0, 5.0))
         rows.sort(key=lambda r: r[0])
         r = rounded_r([x[1] for x in rows], [x[2] for x in rows])
-        return Draft(
-            family="plain",
-            query=f"Across the sites of {region}, how closely do amber finds go with the number "
-            "of monuments?",
-            tables=[sites_table(rows)],
+        return amber_draft(
+            "plain",
+            region,
+            rows,
             notes=make_notes(
                 ("statistics", "Closeness is Pearson's r over sites, to two decimals."),
                 ("materials", "Amber counts are beads and pendants; raw lumps are not counted."),
                 ("chronology", "All the sites date to the same two centuries."),
             ),
-            context=f"sites of {region}",
-            variables=["amber", "monuments"],
-            sentence=f"Across the sites of {region}, {{relation}}.",
             workflow=[step("corr(sites, amber, monuments)", "Pearson's r over sites")],
-            template="amber finds and monument numbers correlate at r = {value}",
             expected=r,
         )
     if variant == "count":
@@ -1470,10 +1547,12 @@ def plain(rng: random.Random, variant: str) -> Draft:
         older = sum(r[2] > cut for r in rows)
         if not 8 <= len(rows) <= 60 or any(r[2] == cut for r in rows):
             raise Redraw
-        return Draft(
-            family="plain",
+        return hoard_draft(
+            "plain",
+            region,
+            rows,
+            ".",
             query=f"How many of the dated hoards of {region} are older than {cut} BCE?",
-            tables=[hoards_table(rows)],
             notes=make_notes(
                 (
                     "chronology",
@@ -1483,9 +1562,6 @@ def plain(rng: random.Random, variant: str) -> Draft:
                 ("statistics", "Each row is one hoard."),
                 ("materials", "A hoard is two or more bronze objects deposited together."),
             ),
-            context=f"dated hoards of {region}",
-            variables=["year_bce", "hoard"],
-            sentence=f"Among the dated hoards of {region}, {{relation}}.",
             workflow=[
                 step(
                     f"r1 = filter(hoards, year_bce > {cut})",
@@ -1502,25 +1578,10 @@ def plain(rng: random.Random, variant: str) -> Draft:
         periods, keys = periods_table(rng, rng.randint(8, 10))
         rows = period_samples(rng, s, keys, pick_sites(rng, 4))
         best = keys[unique_argmax(mean_by(rows, 1, 2, keys), (s.typical[1] - s.typical[0]) * 0.02)]
-        rng.shuffle(rows)
-        rows.sort(key=lambda r: r[1])
         return Draft(
             family="plain",
-            query=f"In which period was the mean {s.label} highest in {region}?",
-            tables=[
-                make_table(
-                    "samples",
-                    "One row per analysed sample.",
-                    [
-                        ("sample", "Sample number"),
-                        ("site", "Site of the sample"),
-                        ("period", "Period of the layer, 1 the earliest"),
-                        (s.column, s.description),
-                    ],
-                    [[f"S{i:02d}", *r] for i, r in enumerate(rows, 1)],
-                ),
-                periods,
-            ],
+            query=period_mean_query(s, region),
+            tables=[samples_table(numbered_samples(rng, rows), s), periods],
             notes=make_notes(
                 ("statistics", "A period's value is the mean over its samples."),
                 (
@@ -1540,11 +1601,10 @@ def plain(rng: random.Random, variant: str) -> Draft:
                 step(f"r1 = group(samples, period, {s.column}, mean)", "one mean per period"),
                 step(f"extrema(r1, {s.column}, period, max)", "the highest mean"),
             ],
-            template=f"the mean {s.label} is highest in period {{value}}",
+            template=period_mean_template(s),
             expected=best,
         )
-    m = rng.choice(MEASURES)
-    scale = SCALES[m.scale]
+    m, scale = pick_measure(rng)
     if variant == "peak":
         n = rng.randint(12, 30)
         values = [draw(rng, (scale.low[0], scale.high[1]), scale.decimals) for _ in range(n)]
@@ -1552,35 +1612,25 @@ def plain(rng: random.Random, variant: str) -> Draft:
         values[index] = draw(rng, scale.spike, scale.decimals)
         op_step = step(f"extrema(slices, {m.column}, year_bce, max)", "the highest slice")
         query = f"When did {m.label} in {region} peak?"
-        template = f"the peak of {m.label} falls in {{value}} BCE"
+        template = peak_template(m)
     else:
         states = one_excursion(rng)
         n, index = len(states), runs_of(states)[0]
         values = excursion_values(rng, scale, states, True)
         lvl = number(rng.choice(scale.levels))
-        op_step = step(
-            f"event(slices, {m.column}, >, {lvl}, year_bce, 1)",
-            "the only rise",
-            f"event(slices, {m.column}, >=, {lvl}, year_bce, 1)",
-        )
+        op_step = event_step("slices", m.column, ">", lvl, "year_bce", 1, "the only rise")
         query = f"When did {m.label} in {region} first rise above {lvl}?"
-        template = f"the first rise of {m.label} above {lvl} comes in {{value}} BCE"
+        template = rise_template(m, lvl)
     ys = slice_years(rng, n)
-    return Draft(
-        family="plain",
+    return slice_draft(
+        "plain",
+        region,
+        ys,
+        [m.column, "year_bce"],
+        ".",
         query=query,
-        tables=[
-            make_table(
-                "slices",
-                "One row per time slice.",
-                [("year_bce", SLICE_KEY), (m.column, m.description)],
-                [[y, v] for y, v in zip(ys, values, strict=True)],
-            )
-        ],
+        tables=[slices_table(m, ys, values)],
         notes=make_notes(scale_note(m), source_note(m, region), ("chronology", LISTED)),
-        context=f"{region}, {ys[0]}-{ys[-1]} BCE",
-        variables=[m.column, "year_bce"],
-        sentence=f"In {region} between {ys[0]} and {ys[-1]} BCE, {{relation}}.",
         workflow=[op_step],
         template=template,
         expected=ys[index],
