@@ -51,7 +51,9 @@ def main() -> None:
     print(f"\nmean hypothesis match score on the {len(trapped)} test tasks with traps:")
     for label, team in teams.items():
         scores = [play(t, *team()).summary["score"] for t in trapped]
-        print(f"  {label:32s} {statistics.mean(scores):.3f}  ({sum(s == 1.0 for s in scores)} solved)")
+        print(
+            f"  {label:32s} {statistics.mean(scores):.3f}  ({sum(s == 1.0 for s in scores)} solved)"
+        )
 
 
 if __name__ == "__main__":
