@@ -4,6 +4,7 @@ its folder, programs, runaway time and memory are refused, each with an error in
 from __future__ import annotations
 
 import sys
+from importlib.resources import files
 from pathlib import Path
 
 import pandas as pd
@@ -61,8 +62,10 @@ def test_files_outside_the_folder_cannot_be_read() -> None:
     refused(cell('pd.read_csv("/etc/passwd")'), "PermissionError")
     refused(cell('import os\nos.open("/etc/passwd", os.O_RDONLY)'), "PermissionError")
     refused(cell('import os\nos.listdir("/")'), "os.listdir outside the cell's folder")
-    # the caller's code and data (here collabrl, with its shipped tasks) stay closed too
-    refused(cell("import collabrl"), "PermissionError")
+    # the caller's data (collabrl's shipped tasks and their answers) stay closed too, whether
+    # collabrl is installed in site-packages or as an editable checkout
+    tasks = files("collabrl.data.analysis").joinpath("tasks.json")
+    refused(cell(f"open({str(tasks)!r}).read()"), "PermissionError")
 
 
 def test_files_outside_the_folder_cannot_be_written(tmp_path: Path) -> None:
