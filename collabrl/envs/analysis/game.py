@@ -105,6 +105,15 @@ class AnalysisGame:
             raise ValueError(f"{len(self.agents)} seats need {len(self.agents)} roles")
         self.max_ticks = max_ticks
         self.pandas_code = pandas_code
+        self.offered = (  # fixed for the game: built once, not per observation
+            *(f"look({t.name})" for t in task.tables),
+            RUN,
+            *([CODE] if pandas_code else []),
+            *EDITS,
+            MESSAGE,
+            SUBMIT,
+            WAIT,
+        )
         self.notes = _notes_by_seat(task, self.agents, self.roles)
         self.tables = frames(task)
         self.reset()
@@ -139,15 +148,7 @@ class AnalysisGame:
 
     def actions(self) -> list[str]:
         """The offered actions, the same for every seat at every tick."""
-        return [
-            *(f"look({t.name})" for t in self.task.tables),
-            RUN,
-            *([CODE] if self.pandas_code else []),
-            *EDITS,
-            MESSAGE,
-            SUBMIT,
-            WAIT,
-        ]
+        return list(self.offered)
 
     def intro(self, seat: str) -> str:
         others = [a for a in self.agents if a != seat]
@@ -253,7 +254,7 @@ class AnalysisGame:
             return None, None
         name, argument = match.group(1), match.group(2).strip()
         if name == "look":
-            return ("look", argument) if f"look({argument})" in self.actions() else (None, None)
+            return ("look", argument) if f"look({argument})" in self.offered else (None, None)
         if name == "run":
             return "run", argument
         if name == "python" and self.pandas_code:

@@ -132,13 +132,21 @@ def _launch(folder: str, request: str, time_s: float) -> tuple[str, str | None]:
     return _reply(child.returncode, out, err, time_s)
 
 
-def _reply(code: int, out: bytes, err: bytes, time_s: float) -> tuple[str, str | None]:
-    """The child's (text, error), or why it gave none."""
+def _decoded(out: bytes) -> tuple[str, str | None] | None:
+    """The (text, error) the child wrote as its last act, or None when it wrote none (it was
+    killed, or crashed before answering)."""
     try:
         reply = json.loads(out)
         return str(reply["text"]), reply["error"]
     except (ValueError, KeyError, TypeError):
-        pass
+        return None
+
+
+def _reply(code: int, out: bytes, err: bytes, time_s: float) -> tuple[str, str | None]:
+    """The child's (text, error), or why it gave none."""
+    reply = _decoded(out)
+    if reply is not None:
+        return reply
     if code == -signal.SIGXCPU:
         return "", f"time limit: killed at the CPU limit ({time_s:g} s and a second)"
     if code < 0:
