@@ -91,6 +91,9 @@ class GameSection(Strict):
     efficiency_metric: ClassVar[str]  # summary() key of the benchmark's efficiency column
     lower_is_better: ClassVar[bool]  # direction of that column (steps: lower; score: higher)
     efficiency_title: ClassVar[str | None] = None  # its heading; None: the metric and an arrow
+    # further summary() numbers the benchmark tables show after the efficiency column, as
+    # (key, heading) pairs (the analysis game: Performance and Steps); none for the paper's games
+    extra_metrics: ClassVar[tuple[tuple[str, str], ...]] = ()
     # game-section values the benchmark evaluation plays with (its protocol, not training's)
     eval_options: ClassVar[dict[str, Any]] = {}
     version: ClassVar[int] = (

@@ -48,8 +48,16 @@ def _judgements(outcomes: Sequence[EpisodeOutcome]) -> Iterator[tuple[str, Windo
             yield from verdict.items()
 
 
+def game_metrics(game: str) -> tuple[str, ...]:
+    """The metric columns of ``game``'s tables: :data:`METRICS`, with the game's
+    ``extra_metrics`` right after the efficiency column."""
+    extra = tuple(key for key, _ in get_game(game).extra_metrics)
+    return (METRICS[0], *extra, *METRICS[1:])
+
+
 def metrics(outcomes: Sequence[EpisodeOutcome]) -> dict[str, Any]:
-    """Every metric of one table cell group, plus episode and missing-score counts."""
+    """Every metric of one table cell group (all of one game), plus episode and missing-score
+    counts; a game's ``extra_metrics`` are means over the finished episodes' summaries."""
     finished = [o for o in outcomes if not o.stalled]
     per_profile: dict[tuple[str, str | None], list[float]] = defaultdict(list)
     for o in finished:
@@ -62,6 +70,9 @@ def metrics(outcomes: Sequence[EpisodeOutcome]) -> dict[str, Any]:
         "episodes": len(outcomes),
         "stalled": len(outcomes) - len(finished),
     }
+    extra = get_game(outcomes[0].job.game).extra_metrics if outcomes else ()
+    for key, _ in extra:
+        row[key] = _mean([float(o.record.summary[key]) for o in finished])
     for d in DIMENSIONS:
         have = [s for o in outcomes if (s := o.scores.get(d)) is not None]
         row[d] = _mean(have)
@@ -134,18 +145,19 @@ COUNTS = {"Stalled": _stalled, "Judge failed": _failed}  # count columns after t
 
 
 def _header(game: str, first: list[str]) -> list[str]:
+    section = get_game(game)
+    titles = {**TITLES, "efficiency": section.efficiency_heading(), **dict(section.extra_metrics)}
     cols = list(first)
-    for m in METRICS:
-        title = get_game(game).efficiency_heading() if m == "efficiency" else TITLES[m]
-        cols += [f"{title} Agent 1", f"{title} Agent 2"]
+    for m in game_metrics(game):
+        cols += [f"{titles[m]} Agent 1", f"{titles[m]} Agent 2"]
     for title in COUNTS:
         cols += [f"{title} Agent 1", f"{title} Agent 2"]
     return cols
 
 
-def _cells(by_seat: dict[int, dict]) -> list[str]:
+def _cells(game: str, by_seat: dict[int, dict]) -> list[str]:
     out = []
-    for m in METRICS:
+    for m in game_metrics(game):
         out += [_cell(by_seat[s][m]) if s in by_seat else "—" for s in (1, 2)]
     for count in COUNTS.values():
         out += [count(by_seat[s]) if s in by_seat else "—" for s in (1, 2)]
@@ -162,7 +174,7 @@ def markdown(tables: dict, method: str, proxy_note: str | None) -> str:
         parts.append(f"### {section.title}: overall (Table 1 shape)\n")
         parts.append(
             tabulate(
-                [[method, *_cells(table[OVERALL])]],
+                [[method, *_cells(game, table[OVERALL])]],
                 _header(game, ["Method"]),
                 tablefmt="github",
                 disable_numparse=True,
@@ -170,7 +182,7 @@ def markdown(tables: dict, method: str, proxy_note: str | None) -> str:
         )
         shape = f" (Table {section.paper_table} shape)" if section.paper_table else ""
         parts.append(f"\n### {section.title}: per task{shape}\n")
-        rows = [[task, method, *_cells(by_seat)] for task, by_seat in table.items()]
+        rows = [[task, method, *_cells(game, by_seat)] for task, by_seat in table.items()]
         parts.append(
             tabulate(
                 rows, _header(game, ["Task", "Method"]), tablefmt="github", disable_numparse=True

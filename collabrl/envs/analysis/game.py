@@ -34,8 +34,9 @@ so the team does well only when knowledge reaches the seat that analyses.
 - Summary: ``task``, ``success``, ``steps`` (the submission tick, else ``max_ticks``), ``score``
   (DiscoveryBench's hypothesis match score), ``performance`` (the context facet), the facets,
   the submitted ``hypothesis``, ``ticks``, ``outcome``, per-seat ``decisions`` / ``invalid`` /
-  ``messages``, and the process ``trace`` (``work`` for runs and edits, targets ``run:<op>`` and
-  ``edit:<field>``; ``message``; ``invalid``).
+  ``messages``, the process ``trace`` (``work`` for runs and edits, targets ``run:<op>`` and
+  ``edit:<field>``; ``message``; ``invalid``) and the ``notebook`` (every cell: tick, seat, step,
+  result name, value, error), which the workflow judgements read.
 - Version: :data:`VERSION`.
 """
 
@@ -199,6 +200,7 @@ class AnalysisGame:
             "outcome": self.outcome or "running",
             **{key: dict(counts) for key, counts in self.counts.items()},
             "trace": self.trace.records(),
+            "notebook": self._notebook(),
         }
 
     # ------------------------------------------------------------------ rules
@@ -352,6 +354,20 @@ class AnalysisGame:
             *(f"  {row}" for row in head),
         ]
 
+    def _notebook(self) -> list[dict[str, Any]]:
+        """The notebook's cells as data: who ran which step at which tick, and what came out."""
+        return [
+            {
+                "tick": c.tick,
+                "seat": c.seat,
+                "step": c.outcome.step,
+                "name": c.outcome.name,
+                "value": c.outcome.value,
+                "error": c.outcome.error,
+            }
+            for c in self.cells
+        ]
+
     def _anchor(self, seat: str, role: str) -> tuple:
         established = tuple(
             (c.outcome.name or "", _short(c.outcome.value))
@@ -369,17 +385,7 @@ class AnalysisGame:
             "task": self.task.name,
             "notes": [{"id": n.id, "text": n.text} for n in self.notes[seat]],
             "tables": [t.name for t in self.task.tables],
-            "cells": [
-                {
-                    "tick": c.tick,
-                    "seat": c.seat,
-                    "step": c.outcome.step,
-                    "name": c.outcome.name,
-                    "value": c.outcome.value,
-                    "error": c.outcome.error,
-                }
-                for c in self.cells
-            ],  # fmt: skip
+            "cells": self._notebook(),
             "hypothesis": dict(self.hypothesis),
             "dialogue": [{"tick": t, "seat": who, "text": text} for t, who, text in self.dialogue],
             "looked": self.looked[seat],

@@ -42,6 +42,10 @@ class AnalysisSection(GameSection):
     efficiency_metric: ClassVar[str] = "score"
     lower_is_better: ClassVar[bool] = False
     efficiency_title: ClassVar[str | None] = "HMS ↑"
+    extra_metrics: ClassVar[tuple[tuple[str, str], ...]] = (
+        ("performance", "Performance ↑"),
+        ("steps", "Steps ↓"),
+    )
     version: ClassVar[int] = VERSION
     expert: ClassVar[str | None] = "collabrl.envs.analysis.expert:AnalysisExpert"
 
