@@ -8,8 +8,20 @@ one (:mod:`collabrl.envs.analysis.scoring`). What a seat's notes say (which even
 years run BCE, that a smoothed column misleads, which samples to drop) changes the right answer,
 so the team does well only when knowledge reaches the seat that analyses.
 
-- Seats: 1 to 3; seat k holds role ``roles[k]``; notes of a role no seat holds go to the last
-  seat, so every note is in the team.
+- Seats: 1 to 3, composed one of two ways. By role (the default): seat k holds role
+  ``roles[k]``; notes of a role no seat holds go to the last seat, so every note is in the team.
+  By collaborator profile (``teammates``, the team-structures study's D and R;
+  :mod:`collabrl.envs.analysis.expertise`): seat 0 is the agent, then one seat per profile; each
+  profile holds the notes that avoid its traps, the agent the others, and the notes of a profile
+  not at the table are held by nobody.
+- Collaboration structure (``structure``, :mod:`collabrl.envs.structures`): ``memory`` adds a
+  group-memory board with a build phase (the first ``build_ticks`` ticks: only looks, messages,
+  waits and board entries; afterwards the board is fixed); ``gates`` routes the ``gated`` kinds
+  (``edit``: hypothesis edits, ``submit``; ``run`` may be added) through preassigned owners
+  (``gate_owners``; by default edits to R, submitting to D, runs to D in a profiled team, else
+  the second seat); ``scaffolded`` has the board, and the team chooses gate owners during the
+  build phase, kinds nobody is chosen for staying ungated. A gated action by anyone but its
+  owner files a request (one tick) and runs when chosen again after approval.
 - Clock: every decision costs one tick; every seat decides every tick (seat order breaks ties
   within a tick: an earlier seat's edit or step is seen by a later seat's the same tick only
   from the next observation on).
@@ -18,8 +30,9 @@ so the team does well only when knowledge reaches the seat that analyses.
   analysis-language step, :mod:`collabrl.envs.analysis.language`, run in the team's notebook),
   ``edit_context(<text>)``, ``edit_variables(<text>)`` (comma-separated), ``edit_relation(<text>)``,
   ``edit_sentence(<text>)`` (the shared hypothesis editor); ``[send_message]``; ``submit``;
-  ``wait``. A template sent as offered (no argument) does nothing but cost its tick; a step that
-  fails shows its error in the notebook. With ``pandas_code`` (off by default) ``python(<code>)``
+  ``wait``; then the structure's actions (board entries, approvals, gate assignments). A
+  template sent as offered (no argument) does nothing but cost its tick; a step that fails shows
+  its error in the notebook. With ``pandas_code`` (off by default) ``python(<code>)``
   is offered too: a real pandas cell run in a sandboxed subprocess
   (:mod:`collabrl.envs.analysis.sandbox`: time, memory and output limits, no network, no files
   beyond the task's tables), for LLM seats; it costs about 0.3 s of start-up per cell.
@@ -47,9 +60,16 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from collabrl.envs.analysis.expertise import (
+    AGENT,
+    PROFILE_FOCUS,
+    PROFILE_TITLES,
+    PROFILES,
+    notes_by_profile,
+)
 from collabrl.envs.analysis.language import Outcome, Workspace
 from collabrl.envs.analysis.scoring import Facets, score_hypothesis
-from collabrl.envs.analysis.tasks import AnalysisTask, Hypothesis, Role, frames
+from collabrl.envs.analysis.tasks import AnalysisTask, Hypothesis, Note, Role, frames
 from collabrl.envs.base import (
     Decision,
     Observation,
@@ -58,7 +78,14 @@ from collabrl.envs.base import (
     message_text,
     sends_message,
 )
-from collabrl.envs.structures import Trace
+from collabrl.envs.structures import (
+    EMPTY_ENTRY,
+    Structure,
+    Structures,
+    Trace,
+    Vocabulary,
+    default_owner,
+)
 
 VERSION = 1
 TIME_LIMIT = 40  # ticks per episode; the reference analyst needs 5-12
@@ -72,6 +99,18 @@ TEMPLATE = re.compile(r"(\w+)\((.*)\)", re.S)
 MAX_ARGUMENT = 500  # characters of a step or an edit
 SHOWN_CELLS, SHOWN_MESSAGES, LOOK_ROWS = 6, 5, 6
 SUBMITTED, TIME_UP = "submitted", "time up"
+GATE_KINDS = ("run", "edit", "submit")  # the action kinds a gate may cover
+BUILDING_KINDS = ("look", MESSAGE, WAIT)  # what a build phase leaves of the game's actions
+DEFAULT_GATED = ("edit", "submit")  # the consequential ones: the hypothesis and its submission
+BUILD_TICKS = 4  # the group-memory build phase (board structures)
+PROFILE_OWNERS = {"edit": ("R", "D"), "submit": ("D", "R"), "run": ("D", "R")}  # first present
+WORDS = Vocabulary(
+    update="[update_memory] {section}",
+    approve="[approve] #{id}",
+    deny="[deny] #{id}",
+    assign="[assign_gate] {kind}: {seat}",
+    kind="{kind}",
+)
 
 
 @dataclass(frozen=True)
@@ -96,16 +135,35 @@ class AnalysisGame:
         roles: Sequence[Role] | None = None,
         max_ticks: int = TIME_LIMIT,
         pandas_code: bool = False,
+        *,
+        teammates: Sequence[str] | None = None,
+        structure: Structure = "default",
+        gated: Sequence[str] = DEFAULT_GATED,
+        gate_owners: Mapping[str, str] | None = None,
+        build_ticks: int = BUILD_TICKS,
     ) -> None:
         if not 1 <= len(seats) <= len(ROLES):
             raise ValueError(f"the analysis game takes 1-{len(ROLES)} seats, got {len(seats)}")
         self.task = task
         self.agents = list(seats)
-        self.roles = list(roles or ROLES[: len(seats)])
-        if len(self.roles) != len(self.agents):
-            raise ValueError(f"{len(self.agents)} seats need {len(self.agents)} roles")
+        self.profiled = teammates is not None
+        if teammates is not None:
+            check_team(self.agents, teammates, roles)
+            self.roles: list[str] = [AGENT, *teammates]
+            held = notes_by_profile(task, self.roles)
+            self.notes = dict(zip(self.agents, held, strict=True))
+        else:
+            self.roles = list(roles or ROLES[: len(seats)])
+            if len(self.roles) != len(self.agents):
+                raise ValueError(f"{len(self.agents)} seats need {len(self.agents)} roles")
+            self.notes = _notes_by_seat(task, self.agents, self.roles)  # type: ignore[arg-type]
+        unknown = [k for k in gated if k not in GATE_KINDS]
+        if unknown:
+            raise ValueError(f"gated: unknown action kind(s) {unknown}; kinds: {GATE_KINDS}")
         self.max_ticks = max_ticks
         self.pandas_code = pandas_code
+        self.structure, self.gated, self.build_ticks = structure, tuple(gated), build_ticks
+        self.gate_owners = dict(gate_owners or self._preassigned_owners())
         self.offered = (  # fixed for the game: built once, not per observation
             *(f"look({t.name})" for t in task.tables),
             RUN,
@@ -115,9 +173,24 @@ class AnalysisGame:
             SUBMIT,
             WAIT,
         )
-        self.notes = _notes_by_seat(task, self.agents, self.roles)
+        self.building_offered = (*(f"look({t.name})" for t in task.tables), MESSAGE, WAIT)
         self.tables = frames(task)
         self.reset()
+
+    def _preassigned_owners(self) -> dict[str, str]:
+        """Gate owners by action kind when none are given: in a profiled team the first present
+        of :data:`PROFILE_OWNERS` (the researcher signs off the hypothesis, the data analyst the
+        submission and the runs), else the second seat (the games' common default)."""
+        if not self.profiled:
+            owner = default_owner(self.agents)
+            return {k: owner for k in self.gated} if owner else {}
+        by_kind = dict(zip(self.roles, self.agents, strict=True))
+        owners = {}
+        for kind in self.gated:
+            present = [by_kind[p] for p in PROFILE_OWNERS[kind] if p in by_kind]
+            if present:
+                owners[kind] = present[0]
+        return owners
 
     # ------------------------------------------------------------------ the Game protocol
     def reset(self, seed: int | None = None) -> dict[str, Observation]:
@@ -136,6 +209,10 @@ class AnalysisGame:
             k: dict.fromkeys(self.agents, 0) for k in ("decisions", "invalid", "messages")
         }
         self.trace = Trace()
+        self.team = Structures(
+            self.structure, self.agents, WORDS, self.gated, self.gate_owners, self.build_ticks
+        )
+        self.moves: dict[str, dict[str, tuple[str, Any]]] = {}
         return self._observations()
 
     @property
@@ -147,16 +224,20 @@ class AnalysisGame:
         """Hypothesis fields filled in so far (0-4)."""
         return sum(bool(v) for v in self.hypothesis.values())
 
-    def actions(self) -> list[str]:
-        """The offered actions, the same for every seat at every tick."""
-        return list(self.offered)
+    def actions(self, seat: str | None = None) -> list[str]:
+        """The actions offered now: the game's (during a build phase only looks, messages and
+        waits), then ``seat``'s structure actions."""
+        base = self.building_offered if self.team.building(self.tick) else self.offered
+        if seat is None or not self.team.active:
+            return list(base)
+        return [*base, *self.team.offers(seat, self.tick)]
 
     def intro(self, seat: str) -> str:
         others = [a for a in self.agents if a != seat]
         team = f" with {', '.join(others)}" if others else " alone"
-        role = self.roles[self.agents.index(seat)]
-        return (
-            f"You are {seat}, the {role} expert of a data-analysis team{team}. The team answers a "
+        who = self._title(seat)
+        rules = (
+            f"You are {seat}, {who} of a data-analysis team{team}. The team answers a "
             "research query about the tables by submitting one hypothesis (context, variables, "
             "relation and a sentence). Everyone shares a notebook: run(<step>) runs one step of "
             'the analysis language, e.g. run(r1 = filter(samples, site != "C")) or '
@@ -167,6 +248,12 @@ class AnalysisGame:
             f"correct hypothesis. Every action, a message included, takes one of the {self.max_ticks} "
             "ticks."
         )
+        return "\n".join([rules, *self.team.intro(seat)])
+
+    def _title(self, seat: str) -> str:
+        """How the seat's expertise reads in its prompt: a profile's title, or a role's."""
+        kind = self.roles[self.agents.index(seat)]
+        return PROFILE_TITLES[kind] if self.profiled else f"the {kind} expert"
 
     def step(self, decisions: Mapping[str, Decision]) -> StepResult:
         if self.done:
@@ -199,6 +286,9 @@ class AnalysisGame:
             "ticks": self.tick,
             "outcome": self.outcome or "running",
             **{key: dict(counts) for key, counts in self.counts.items()},
+            "roles": dict(zip(self.agents, self.roles, strict=True)),
+            "notes_held": {seat: [n.id for n in notes] for seat, notes in self.notes.items()},
+            **self.team.summary(),
             "trace": self.trace.records(),
             "notebook": self._notebook(),
         }
@@ -209,7 +299,12 @@ class AnalysisGame:
         after a teammate submitted earlier in the same tick, none is carried out)."""
         self.counts["decisions"][seat] += 1
         action = decision.action
+        move = self.moves.get(seat, {}).get(action or "")
+        if move is not None:
+            return self._structure(seat, move, decision)
         kind, argument = self._parse(action)
+        if kind is not None and self.team.building(self.tick) and kind not in BUILDING_KINDS:
+            kind = None  # the task's actions wait for the build phase to end
         usable = kind is not None and (kind != MESSAGE or bool(message_text(decision.message)))
         if not usable:
             self.counts["invalid"][seat] += 1
@@ -227,6 +322,8 @@ class AnalysisGame:
         elif kind == "look":
             self.looked[seat] = argument
             self.seen[seat].add(argument or "")
+        elif (verdict := self._gate(seat, kind, argument, action)) != "free":
+            return {"invalid": not decision.valid, "action": action, "gate": verdict}
         elif kind == "run":
             self._run(seat, argument)
         elif kind == "python":
@@ -236,6 +333,33 @@ class AnalysisGame:
         elif kind == SUBMIT:
             self._submit()
         return {"invalid": not decision.valid, "action": action}
+
+    def _structure(self, seat: str, move: tuple[str, Any], decision: Decision) -> dict[str, Any]:
+        """A board entry, a gate decision or a gate assignment: one tick, no analysis."""
+        text = message_text(decision.message)
+        if self.team.needs_text(move) and not text:
+            self.counts["invalid"][seat] += 1
+            self.trace.add(self.tick, seat, "invalid")
+            return {"invalid": True, "action": None, "reason": EMPTY_ENTRY}
+        self.counts["invalid"][seat] += not decision.valid
+        if self.done:
+            return {"invalid": not decision.valid, "action": None, "reason": "already submitted"}
+        kind, target = self.team.apply(seat, move, text, self.tick)
+        self.trace.add(self.tick, seat, kind, target, text if kind == "board" else "")
+        return {"invalid": not decision.valid, "action": decision.action}
+
+    def _gate(self, seat: str, kind: str | None, argument: str | None, action: str | None) -> str:
+        """Whether a run, edit or submission runs now ("free") or a gate holds it (a request is
+        filed, or the seat waits on its own open one); a template with no argument is not
+        gated (it does nothing)."""
+        gate_kind = "edit" if kind in FIELDS else "run" if kind == "python" else kind
+        if gate_kind not in GATE_KINDS or (kind != SUBMIT and not argument) or action is None:
+            return "free"
+        verdict = self.team.gate(seat, gate_kind, action, self.tick)
+        if verdict in ("request", "wait"):
+            target = f"edit:{kind}" if gate_kind == "edit" else gate_kind
+            self.trace.add(self.tick, seat, verdict, target)  # type: ignore[arg-type]
+        return "free" if verdict == "approved" else verdict
 
     def _parse(self, action: str | None) -> tuple[str | None, str | None]:
         """(kind, argument) of an action: ``look``, ``run``, a hypothesis field, the message,
@@ -307,13 +431,14 @@ class AnalysisGame:
         return {seat: self.observe(seat) for seat in self.agents}
 
     def observe(self, seat: str) -> Observation:
-        actions = self.actions()
+        actions = self.actions(seat)
+        self.moves[seat] = self.team.offers(seat, self.tick) if self.team.active else {}
         role = self.roles[self.agents.index(seat)]
         notes = self.notes[seat]
         lines = [
             f"Tick {self.tick} of {self.max_ticks}.",
             f"Query: {self.task.query}",
-            f"Your expertise: {role}.",
+            *self._expertise_lines(seat),
             "Your notes:",
             *([f"- {n.text}" for n in notes] or ["- (none)"]),
             "Tables:",
@@ -327,18 +452,30 @@ class AnalysisGame:
             *([f"- {who} (tick {t}): {text}" for t, who, text in self.dialogue[-SHOWN_MESSAGES:]]
               or ["- none yet"]),
             *self._look_lines(seat),
+            *self.team.lines(seat, self.tick),
             "Available actions:",
             lettered(actions),
         ]  # fmt: skip
+        anchor = self._anchor(seat, role)
+        state = self._state(seat, role)
+        if self.team.active:
+            anchor = (*anchor, self.team.building(self.tick), self.team.anchor(seat))
+            state["structure"] = self.team.view(seat, self.tick)
         return Observation(
             seat=seat,
             tick=self.tick,
             text="\n".join(lines),
             actions=actions,
-            anchor=self._anchor(seat, role),
-            state=self._state(seat, role),
+            anchor=anchor,
+            state=state,
             message_action=MESSAGE,
         )
+
+    def _expertise_lines(self, seat: str) -> list[str]:
+        kind = self.roles[self.agents.index(seat)]
+        if not self.profiled:
+            return [f"Your expertise: {kind}."]
+        return [f"You are {PROFILE_TITLES[kind]}.", PROFILE_FOCUS[kind]]
 
     def _look_lines(self, seat: str) -> list[str]:
         name = self.looked[seat]
@@ -382,6 +519,7 @@ class AnalysisGame:
             "seats": list(self.agents),
             "role": role,
             "roles": dict(zip(self.agents, self.roles, strict=True)),
+            "profiled": self.profiled,
             "task": self.task.name,
             "notes": [{"id": n.id, "text": n.text} for n in self.notes[seat]],
             "tables": [t.name for t in self.task.tables],
@@ -393,7 +531,26 @@ class AnalysisGame:
         }
 
 
-def _notes_by_seat(task: AnalysisTask, seats: list[str], roles: list[Role]) -> dict[str, list]:
+def check_team(seats: Sequence[str], teammates: Sequence[str], roles: Sequence[str] | None) -> None:
+    """A profiled team: one seat per profile after the agent's, each profile at most once
+    (ValueError in one line otherwise; sections call it so that lint refuses such a team)."""
+    if roles is not None:
+        raise ValueError("give roles or teammates (collaborator profiles), not both")
+    unknown = [t for t in teammates if t not in PROFILES]
+    if unknown:
+        raise ValueError(f"teammates: unknown profile(s) {unknown}; profiles: {list(PROFILES)}")
+    if len(set(teammates)) != len(teammates):
+        raise ValueError(f"teammates: each profile at most once, got {list(teammates)}")
+    if len(seats) != 1 + len(teammates):
+        raise ValueError(
+            f"{len(seats)} seats for the agent and {len(teammates)} teammate(s) "
+            f"{list(teammates)}: need {1 + len(teammates)}"
+        )
+
+
+def _notes_by_seat(
+    task: AnalysisTask, seats: list[str], roles: list[Role]
+) -> dict[str, list[Note]]:
     """Each seat's notes: those of its role, and the notes of roles nobody holds go to the last
     seat (every note is somewhere in the team)."""
     held = {

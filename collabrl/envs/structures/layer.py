@@ -7,10 +7,14 @@ asks it, for every move of a gated kind, whether the move runs (:meth:`gate`). S
 
 ``default``: nothing (the game as it always was; offers, texts and anchors are unchanged).
 ``memory``: the group-memory board (:mod:`.board`): shown to every seat; ``update`` writes the
-    decision's message as an entry of one section and costs one tick, like a message.
+    decision's message as an entry of one section and costs one tick, like a message. With a
+    build phase (``build_ticks`` > 0, the team-structures study's rule) the board is written only
+    during the first ``build_ticks`` ticks and is a fixed reference afterwards; with none (the
+    household's and kitchen's default) it stays writable all episode.
 ``gates``: approval gates (:mod:`.gates`) with owners preassigned by action kind.
 ``scaffolded``: the board plus gates whose owners the team chooses: ``assign`` records on the
-    board who approves a kind (until then that kind runs freely).
+    board who approves a kind (until then that kind runs freely); with a build phase, owners are
+    chosen during it only, and kinds left without one stay ungated.
 
 Each game words the actions its own way (:class:`Vocabulary`); a board entry with no text is an
 invalid decision (:data:`EMPTY_ENTRY`), as an empty message is.
@@ -71,6 +75,7 @@ class Structures:
         words: Vocabulary,
         gated: Sequence[str] = (),
         owners: Mapping[str, str] | None = None,
+        build_ticks: int = 0,
     ) -> None:
         if structure not in STRUCTURES:
             raise ValueError(
@@ -80,6 +85,7 @@ class Structures:
         self.seats = list(seats)
         self.words = words
         self.board = Board() if uses_board(structure) else None
+        self.build_ticks = build_ticks if self.board is not None else 0
         self.gates: Gates | None = None
         if structure == "scaffolded":
             self.gates = Gates.team_chosen(self.seats, gated)
@@ -94,26 +100,38 @@ class Structures:
     def active(self) -> bool:
         return self.name != "default"
 
+    def building(self, tick: int) -> bool:
+        """Whether ``tick`` falls in the build phase (never, without one)."""
+        return tick < self.build_ticks
+
+    def writable(self, tick: int) -> bool:
+        """Whether the board takes entries at ``tick``: always without a build phase, during it
+        only with one (afterwards it is a fixed reference)."""
+        return self.board is not None and (not self.build_ticks or self.building(tick))
+
     # ----------------------------------------------------------------- actions
-    def offers(self, seat: str) -> dict[str, Move]:
-        """Structure actions ``seat`` may choose now (action text -> move)."""
+    def offers(self, seat: str, tick: int = 0) -> dict[str, Move]:
+        """Structure actions ``seat`` may choose at ``tick`` (action text -> move)."""
         w = self.words
         out: dict[str, Move] = {}
-        if self.board is not None:
+        if self.writable(tick):
             for section in SECTIONS:
                 out[w.update.format(section=section)] = ("update", section)
         if self.gates is not None:
             for r in self.gates.to_decide(seat):
                 out[w.approve.format(id=r.id)] = ("approve", r.id)
                 out[w.deny.format(id=r.id)] = ("deny", r.id)
-            for kind, choices in self._assignable().items():
+            for kind, choices in self._assignable(tick).items():
                 for other, action in choices.items():
                     out[action] = ("assign", (kind, other))
         return out
 
-    def _assignable(self) -> dict[str, dict[str, str]]:
-        """Scaffolded teams of two or more: kind -> seat it could be given to -> action text."""
+    def _assignable(self, tick: int = 0) -> dict[str, dict[str, str]]:
+        """Scaffolded teams of two or more: kind -> seat it could be given to -> action text
+        (with a build phase, only during it)."""
         if self.gates is None or self.name != "scaffolded" or len(self.seats) < 2:
+            return {}
+        if self.build_ticks and not self.building(tick):
             return {}
         return {
             kind: {s: self.words.assign.format(kind=kind, seat=s) for s in self.seats if s != owner}
@@ -157,15 +175,20 @@ class Structures:
         return None if self.gates is None else self.gates.owners.get(kind)
 
     # ----------------------------------------------------------------- what seats see
-    def view(self, seat: str) -> dict[str, Any]:
-        """The structured part of ``seat``'s observation (empty for ``default``)."""
+    def view(self, seat: str, tick: int = 0) -> dict[str, Any]:
+        """The structured part of ``seat``'s observation at ``tick`` (empty for ``default``;
+        ``update`` is empty once a build phase has frozen the board)."""
         if not self.active:
             return {}
         w = self.words
         out: dict[str, Any] = {"name": self.name}
+        if self.build_ticks:
+            out["build_ticks"] = self.build_ticks
         if self.board is not None:
             out["board"] = self.board.records(self.board.shown())
-            out["update"] = {s: w.update.format(section=s) for s in SECTIONS}
+            out["update"] = (
+                {s: w.update.format(section=s) for s in SECTIONS} if self.writable(tick) else {}
+            )
         if self.gates is not None:
             out["owners"] = dict(self.gates.owners)
             out["to_decide"] = [
@@ -177,14 +200,24 @@ class Structures:
                 for r in self.gates.to_decide(seat)
             ]
             out["mine"] = [self._request(r) for r in self.gates.own(seat)]
-            out["assign"] = self._assignable()
+            out["assign"] = self._assignable(tick)
         return out
 
-    def lines(self, seat: str) -> list[str]:
-        """Observation lines for ``seat`` (none for ``default``)."""
+    def lines(self, seat: str, tick: int = 0) -> list[str]:
+        """Observation lines for ``seat`` at ``tick`` (none for ``default``)."""
         out: list[str] = []
         if self.board is not None:
-            out.append("Group memory board (the whole team sees it):")
+            if self.building(tick):
+                out.append(
+                    f"Build phase (until step {self.build_ticks}): record on the board who knows "
+                    "what, who does what, the plan and the evidence the answer needs."
+                )
+            frozen = (
+                " (fixed since the build phase)"
+                if self.build_ticks and not self.building(tick)
+                else ""
+            )
+            out.append(f"Group memory board (the whole team sees it){frozen}:")
             out += self.board.lines()
         if self.gates is not None:
             out.append(
@@ -209,14 +242,21 @@ class Structures:
                 + f". Everyone sees it. {w.update.format(section='<section>')} writes your "
                 "message there as an entry and costs one time step, like a message."
             )
+            if self.build_ticks:
+                out.append(
+                    f"- The first {self.build_ticks} time steps are a build phase: the team fills "
+                    "the board (and may talk) before the task starts; afterwards the board is a "
+                    "fixed reference that everyone reads and nobody writes."
+                )
         if self.gates is None:
             return out
         kinds = " and ".join(w.kind.format(kind=k) for k in self.gates.kinds)
         if self.name == "scaffolded":
+            when = " during the build phase" if self.build_ticks else ""
             out.append(
                 f"- Approval gates the team chooses: {w.assign.format(kind='<kind>', seat='<name>')}"
-                f" records on the board who must approve {kinds} actions (one time step); until "
-                "someone is chosen they need no approval."
+                f" records on the board who must approve {kinds} actions (one time step){when}; "
+                "actions of a kind nobody is chosen for need no approval."
             )
         else:
             out.append(
@@ -240,6 +280,8 @@ class Structures:
     def summary(self) -> dict[str, Any]:
         """The structure's record for ``summary()``: board entries and approval requests."""
         out: dict[str, Any] = {"structure": self.name}
+        if self.build_ticks:
+            out["build_ticks"] = self.build_ticks
         if self.board is not None:
             out["board"] = self.board.records()
         if self.gates is not None:
@@ -286,11 +328,14 @@ class Structures:
 
 def replay_options(summary: dict[str, Any]) -> dict[str, Any]:
     """The game options that replay an episode's structure from its ``summary()``: structure,
-    gated kinds and, for preassigned gates, their owners (a scaffolded team chose its own)."""
+    gated kinds, for preassigned gates their owners (a scaffolded team chose its own), and the
+    build phase when the episode had one."""
     structure = summary.get("structure", "default")
     out: dict[str, Any] = {"structure": structure}
     if "gated" in summary:
         out["gated"] = summary["gated"]
     if structure == "gates":
         out["gate_owners"] = {k: o for k, o in summary["gate_owners"].items() if o}
+    if "build_ticks" in summary:
+        out["build_ticks"] = summary["build_ticks"]
     return out

@@ -25,6 +25,7 @@ class StructureView:
     to_decide: list[dict[str, Any]] = field(default_factory=list)
     mine: list[dict[str, Any]] = field(default_factory=list)
     assign: dict[str, dict[str, str]] = field(default_factory=dict)  # kind -> seat -> action
+    build_ticks: int = 0  # the build phase's length (0: none; the board stays writable)
 
     @classmethod
     def of(cls, state: dict[str, Any]) -> StructureView | None:
@@ -34,6 +35,7 @@ class StructureView:
 
     @property
     def has_board(self) -> bool:
+        """Whether the board takes entries now (false once a build phase has frozen it)."""
         return bool(self.update)
 
     def unassigned(self) -> list[str]:
