@@ -14,7 +14,7 @@ ones.
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, ValidationError, model_validator
 
@@ -93,6 +93,8 @@ class EvalSpec(Strict):
     """The window judges of CB-Affective: heuristic (the offline proxy) or llm."""
     judge_batch_size: PositiveInt = Field(256, le=MAX_BATCH)
     """Judge conversations per generate call (progress granularity)."""
+    hypothesis_judge: Literal["exact", "llm"] = "exact"
+    """Scoring of submitted hypotheses (the analysis game): exact compares the structured fields only, so a submission with context, variables or relation empty (a sentence only) scores 0; llm sends those free-text submissions to the judge's engine, which grades the whole submission against the gold one (needs judge.kind=llm; structured ones stay exact)."""
     oracle: bool = False
     """The policy also sees the partner's profile and previous decision."""
     policy_retries: NonNegativeInt = Field(0, le=MAX_POLICY_RETRIES)
@@ -124,6 +126,11 @@ class EvalSpec(Strict):
             )
         if self.judge.kind == "none":
             raise ValueError("judge.kind=none: CB-Affective needs a judge (heuristic or llm)")
+        if self.hypothesis_judge == "llm" and self.judge.kind != "llm":
+            raise ValueError(
+                "hypothesis_judge=llm needs judge.kind=llm (its engine grades free-text "
+                f"hypotheses), not judge.kind={self.judge.kind}"
+            )
         if self.policy.kind == "human":
             raise ValueError("policy.kind=human: a person plays through collabrl serve")
         if self.teams is not None and self.oracle:

@@ -94,6 +94,10 @@ class GameSection(Strict):
     # further summary() numbers the benchmark tables show after the efficiency column, as
     # (key, heading) pairs (the analysis game: Performance and Steps); none for the paper's games
     extra_metrics: ClassVar[tuple[tuple[str, str], ...]] = ()
+    # "module:attribute" of task -> an object with query (str) and gold (the analysis game's
+    # Hypothesis): submissions written as free text are then judged against it when an evaluation
+    # sets hypothesis_judge=llm (collabrl.rewards.judges.hypothesis); None: scores stay as played
+    hypothesis_gold: ClassVar[str | None] = None
     # game-section values the benchmark evaluation plays with (its protocol, not training's)
     eval_options: ClassVar[dict[str, Any]] = {}
     version: ClassVar[int] = (

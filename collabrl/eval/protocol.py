@@ -22,13 +22,14 @@ from collabrl.errors import CollabrlError
 from collabrl.eval import export, report
 from collabrl.eval.journal import JOURNAL, Journal, job_key
 from collabrl.eval.players import partner_factory, policy_factory
-from collabrl.eval.runner import EpisodeOutcome, Job, play_all, select_jobs
+from collabrl.eval.runner import EpisodeOutcome, Job, play_all, rescore_hypotheses, select_jobs
 from collabrl.eval.scoring import judge_outcomes, score_outcome
 from collabrl.eval.teams import team_markdown, team_tables
 from collabrl.factory import EngineCache, make_judge, player_label
 from collabrl.records import output_set, write_hf_dataset, write_jsonl
 from collabrl.rewards.judges import DIMENSIONS, Judge
 from collabrl.rewards.judges.heuristic import VERSION as HEURISTIC_VERSION
+from collabrl.rewards.judges.hypothesis import judgement_counts
 from collabrl.rewards.judges.prompts import window_prompt_stamp
 
 PROXY_NOTE = (
@@ -172,6 +173,7 @@ def run_evaluation(
             settings = resume_settings(spec, jobs, proxy=judge.proxy)
             log = Journal(Path(spec.output_dir) / JOURNAL, settings, jobs)
         outcomes = _play(spec, jobs, engines, log, progress)
+        rescore_hypotheses(spec, outcomes, judge)
         _judge(spec, outcomes, judge, log, progress)
     finally:
         engines.close()
@@ -275,6 +277,8 @@ def _write_files(result: EvalResult, out: Path, *, proxy: bool) -> None:
     report.write_csv(out / "episodes.csv", report.episode_rows(result.outcomes))
     failures = report.judge_failures(result.outcomes)
     payload = {"stamp": result.stamp, "note": note, "tables": rows, "judge_failures": failures}
+    if result.stamp["spec"]["hypothesis_judge"] == "llm":
+        payload["hypothesis_judge"] = judgement_counts(o.record.summary for o in result.outcomes)
     if result.teams:
         (out / "teams.md").write_text(
             f"{team_markdown(result.teams)}\n_{stamp_line}_\n", encoding="utf-8"

@@ -10,7 +10,7 @@ from the agent's seat.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
@@ -29,7 +29,8 @@ from collabrl.eval.players import (
 )
 from collabrl.eval.process import episode_process
 from collabrl.profiles import Profile, has_profiles, interleaved_by_type, load_profiles
-from collabrl.rewards.judges import StepView, WindowJudgement, step_views
+from collabrl.rewards.judges import Judge, LLMJudge, StepView, WindowJudgement, step_views
+from collabrl.rewards.judges.hypothesis import judge_free_text
 
 
 @dataclass(frozen=True)
@@ -181,6 +182,24 @@ def efficiency(game: str, summary: dict[str, Any]) -> float:
     """The CB-Efficiency number: the game's efficiency column (household steps, failures
     counting as the tick limit; kitchen score)."""
     return float(summary[get_game(game).efficiency_metric])
+
+
+def rescore_hypotheses(spec: EvalSpec, outcomes: Sequence[EpisodeOutcome], judge: Judge) -> None:
+    """With ``hypothesis_judge=llm``, rescore the free-text submissions through the LLM judge
+    (:func:`collabrl.rewards.judges.hypothesis.judge_free_text`) and recompute the numbers read
+    from the score. Why after playing, not in :func:`play_job`: one batched judge call for every
+    episode; and the journal keeps episodes as played, so a resumed run judges them again (the
+    engine's cache answers) and scores what an uninterrupted one would."""
+    if spec.hypothesis_judge != "llm":
+        return
+    if not isinstance(judge, LLMJudge):
+        raise CollabrlError(f"hypothesis_judge=llm needs an LLM judge, not {judge.name}")
+    judged = judge_free_text(judge, [(o.job.game, o.record.summary) for o in outcomes])
+    for outcome, verdict in zip(outcomes, judged, strict=True):
+        if verdict is not None and not verdict.failed:
+            summary = outcome.record.summary
+            outcome.efficiency = efficiency(outcome.job.game, summary)
+            outcome.efficiency_reward = game_spec(spec, outcome.job).efficiency(summary)
 
 
 def play_job(
