@@ -7,20 +7,35 @@ template, fills the hypothesis editor and submits.
 
 Knowledge decides the answer: :class:`AnalysisExpert` knows the field (every note of the task),
 so it solves every task; :class:`AnalysisNovice` knows only its own notes and what teammates
-said, so where a trap's note never reached it, it takes the trap's naive step instead and
-reaches another relation. Both read the task's public record (its reference workflow and the
+said or wrote on the board, so where a trap's note never reached it, it takes the trap's naive
+step instead and reaches another relation; a note that reaches it after it took that step makes
+it run the analysis again. Both read the task's public record (its reference workflow and the
 wording of its answer fields) by the task name in the state: this player *is* the reference.
+
+Under a collaboration structure (:mod:`collabrl.envs.structures`) it plays by the rules, not
+around them: in a build phase teammates record their notes on the board's ``expertise`` section
+and the lead records the plan (and, scaffolded, makes the first teammate who recorded expertise
+the approver of submitting, leaving the rest ungated); a gated action it chose waits while its
+request is open and is chosen again once approved; as a gate owner it reviews each request
+against its own notes: it denies a hypothesis edit or submission (or a run) resting on a trap's
+naive step whose note it holds, then tells the note, and approves anything else.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
+from collabrl.envs.analysis.game import MESSAGE, RUN, SUBMIT, WAIT
 from collabrl.envs.analysis.scoring import normalise
 from collabrl.envs.analysis.tasks import AnalysisTask, get_task
 from collabrl.envs.base import Observation, format_response
+from collabrl.envs.structures import StructureView, pick_owner
 
-MESSAGE, SUBMIT, WAIT = "[send_message]", "submit", "wait"
 ALL_SAID = "That is all I know."  # a teammate's last message: the lead may start
 PATIENCE = 8  # ticks a lead waits for teammates who never finish sharing
+PLAN = "Plan: teammates record their notes; I run the analysis with them, then write and submit."
+NO_NOTES = "nothing beyond the data card"
+SCAFFOLD_GATED = "submit"  # the kind a scripted scaffolded lead puts under a teammate's approval
 
 
 class AnalysisExpert:
@@ -32,14 +47,62 @@ class AnalysisExpert:
     def reset(self, seat: str, seed: int) -> None:
         self.seat = seat
         self.shared = 0  # own notes sent so far (a teammate)
-        self.step_index = 0  # workflow steps run so far (the lead)
+        self.restart = 0  # own notebook cells before the current run of the analysis (the lead)
+        self.basis: set[str] = set()  # notes the current run of the analysis took into account
         self.edits: list[tuple[str, str]] | None = None
+        self.recorded = False  # its build-phase board entry is written
+        self.to_tell: list[str] = []  # notes owed to the team after a denial (a gate owner)
 
     def act(self, obs: Observation) -> str:
         state = obs.state
+        view = StructureView.of(state)
+        duty = self._structure_duty(state, view)
+        if duty is not None:
+            return duty
+        if RUN not in obs.actions:  # a build phase: the task has not started
+            return format_response("The build phase is on.", "", WAIT)
         if state["seats"][0] != self.seat:
             return self._share(state)
-        return self._lead(get_task(state["task"]), state)
+        return self._lead(get_task(state["task"]), state, view)
+
+    # ------------------------------------------------------------------ structures
+    def _structure_duty(self, state: dict, view: StructureView | None) -> str | None:
+        """What the structure asks of this seat first: a request to review, a note owed after a
+        denial, its build-phase board entry, the scaffolded lead's gate choice."""
+        if view is None:
+            return None
+        if view.to_decide:
+            return self._review(state, view.to_decide[0])
+        if self.to_tell:
+            return format_response("Why I said no.", self.to_tell.pop(0), MESSAGE)
+        lead = state["seats"][0] == self.seat
+        if view.has_board and view.build_ticks and not self.recorded:
+            self.recorded = True
+            if lead:
+                return format_response("The team needs a plan.", PLAN, view.update["plan"])
+            self.shared = len(state["notes"]) + 1  # the board carries them: no messages needed
+            entry = " ".join(n["text"] for n in state["notes"]) or NO_NOTES
+            return format_response("Recording what I know.", f"{self.seat} knows: {entry}",
+                                   view.update["expertise"])  # fmt: skip
+        if lead and SCAFFOLD_GATED in view.unassigned() and _expertise_recorded(view, self.seat):
+            owner = pick_owner(view, self.seat, state["seats"])
+            why = f"{owner} should sign off before we submit."
+            return format_response(why, "", view.assign[SCAFFOLD_GATED][owner])
+        return None
+
+    def _review(self, state: dict, request: dict[str, Any]) -> str:
+        """Approve a request unless the lead's analysis rests on a trap this seat's notes avoid:
+        then deny it and owe the team that note."""
+        task = get_task(state["task"])
+        mine = {n["id"] for n in state["notes"]}
+        steps = [c["step"] for c in state["cells"] if c["seat"] == request["seat"]]
+        steps = [*steps[-len(task.workflow) :], request["action"].removeprefix("run(")[:-1]]
+        for trap in task.traps:
+            if trap.note in mine and trap.naive_step in steps:
+                note = next(n.text for n in task.notes if n.id == trap.note)
+                self.to_tell.append(note)
+                return format_response("That rests on the wrong step.", "", request["deny"])
+        return format_response("That looks right.", "", request["approve"])
 
     # ------------------------------------------------------------------ a teammate
     def _share(self, state: dict) -> str:
@@ -54,46 +117,67 @@ class AnalysisExpert:
         return format_response("I have shared what I know.", "", WAIT)
 
     # ------------------------------------------------------------------ the lead
-    def _lead(self, task: AnalysisTask, state: dict) -> str:
-        if self.edits is None and not self.full_knowledge and self._still_hearing(state):
+    def _lead(self, task: AnalysisTask, state: dict, view: StructureView | None) -> str:
+        if self.edits is None and not self.full_knowledge and self._still_hearing(state, view):
             return format_response("Waiting for my teammates' notes.", "", WAIT)
-        if self.step_index < len(task.workflow):
-            step = self._next_step(task, state)
-            self.step_index += 1
-            return format_response("The next step of the analysis.", "", f"run({step})")
+        known = self._known_notes(task, state)
+        mine = [c for c in state["cells"] if c["seat"] == self.seat]
+        if self._stale(task, known, len(mine) - self.restart):
+            self.restart, self.edits = len(mine), None  # a note came late: analyse again
+        self.basis = known  # grows only: what is heard or written stays
+        done = len(mine) - self.restart
+        if done < len(task.workflow):
+            step = self._next_step(task, known, done)
+            return self._gated(view, "The next step of the analysis.", f"run({step})")
         if self.edits is None:
-            self.edits = self._answer(task, state)
-        if self.edits:
-            field, text = self.edits.pop(0)
-            return format_response(f"Writing the {field}.", "", f"edit_{field}({text})")
-        return format_response("The hypothesis is complete.", "", SUBMIT)
+            self.edits = self._answer(task, mine[-1] if mine else None)
+        todo = [(f, t) for f, t in self.edits if state["hypothesis"][f] != " ".join(t.split())]
+        if todo:
+            field, text = todo[0]
+            return self._gated(view, f"Writing the {field}.", f"edit_{field}({text})")
+        return self._gated(view, "The hypothesis is complete.", SUBMIT)
 
-    def _still_hearing(self, state: dict) -> bool:
-        """Teammates who have not said they are done may still hold a note (a few ticks)."""
+    def _gated(self, view: StructureView | None, think: str, action: str) -> str:
+        """``action``, or a wait while its approval request is still open."""
+        if view is not None and view.waiting(action):
+            return format_response("Waiting for approval.", "", WAIT)
+        return format_response(think, "", action)
+
+    def _stale(self, task: AnalysisTask, known: set[str], done: int) -> bool:
+        """Whether a note learnt since this run of the analysis began changes a step it took."""
+        fresh = known - self.basis
+        return any(t.note in fresh and t.at < done for t in task.traps)
+
+    def _still_hearing(self, state: dict, view: StructureView | None) -> bool:
+        """Teammates who have not said they are done may still hold a note (a few ticks); after
+        a build phase the board holds what they know."""
+        if view is not None and view.build_ticks:
+            return False
         done = {line["seat"] for line in state["dialogue"] if line["text"] == ALL_SAID}
         waiting = [s for s in state["seats"][1:] if s not in done]
         return bool(waiting) and state["tick"] < PATIENCE
 
-    def _next_step(self, task: AnalysisTask, state: dict) -> str:
-        """The workflow's next step, or the trap's naive step when its note is not known."""
-        known = self._known_notes(task, state)
+    def _next_step(self, task: AnalysisTask, known: set[str], index: int) -> str:
+        """The workflow's step ``index``, or the trap's naive step when its note is not known."""
         for trap in task.traps:
-            if trap.at == self.step_index and trap.note not in known:
+            if trap.at == index and trap.note not in known:
                 return trap.naive_step
-        return task.workflow[self.step_index].step
+        return task.workflow[index].step
 
     def _known_notes(self, task: AnalysisTask, state: dict) -> set[str]:
         if self.full_knowledge:
             return {n.id for n in task.notes}
-        heard = " | ".join(normalise(line["text"]) for line in state["dialogue"])
+        said = [line["text"] for line in state["dialogue"]]
+        view = StructureView.of(state)
+        written = [e["text"] for e in view.board] if view is not None else []
+        heard = " | ".join(normalise(text) for text in (*said, *written))
         own = {n["id"] for n in state["notes"]}
         return own | {n.id for n in task.notes if normalise(n.text) in heard}
 
-    def _answer(self, task: AnalysisTask, state: dict) -> list[tuple[str, str]]:
-        """The hypothesis fields to write, the relation worded from the notebook's last value
-        of this seat's steps."""
-        mine = [c for c in state["cells"] if c["seat"] == self.seat]
-        value = mine[-1]["value"] if mine and mine[-1]["error"] is None else None
+    def _answer(self, task: AnalysisTask, last: dict | None) -> list[tuple[str, str]]:
+        """The hypothesis fields to write, the relation worded from the value of this seat's
+        last notebook cell."""
+        value = last["value"] if last is not None and last["error"] is None else None
         relation = task.relation_template.format(value=value)
         gold = task.gold
         return [
@@ -109,3 +193,8 @@ class AnalysisNovice(AnalysisExpert):
 
     name = "analysis-novice"
     full_knowledge = False
+
+
+def _expertise_recorded(view: StructureView, me: str) -> bool:
+    """Whether a teammate has put its expertise on the board (a scaffolded lead waits for it)."""
+    return any(e["section"] == "expertise" and e["author"] != me for e in view.board)
