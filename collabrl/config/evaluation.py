@@ -68,6 +68,18 @@ class TeamsSpec(Strict):
     """Team sizes: the agent plus 0-3 teammates (a game with a fixed team plays only its own)."""
     structures: list[Structure] = Field(default_factory=lambda: list(STRUCTURES), min_length=1)
     """Collaboration structures: default, memory, gates, scaffolded."""
+    compositions: list[list[str]] | None = Field(None, min_length=1)
+    """Teams by collaborator profile instead of size, for games that have profile types (the analysis game's D and R, e.g. [[], [D], [R], [D, R]]: Single-agent, then -D, -R, -DR under each structure; the agent alone plays the default structure only); other games keep the sizes. None: teams by size."""
+
+    def variants(self) -> list[tuple[str, list[str]]]:
+        """(structure, composition) pairs of a composition grid, in table order: the agent
+        alone once (no structure to vary), then each structure with each composition."""
+        out: list[tuple[str, list[str]]] = []
+        for structure in self.structures:
+            for comp in self.compositions or ():
+                if comp or structure == "default":
+                    out.append((structure, comp))
+        return out
 
 
 class EvalSpec(Strict):
@@ -171,6 +183,31 @@ class EvalSpec(Strict):
             if home not in games:
                 raise ValueError(f"tasks: {quoted(task)} is a {home} task but games={games}")
         self._check_profiles(games)
+        self._check_compositions(games)
+
+    def _check_compositions(self, games: list[str]) -> None:
+        """Every game must field every team of the composition grid (one line otherwise)."""
+        if self.teams is None or self.teams.compositions is None:
+            return
+        profiled = [g for g in games if get_game(g).collaborator_profiles]
+        if not profiled:
+            raise ValueError(
+                f"teams.compositions: none of the games {games} has collaborator profiles "
+                "(the analysis game does: D, R)"
+            )
+        for game in profiled:
+            section = eval_section(
+                game, get_game(game).tasks("test")[0], self.game_options.get(game)
+            )
+            for structure, comp in self.teams.variants():
+                try:
+                    section.with_teammates(comp, structure)
+                except ValidationError as exc:
+                    raise ValueError(
+                        f"teams.compositions: {comp}: {exc.errors()[0]['msg']}"
+                    ) from None
+                except ValueError as exc:
+                    raise ValueError(f"teams.compositions: {comp}: {exc}") from None
 
     def check_partner_profiles(self, games: list[str]) -> None:
         """Raise ValueError (one line, naming ``partner.kind``) when the partner needs a profile

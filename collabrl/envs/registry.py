@@ -112,6 +112,12 @@ class GameSection(Strict):
     # task -> (message text -> collabrl.envs.structures.Speech): claims and requests of a message
     # as the subgoals its trace's work events name (process metrics); None: nothing is read
     speech: ClassVar[str | None] = None
+    # collaborator profile types a team may be composed of (the analysis game's D and R: see
+    # with_teammates); none: teams by size only
+    collaborator_profiles: ClassVar[tuple[str, ...]] = ()
+    # "module:attribute" of summary -> dict of trace judgements (the team-structures study's
+    # Workflow Coverage, Hypothesis Support, Profile Alignment); None: the game has none
+    trace_judge: ClassVar[str | None] = None
     # the profile pipeline (collabrl profiles run): section values its episodes play with when
     # the pipeline's settings name no games (None: not among its default games), and the game's
     # Eq. (1) consistency coefficients (penalty, max_penalty, reward); None: the settings must
@@ -135,6 +141,12 @@ class GameSection(Strict):
         """This section for a team of ``seats`` seats under collaboration ``structure``
         (:mod:`collabrl.envs.structures`); ValueError when the game cannot field that team."""
         raise ValueError(f"the {self.name} game has no team sizes or collaboration structures")
+
+    def with_teammates(self, teammates: list[str], structure: str) -> GameSection:
+        """This section for the agent and collaborators of the profile types ``teammates``
+        (the analysis game's D and R) under ``structure``; ValueError when the game cannot
+        field that team (a game without collaborator profiles fields none)."""
+        raise ValueError(f"the {self.name} game has no collaborator profiles (D, R)")
 
     @abstractmethod
     def efficiency(self, summary: dict[str, Any]) -> float:

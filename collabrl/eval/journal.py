@@ -54,9 +54,12 @@ _VIEW_TUPLES = ("heard", "events", "own_messages_before")
 
 
 def job_key(job: Job) -> str:
-    """A job's identity as text: its game, task, profiles, seat, seed and team cell."""
+    """A job's identity as text: its game, task, profiles, seat, seed and team cell (with the
+    composition, in a composition grid)."""
     team = [p.id if p is not None else None for p in job.team]
     cell = [job.game, job.task, job.profile_id, job.seat, job.seed, job.size, job.structure, team]
+    if job.composition is not None:  # a composition grid's cell (older keys stay as they were)
+        cell.append(list(job.composition))
     return json.dumps(cell)
 
 

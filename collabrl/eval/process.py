@@ -176,7 +176,25 @@ def process_metrics(summary: dict[str, Any], agent: str, speech: SpeechReader) -
     return {**{k: out[k] for k in PROCESS_KEYS}, "seats": seats}
 
 
+JUDGEMENT_KEYS = ("workflow_coverage", "hypothesis_support", "profile_alignment")
+"""The trace judgements of a game that has them (``GameSection.trace_judge``), each in [0, 1]
+or None where it does not apply."""
+
+
+@cache
+def trace_judge(game: str) -> Callable[[dict[str, Any]], dict[str, Any]] | None:
+    """The game's trace judge (summary -> :data:`JUDGEMENT_KEYS` values); None without one."""
+    path = get_game(game).trace_judge
+    return load_addon(path, "trace judge", game) if path else None
+
+
 def episode_process(game: str, summary: dict[str, Any], agent: str) -> dict[str, Any]:
-    """:func:`process_metrics` of one episode of ``game``, with the game's speech reader."""
+    """:func:`process_metrics` of one episode of ``game``, with the game's speech reader, and
+    the game's trace judgements when it has a trace judge."""
     task = summary[get_game(game).task_key]
-    return process_metrics(summary, agent, speech_reader(game, task))
+    out = process_metrics(summary, agent, speech_reader(game, task))
+    judge = trace_judge(game)
+    if judge is not None:
+        judged = judge(summary)
+        out.update({key: judged.get(key) for key in JUDGEMENT_KEYS})
+    return out

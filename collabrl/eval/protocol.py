@@ -24,6 +24,7 @@ from collabrl.eval.journal import JOURNAL, Journal, job_key
 from collabrl.eval.players import partner_factory, policy_factory
 from collabrl.eval.runner import EpisodeOutcome, Job, play_all, rescore_hypotheses, select_jobs
 from collabrl.eval.scoring import judge_outcomes, score_outcome
+from collabrl.eval.team_study import study_markdown, study_rows
 from collabrl.eval.teams import team_markdown, team_tables
 from collabrl.factory import EngineCache, make_judge, player_label
 from collabrl.records import output_set, write_hf_dataset, write_jsonl
@@ -245,7 +246,8 @@ def _judge(
 
 def write_outputs(result: EvalResult, *, proxy: bool) -> None:
     """tables.md, tables.csv, episodes.csv, results.json, trajectories.jsonl, trajectories_hf/
-    (and, for the team grid, teams.md and teams.csv).
+    (and, for the team grid, teams.md and teams.csv; for a composition grid also the
+    team-structures study's Tables 2 and 3, study.md and study.csv).
 
     They are written as one set (:func:`collabrl.records.output_set`): staged, then moved into
     ``output_dir`` together, so a killed eval never leaves new results beside old trajectories.
@@ -285,6 +287,15 @@ def _write_files(result: EvalResult, out: Path, *, proxy: bool) -> None:
         )
         report.write_csv(out / "teams.csv", result.teams)
         payload["teams"] = result.teams
+    study = study_rows(result.outcomes)
+    if study:
+        tables = [
+            study_markdown([r for r in study if r["game"] == game], get_game(game).title)
+            for game in dict.fromkeys(r["game"] for r in study)
+        ]
+        (out / "study.md").write_text("\n".join(tables) + f"\n_{stamp_line}_\n", encoding="utf-8")
+        report.write_csv(out / "study.csv", study)
+        payload["study"] = study
     (out / "results.json").write_text(json.dumps(payload, indent=2, default=str), encoding="utf-8")
     short = {k: result.stamp[k] for k in TRAJECTORY_STAMP}
     short["partners"] = result.stamp["partner_set"]["kind"]

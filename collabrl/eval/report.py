@@ -255,6 +255,9 @@ def episode_rows(outcomes: Sequence[EpisodeOutcome]) -> list[dict[str, Any]]:
             **{k: (None if v is None else round(v, 4)) for k, v in o.scores.items()},
             "team_size": o.job.size,
             "structure": o.job.structure,
+            **(
+                {"composition": "".join(o.job.composition)} if o.job.composition is not None else {}
+            ),
             **{k: v for k, v in o.process.items() if k != "seats"},
         }
         for o in outcomes

@@ -43,6 +43,7 @@ class Job:
     size: int | None = None  # team grid: seats in the team (None: the recipe's seats)
     structure: str | None = None  # team grid: the collaboration structure
     team: tuple[Profile | None, ...] = ()  # team grid: each teammate's profile, in seat order
+    composition: tuple[str, ...] | None = None  # composition grid: the teammates' profile types
 
     @property
     def profile_id(self) -> str | None:
@@ -111,10 +112,14 @@ def team_jobs(spec: EvalSpec) -> list[Job]:
     """The team grid: structure x size x task x first teammate's profile x seat x seed.
 
     Sizes a game cannot field are skipped (the kitchen stays two chefs); a team of one plays
-    each task once per seat and seed, with no profile; seats past the team size are skipped."""
+    each task once per seat and seed, with no profile; seats past the team size are skipped.
+    A composition grid (``teams.compositions``): :func:`composition_jobs`."""
     assert spec.teams is not None
     jobs = []
     for game in spec.games or ():
+        if spec.teams.compositions is not None and get_game(game).collaborator_profiles:
+            jobs += composition_jobs(spec, game)
+            continue
         for structure in spec.teams.structures:
             for size in spec.teams.sizes:
                 for task in _tasks(spec, game):
@@ -136,20 +141,45 @@ def team_jobs(spec: EvalSpec) -> list[Job]:
     return jobs
 
 
+def composition_jobs(spec: EvalSpec, game: str) -> list[Job]:
+    """The composition grid of ``game``: (structure, composition) x task x first teammate's
+    profile x seed, the agent in the first seat (it leads; ``eval.seats`` beyond 1 do not
+    apply), the collaborators drawn from the task's test profiles like the team grid's."""
+    assert spec.teams is not None
+    jobs = []
+    for structure, comp in spec.teams.variants():
+        for task in _tasks(spec, game):
+            pool = _pool(game, task)
+            firsts = _profiles(spec, game, task) if comp else [None]
+            jobs += [
+                Job(game, task, first, 1, seed, 1 + len(comp), structure, team, tuple(comp))
+                for first in firsts
+                for team in [team_profiles(first, pool, len(comp))]
+                for seed in spec.seeds
+            ]
+    return jobs
+
+
 def _tasks(spec: EvalSpec, game: str) -> list[str]:
     return [t for t in get_game(game).tasks("test") if spec.tasks is None or t in spec.tasks]
 
 
 def _pool(game: str, task: str) -> list[Profile]:
     """A task's test profiles spread over player types: the order teammates are drawn in."""
+    return interleaved_by_type(_task_profiles(game, task))
+
+
+def _task_profiles(game: str, task: str) -> list[Profile]:
+    """A task's test profiles; none for a task the library does not cover (a DiscoveryBench
+    task joins an analysis library's test split unprofiled), which plays profile-free."""
     if not has_profiles(game):
         return []
-    return interleaved_by_type(load_profiles(game=game, split="test", task=task))
+    return [p for p in load_profiles(game=game, split="test") if p.task == task]
 
 
 def _profiles(spec: EvalSpec, game: str, task: str) -> list[Profile | None]:
     """The test profiles a task is played with (the partner's, or the first teammate's)."""
-    profiles = load_profiles(game=game, split="test", task=task) if has_profiles(game) else []
+    profiles = _task_profiles(game, task)
     if spec.profiles is not None:
         profiles = [p for p in profiles if p.id in spec.profiles]
     if spec.max_profiles:  # a small sample still spans the player types
@@ -175,6 +205,8 @@ def game_spec(spec: EvalSpec, job: Job) -> GameSection:
     if job.size is None:
         return section
     assert job.structure is not None, "team_jobs gives every team-grid job its structure"
+    if job.composition is not None:
+        return section.with_teammates(list(job.composition), job.structure)
     return section.with_team(job.size, job.structure)
 
 

@@ -70,13 +70,20 @@ def team_row(outcomes: Sequence[EpisodeOutcome]) -> dict[str, Any]:
 
 def team_tables(outcomes: Sequence[EpisodeOutcome]) -> list[dict[str, Any]]:
     """The rows of every game in the grid, in its order (team-grid outcomes only)."""
-    keys: dict[tuple[str, str | None, int], list[EpisodeOutcome]] = {}
+    keys: dict[tuple[str, str | None, int, tuple[str, ...] | None], list[EpisodeOutcome]] = {}
     for o in outcomes:
         if o.job.size is not None:
-            keys.setdefault((o.job.game, o.job.structure, o.job.size), []).append(o)
+            key = (o.job.game, o.job.structure, o.job.size, o.job.composition)
+            keys.setdefault(key, []).append(o)
     return [
-        {"game": game, "structure": structure, "size": size, **team_row(group)}
-        for (game, structure, size), group in keys.items()
+        {
+            "game": game,
+            "structure": structure,
+            "size": size,
+            **({"composition": "".join(comp)} if comp is not None else {}),
+            **team_row(group),
+        }
+        for (game, structure, size, comp), group in keys.items()
     ]
 
 
@@ -91,13 +98,19 @@ def team_markdown(rows: Sequence[dict[str, Any]]) -> str:
     parts = []
     for game in dict.fromkeys(r["game"] for r in rows):
         section = get_game(game)
-        heads = ["Structure", "Size"] + [
+        mine = [r for r in rows if r["game"] == game]
+        team = ["Collaborators"] if any("composition" in r for r in mine) else []
+        heads = ["Structure", "Size", *team] + [
             title or section.efficiency_heading() for title in COLUMNS.values()
         ]
         body = [
-            [r["structure"], str(r["size"]), *(_cell(r[k]) for k in COLUMNS)]
-            for r in rows
-            if r["game"] == game
+            [
+                r["structure"],
+                str(r["size"]),
+                *([r.get("composition") or "none"] if team else []),
+                *(_cell(r[k]) for k in COLUMNS),
+            ]
+            for r in mine
         ]
         parts.append(f"### {section.title}: teams x collaboration structures\n")
         parts.append(tabulate(body, heads, tablefmt="github", disable_numparse=True) + "\n")

@@ -259,6 +259,11 @@ class _Node:
     value: Value  # the reference value here (None: a table)
 
 
+class UnreadableWorkflow(ValueError):
+    """A task whose reference workflow is not in the analysis language (DiscoveryBench's free
+    text): the rule-based judgements cannot read its traces."""
+
+
 @dataclass(frozen=True)
 class _Reference:
     task: AnalysisTask
@@ -268,8 +273,8 @@ class _Reference:
 @cache
 def _reference(task_name: str) -> _Reference:
     """The task's workflow read as forms, with each node's value from one reference run
-    (the only pandas use: once per task). A workflow of free text (DiscoveryBench's) is a
-    ValueError: only an LLM judge can read it."""
+    (the only pandas use: once per task). A workflow of free text (DiscoveryBench's) is
+    :class:`UnreadableWorkflow`: only an LLM judge can read it."""
     task = get_task(task_name)
     workspace = Workspace(frames(task))
     tables = {t.name for t in task.tables}
@@ -280,7 +285,7 @@ def _reference(task_name: str) -> _Reference:
         main = _parse(step.step)
         outcome = workspace.run(step.step)
         if main is None or outcome.error is not None:
-            raise ValueError(
+            raise UnreadableWorkflow(
                 f"analysis task {task_name!r}: workflow step {index} is not a step of the "
                 "analysis language, so the rule-based judgements cannot read its traces"
             )
@@ -676,3 +681,12 @@ def judge_trace(summary: Mapping[str, Any]) -> TraceJudgement:
     return TraceJudgement(
         _coverage(reading), _support(summary, reading), _alignment(summary, reading)
     )
+
+
+def trace_judgements(summary: Mapping[str, Any]) -> dict[str, float | None]:
+    """The analysis game's trace judge (``GameSection.trace_judge``): the three scores of
+    :meth:`TraceJudgement.as_dict`, each None for a task whose workflow the rules cannot read."""
+    try:
+        return judge_trace(summary).as_dict()
+    except UnreadableWorkflow:
+        return {"workflow_coverage": None, "hypothesis_support": None, "profile_alignment": None}

@@ -47,9 +47,12 @@ so the team does well only when knowledge reaches the seat that analyses.
 - Summary: ``task``, ``success``, ``steps`` (the submission tick, else ``max_ticks``), ``score``
   (DiscoveryBench's hypothesis match score), ``performance`` (the context facet), the facets,
   the submitted ``hypothesis``, ``ticks``, ``outcome``, per-seat ``decisions`` / ``invalid`` /
-  ``messages``, the process ``trace`` (``work`` for runs and edits, targets ``run:<op>`` and
-  ``edit:<field>``; ``message``; ``invalid``) and the ``notebook`` (every cell: tick, seat, step,
-  result name, value, error), which the workflow judgements read.
+  ``messages``, the process ``trace`` (``work`` for runs, edits and the submission, targets
+  ``run:<op>``, ``edit:<field>`` and ``submit``; ``message``; ``board``; gate ``request`` /
+  ``wait`` / ``approve`` / ``deny`` / ``assign``; ``invalid``) and the ``notebook`` (every cell: tick, seat, step,
+  result name, value, error), which the workflow judgements read; ``roles`` (seat -> role or
+  profile), ``notes_held`` (seat -> note ids) and the structure's record (``structure``, the
+  ``board`` entries, ``gate_requests``, ...; :meth:`Structures.summary`).
 - Version: :data:`VERSION`.
 """
 
@@ -331,7 +334,7 @@ class AnalysisGame:
         elif kind in FIELDS:
             self._edit(seat, kind, argument)
         elif kind == SUBMIT:
-            self._submit()
+            self._submit(seat)
         return {"invalid": not decision.valid, "action": action}
 
     def _structure(self, seat: str, move: tuple[str, Any], decision: Decision) -> dict[str, Any]:
@@ -415,7 +418,7 @@ class AnalysisGame:
         self.hypothesis[field] = " ".join(text.split())
         self.trace.work(self.tick, seat, f"edit:{field}")
 
-    def _submit(self) -> None:
+    def _submit(self, seat: str) -> None:
         submitted = Hypothesis(
             context=self.hypothesis["context"],
             variables=[v.strip() for v in self.hypothesis["variables"].split(",") if v.strip()],
@@ -423,6 +426,7 @@ class AnalysisGame:
             sentence=self.hypothesis["sentence"],
         )
         self.facets = score_hypothesis(submitted, self.task.gold)
+        self.trace.work(self.tick, seat, "submit")
         self.outcome = SUBMITTED
         self.submitted_at = self.tick + 1
 
