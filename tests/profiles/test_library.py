@@ -26,6 +26,8 @@ def test_library_counts_per_game_and_split() -> None:
         ("household", "train"): 94,
         ("kitchen", "test"): 75,
         ("kitchen", "train"): 75,
+        ("analysis", "test"): 190,
+        ("analysis", "train"): 144,
     }
 
 

@@ -6,12 +6,14 @@ entry names the class).
 
 from __future__ import annotations
 
+from collabrl.agents.persona.analysis import AnalysisPersona
 from collabrl.agents.persona.base import PersonaBase
 from collabrl.agents.persona.household import HouseholdPersona
 from collabrl.agents.persona.kitchen import KitchenPersona
 from collabrl.agents.persona.temperament import Temperament
 
 __all__ = [
+    "AnalysisPersona",
     "HouseholdPersona",
     "KitchenPersona",
     "PersonaBase",

@@ -70,6 +70,8 @@ class AnalysisSection(GameSection):
     hypothesis_gold: ClassVar[str | None] = "collabrl.envs.analysis.tasks:get_task"
     version: ClassVar[int] = VERSION
     expert: ClassVar[str | None] = "collabrl.envs.analysis.expert:AnalysisExpert"
+    persona: ClassVar[str | None] = "collabrl.agents.persona.analysis:AnalysisPersona"
+    profile_source: ClassVar[str | None] = "collabrl.envs.analysis.profile_source"
 
     @field_validator("task")
     @classmethod
