@@ -2,7 +2,10 @@
 
 - ``responses.csv`` (and ``responses_hf/``): one row per participant x condition played: order
   position, task, the game's efficiency column (steps) and success, the participant's decisions
-  and messages, every Likert rating, the dimension means, free text, intake answers;
+  and messages, the round's collaboration ``structure`` and its process metrics
+  (``process.*``, :mod:`collabrl.eval.process`, seen from the participant's seat: ``*_agent``
+  is the participant, ``*_teammates`` everyone else; the analysis game adds the trace
+  judgements), every Likert rating, the dimension means, free text, intake answers;
 - ``participants.csv``: one row per participant (status, completion code, declared fields);
 - in both CSVs a text cell starting with ``=``, ``+``, ``-``, ``@``, tab or carriage return gets a
   leading ``'`` (:func:`collabrl.records.csv_cell`), so no cell runs as a spreadsheet formula;
@@ -28,6 +31,7 @@ from typing import Any
 
 from collabrl import records
 from collabrl.envs.base import sends_message
+from collabrl.eval.process import JUDGEMENT_KEYS, PROCESS_KEYS, episode_process
 from collabrl.factory import player_label
 from collabrl.records import file_sha256, output_set, write_hf_dataset, write_jsonl, write_text
 from collabrl.study.db import StudyDB
@@ -35,6 +39,7 @@ from collabrl.study.load import LoadedStudy
 from collabrl.web.recording import HF_NESTED
 
 STAND_IN = ("stand-in", "idle-substitute")
+ROUND_PROCESS = (*PROCESS_KEYS, *JUDGEMENT_KEYS)  # per round, from the participant's seat
 
 
 def _intake(db: StudyDB) -> dict[str, dict[str, Any]]:
@@ -101,6 +106,9 @@ def response_rows(loaded: LoadedStudy, db: StudyDB) -> list[dict[str, Any]]:
                     "stand_in_decisions": stood_in[(group["gid"], position, seat)],
                     "rated": bool(answers),
                 }
+                process = episode_process(study.game.name, summary, seat)
+                row["structure"] = summary.get("structure")
+                row.update({f"process.{k}": process.get(k) for k in ROUND_PROCESS if k in process})
                 given = answers.get("ratings", {})
                 for item in study.questionnaire.items:
                     row[f"q_{item.id}"] = given.get(item.id)

@@ -76,8 +76,10 @@ class GroupRun:
         cid = self.row["conditions"][self.position if position is None else position]
         return self.rt.study.condition(cid)
 
-    def section(self) -> GameSection:
-        return self.rt.study.game.for_task(self.row["task"])
+    def section(self, position: int | None = None) -> GameSection:
+        """The game section of round ``position`` (default: the current one): the group's
+        task, with the round's condition's game options."""
+        return self.rt.study.section(self.condition(position).id, self.row["task"])
 
     def seed(self, position: int) -> int:
         return self.rt.study.seed + self.row["unit"] * self.rt.flow.rounds + position
@@ -111,7 +113,7 @@ class GroupRun:
 
     def _build(self, position: int) -> Session:
         """A fresh session of round ``position`` (not started)."""
-        section, condition = self.section(), self.condition(position)
+        section, condition = self.section(position), self.condition(position)
         game, seed = section.make_game(), self.seed(position)
         agents = {
             seat: agent_player(condition.agent, section, game, seed, self.rt.engines)

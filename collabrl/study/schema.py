@@ -17,6 +17,7 @@ from pydantic import Field, model_validator
 
 from collabrl.config import GameSpec, PlayerSpec, SamplingSpec
 from collabrl.config.roles import EngineSpec, check_profile, require_engine
+from collabrl.envs.registry import GameSection
 from collabrl.numbers import PositiveInt
 from collabrl.sections import Seed, Strict
 from collabrl.study.questionnaires import template_items
@@ -235,6 +236,10 @@ class Condition(Strict):
     hub_model: bool = False
     """The llm's model is a Hugging Face hub id, not a local checkpoint folder (lint then does
     not look for it on disk)."""
+    game_options: dict[str, Any] = Field(default_factory=dict)
+    """Game-section options this condition plays with, over the study's game section (e.g.
+    {structure: scaffolded}: the collaboration structure as a condition); not the task, the
+    seats or the game's name, which every condition shares."""
 
     @model_validator(mode="after")
     def _not_human(self) -> Condition:
@@ -414,6 +419,39 @@ class Study(Strict):
                 message = errors()[0]["msg"] if errors else str(exc)
                 raise ValueError(f"tasks: {message.removeprefix('Value error, ')}") from None
         return self
+
+    @model_validator(mode="after")
+    def _condition_options_fit(self) -> Study:
+        """Each condition's game options make a valid game for every task (one line each)."""
+        fixed = {"name", "seats", type(self.game).task_key}
+        for c in self.conditions:
+            shared = sorted(fixed & set(c.game_options))
+            if shared:
+                raise ValueError(
+                    f"condition {c.id}: game_options may not change {', '.join(shared)} "
+                    "(every condition plays the same game, seats and tasks)"
+                )
+            for task in self.task_list:
+                try:
+                    self.section(c.id, task)
+                except ValueError as exc:
+                    errors = getattr(exc, "errors", None)
+                    message = errors()[0]["msg"] if errors else str(exc)
+                    where = ".".join(map(str, errors()[0]["loc"])) if errors else ""
+                    raise ValueError(
+                        f"condition {c.id}: game_options{'.' + where if where else ''}: "
+                        f"{message.removeprefix('Value error, ')}"
+                    ) from None
+        return self
+
+    def section(self, cid: str, task: str) -> GameSection:
+        """The game section condition ``cid`` plays ``task`` with (its ``game_options`` over
+        the study's game section)."""
+        base = self.game.for_task(task)
+        options = self.condition(cid).game_options
+        if not options:
+            return base
+        return type(base).model_validate({**base.model_dump(), **options})
 
     @model_validator(mode="after")
     def _unique_ids(self) -> Study:

@@ -7,7 +7,10 @@ import csv
 import json
 from collections import Counter
 
+import pytest
+
 from collabrl.cli import main
+from collabrl.errors import CollabrlError
 from collabrl.study.answers import AnswerModel, RoundFacts, parse_ratings, persona_ratings
 from collabrl.study.db import StudyDB
 from collabrl.study.design import latin_square
@@ -178,3 +181,49 @@ def test_the_same_protocol_runs_on_another_game(tmp_path) -> None:
         "coordination_ring",
     }
     assert all(r["score"] != "" for r in table)
+
+
+STRUCTURES = """base: paper_user_study_cpu
+name: structures_study
+game: {name: analysis, task: arch-test-01, teammates: [D]}
+seats: {humans: [Ada], agents: [Bea]}
+tasks: [arch-test-01, arch-test-02, arch-test-03]
+simulated: {kind: expert}
+pretest: {participants: {kind: expert}}
+conditions:
+  - {id: default, name: Team A, agent: {kind: expert}}
+  - {id: memory, name: Team B, agent: {kind: expert}, game_options: {structure: memory}}
+  - {id: scaffolded, name: Team C, agent: {kind: expert}, game_options: {structure: scaffolded}}
+"""
+
+
+def test_a_study_makes_the_collaboration_structure_a_condition(tmp_path) -> None:
+    """The team-structures study as a within-subject design: each condition a structure, the
+    export carrying each round's structure and process metrics."""
+    (tmp_path / "structures.yaml").write_text(STRUCTURES)
+    study = compiled(str(tmp_path / "structures.yaml"))
+    run_pretest(study, tmp_path / "db.sqlite", 3, progress=False)
+    export_study(study.loaded, StudyDB(tmp_path / "db.sqlite"), tmp_path / "out")
+    table = read_csv(tmp_path / "out" / "responses.csv")
+    assert len(table) == 9
+    by_condition = {r["condition"]: r["structure"] for r in table}
+    assert any(r["process.profile_alignment"] != "" for r in table)  # a D collaborator judged
+    assert by_condition == {"default": "default", "memory": "memory", "scaffolded": "scaffolded"}
+    for row in table:
+        assert float(row["score"]) == 1.0  # the reference analysts solve the tasks
+        assert float(row["process.workflow_coverage"]) == 1.0
+        board = row["structure"] in ("memory", "scaffolded")
+        assert (int(row["process.board_total"]) > 0) == board
+
+
+def test_a_condition_may_not_change_the_shared_game(tmp_path) -> None:
+    bad = STRUCTURES.replace(
+        "game_options: {structure: memory}", "game_options: {task: arch-test-05}"
+    )
+    (tmp_path / "bad.yaml").write_text(bad)
+    with pytest.raises(CollabrlError, match="condition memory: game_options may not change task"):
+        compiled(str(tmp_path / "bad.yaml"))
+    wrong = STRUCTURES.replace("{structure: memory}", "{structure: hierarchy}")
+    (tmp_path / "wrong.yaml").write_text(wrong)
+    with pytest.raises(CollabrlError, match="condition memory: game_options.structure"):
+        compiled(str(tmp_path / "wrong.yaml"))

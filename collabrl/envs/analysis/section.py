@@ -6,7 +6,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from collabrl.envs.analysis.expertise import Profile
+from collabrl.envs.analysis.expertise import PROFILES, Profile
 from collabrl.envs.analysis.game import (
     BUILD_TICKS,
     DEFAULT_GATED,
@@ -60,6 +60,8 @@ class AnalysisSection(GameSection):
         "member's notes can change the right answer, and every action, a message included, "
         "takes one time step."
     )
+    collaborator_profiles: ClassVar[tuple[str, ...]] = PROFILES
+    trace_judge: ClassVar[str | None] = "collabrl.eval.workflow:trace_judgements"
     efficiency_metric: ClassVar[str] = "score"
     lower_is_better: ClassVar[bool] = False
     efficiency_title: ClassVar[str | None] = "HMS ↑"
