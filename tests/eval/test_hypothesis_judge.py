@@ -44,6 +44,7 @@ def evaluate(tmp_path, monkeypatch, sentence: str, mode: str) -> tuple[dict, lis
             {
                 "games": ["analysis"],
                 "tasks": [TASK],
+                "max_profiles": 1,
                 "seats": [1],
                 "output_dir": str(tmp_path / mode),
                 "policy": {"kind": "llm", "engine": {**engine, "model": "policy"}},
