@@ -107,6 +107,8 @@ class EvalSpec(Strict):
     """Judge conversations per generate call (progress granularity)."""
     hypothesis_judge: Literal["exact", "llm"] = "exact"
     """Scoring of submitted hypotheses (the analysis game): exact compares the structured fields only, so a submission with context, variables or relation empty (a sentence only) scores 0; llm sends those free-text submissions to the judge's engine, which grades the whole submission against the gold one (needs judge.kind=llm; structured ones stay exact)."""
+    trace_judge: Literal["rules", "llm"] = "rules"
+    """The trace judgements of the team-structures study (Workflow Coverage, Hypothesis Support, Profile Alignment, for games that have them: the analysis game): rules reads the notebook by the analysis language (no judgement for a task whose workflow is free text, DiscoveryBench's); llm has the judge's engine label every episode's trace after playing, free-text workflows included (needs judge.kind=llm; a failed judgement leaves that episode's three scores empty and is counted in results.json)."""
     oracle: bool = False
     """The policy also sees the partner's profile and previous decision."""
     policy_retries: NonNegativeInt = Field(0, le=MAX_POLICY_RETRIES)
@@ -142,6 +144,11 @@ class EvalSpec(Strict):
             raise ValueError(
                 "hypothesis_judge=llm needs judge.kind=llm (its engine grades free-text "
                 f"hypotheses), not judge.kind={self.judge.kind}"
+            )
+        if self.trace_judge == "llm" and self.judge.kind != "llm":
+            raise ValueError(
+                "trace_judge=llm needs judge.kind=llm (its engine labels the traces), "
+                f"not judge.kind={self.judge.kind}"
             )
         if self.policy.kind == "human":
             raise ValueError("policy.kind=human: a person plays through collabrl serve")

@@ -118,6 +118,10 @@ class GameSection(Strict):
     # "module:attribute" of summary -> dict of trace judgements (the team-structures study's
     # Workflow Coverage, Hypothesis Support, Profile Alignment); None: the game has none
     trace_judge: ClassVar[str | None] = None
+    # "module:attribute" of task name -> the task record the LLM trace judge reads (the analysis
+    # game's AnalysisTask: query, notes, workflow, gold; collabrl.rewards.judges.trace) when an
+    # evaluation sets trace_judge=llm; None: the game's trace judgements stay the rules'
+    trace_task: ClassVar[str | None] = None
     # the profile pipeline (collabrl profiles run): section values its episodes play with when
     # the pipeline's settings name no games (None: not among its default games), and the game's
     # Eq. (1) consistency coefficients (penalty, max_penalty, reward); None: the settings must

@@ -178,7 +178,9 @@ def process_metrics(summary: dict[str, Any], agent: str, speech: SpeechReader) -
 
 JUDGEMENT_KEYS = ("workflow_coverage", "hypothesis_support", "profile_alignment")
 """The trace judgements of a game that has them (``GameSection.trace_judge``), each in [0, 1]
-or None where it does not apply."""
+or None where it does not apply. These are the game's rules; an evaluation with
+``trace_judge=llm`` replaces them after playing with the LLM judge's
+(:func:`collabrl.eval.runner.judge_traces`)."""
 
 
 @cache

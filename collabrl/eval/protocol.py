@@ -22,7 +22,14 @@ from collabrl.errors import CollabrlError
 from collabrl.eval import export, report
 from collabrl.eval.journal import JOURNAL, Journal, job_key
 from collabrl.eval.players import partner_factory, policy_factory
-from collabrl.eval.runner import EpisodeOutcome, Job, play_all, rescore_hypotheses, select_jobs
+from collabrl.eval.runner import (
+    EpisodeOutcome,
+    Job,
+    judge_traces,
+    play_all,
+    rescore_hypotheses,
+    select_jobs,
+)
 from collabrl.eval.scoring import judge_outcomes, score_outcome
 from collabrl.eval.team_study import study_markdown, study_rows
 from collabrl.eval.teams import team_markdown, team_tables
@@ -32,6 +39,7 @@ from collabrl.rewards.judges import DIMENSIONS, Judge
 from collabrl.rewards.judges.heuristic import VERSION as HEURISTIC_VERSION
 from collabrl.rewards.judges.hypothesis import judgement_counts
 from collabrl.rewards.judges.prompts import window_prompt_stamp
+from collabrl.rewards.judges.trace import trace_judgement_counts
 
 PROXY_NOTE = (
     "PROXY: affective scores come from the offline heuristic judge (rule-based cue counting), "
@@ -175,6 +183,7 @@ def run_evaluation(
             log = Journal(Path(spec.output_dir) / JOURNAL, settings, jobs)
         outcomes = _play(spec, jobs, engines, log, progress)
         rescore_hypotheses(spec, outcomes, judge)
+        judge_traces(spec, outcomes, judge)
         _judge(spec, outcomes, judge, log, progress)
     finally:
         engines.close()
@@ -281,6 +290,15 @@ def _write_files(result: EvalResult, out: Path, *, proxy: bool) -> None:
     payload = {"stamp": result.stamp, "note": note, "tables": rows, "judge_failures": failures}
     if result.stamp["spec"]["hypothesis_judge"] == "llm":
         payload["hypothesis_judge"] = judgement_counts(o.record.summary for o in result.outcomes)
+    trace_note = ""
+    if result.stamp["spec"]["trace_judge"] == "llm":
+        counts = trace_judgement_counts(o.record.summary for o in result.outcomes)
+        payload["trace_judge"] = counts
+        trace_note = (
+            f"_Trace judgements (C wf, S hyp, A profile): LLM judge {result.stamp['judge']}, "
+            f"prompt {counts['prompt']}; {counts['judged']} episodes judged, {counts['failed']} "
+            "failed (left empty)._\n"
+        )
     if result.teams:
         (out / "teams.md").write_text(
             f"{team_markdown(result.teams)}\n_{stamp_line}_\n", encoding="utf-8"
@@ -293,7 +311,9 @@ def _write_files(result: EvalResult, out: Path, *, proxy: bool) -> None:
             study_markdown([r for r in study if r["game"] == game], get_game(game).title)
             for game in dict.fromkeys(r["game"] for r in study)
         ]
-        (out / "study.md").write_text("\n".join(tables) + f"\n_{stamp_line}_\n", encoding="utf-8")
+        (out / "study.md").write_text(
+            "\n".join(tables) + f"\n{trace_note}_{stamp_line}_\n", encoding="utf-8"
+        )
         report.write_csv(out / "study.csv", study)
         payload["study"] = study
     (out / "results.json").write_text(json.dumps(payload, indent=2, default=str), encoding="utf-8")

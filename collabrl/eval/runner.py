@@ -27,10 +27,11 @@ from collabrl.eval.players import (
     RecordingPlayer,
     generated_tokens,
 )
-from collabrl.eval.process import episode_process
+from collabrl.eval.process import JUDGEMENT_KEYS, episode_process
 from collabrl.profiles import Profile, has_profiles, interleaved_by_type, load_profiles
 from collabrl.rewards.judges import Judge, LLMJudge, StepView, WindowJudgement, step_views
 from collabrl.rewards.judges.hypothesis import judge_free_text
+from collabrl.rewards.judges.trace import judge_episode_traces
 
 
 @dataclass(frozen=True)
@@ -232,6 +233,23 @@ def rescore_hypotheses(spec: EvalSpec, outcomes: Sequence[EpisodeOutcome], judge
             summary = outcome.record.summary
             outcome.efficiency = efficiency(outcome.job.game, summary)
             outcome.efficiency_reward = game_spec(spec, outcome.job).efficiency(summary)
+
+
+def judge_traces(spec: EvalSpec, outcomes: Sequence[EpisodeOutcome], judge: Judge) -> None:
+    """With ``trace_judge=llm``, replace each outcome's trace judgements (the process keys
+    :data:`~collabrl.eval.process.JUDGEMENT_KEYS` the game's rules gave while playing) with the
+    LLM judge's (:func:`collabrl.rewards.judges.trace.judge_episode_traces`), every episode of
+    a game with a ``trace_task`` in one batched call; a failed judgement leaves that episode's
+    three None. After playing, like :func:`rescore_hypotheses`, and for the same reasons."""
+    if spec.trace_judge != "llm":
+        return
+    if not isinstance(judge, LLMJudge):
+        raise CollabrlError(f"trace_judge=llm needs an LLM judge, not {judge.name}")
+    verdicts = judge_episode_traces(judge, [(o.job.game, o.record.summary) for o in outcomes])
+    for outcome, verdict in zip(outcomes, verdicts, strict=True):
+        if verdict is not None:
+            scores = verdict.scores()
+            outcome.process.update({key: scores.get(key) for key in JUDGEMENT_KEYS})
 
 
 def play_job(

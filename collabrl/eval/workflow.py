@@ -5,9 +5,11 @@ got there (the study's section 4.6), so a team that guessed right and a team tha
 way there differ. Each judgement reads only the game's summary (``notebook``, ``trace``,
 ``hypothesis``, ``roles``, ``gate_requests``) and the task's public record (its reference workflow
 with alternatives, traps, notes, gold hypothesis), and returns a score in [0, 1] with one labelled
-record per item and the reason for its label. An LLM-judge variant (the study's judges) is to
-return the same records (:class:`NodeLabel`, :class:`SupportPart`, :class:`CollaboratorAlignment`)
-from the same inputs, so tables and viewers take either.
+record per item and the reason for its label. The LLM-judge variant (the study's judges:
+:mod:`collabrl.rewards.judges.trace`, ``eval.trace_judge=llm``) returns the same records
+(:class:`NodeLabel`, :class:`SupportPart`, :class:`CollaboratorAlignment`, kept with the
+aggregation rules both apply in :mod:`collabrl.envs.analysis.judgements`) from the same inputs,
+so tables and viewers take either.
 
 **Reading the notebook.** A step is read as its operation and arguments, up to spacing, quote
 style, number spelling (``6`` = ``6.0``), the result's name and the two spellings of an event's
@@ -70,18 +72,57 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from functools import cache
-from typing import Any, Literal
+from typing import Any
 
 from collabrl.envs.analysis.expertise import PROFILES, note_profiles, trap_profile
+from collabrl.envs.analysis.judgements import (
+    LABELS,
+    SCORE_KEYS,
+    SCORES,
+    CollaboratorAlignment,
+    Contribution,
+    HypothesisSupport,
+    Label,
+    NodeLabel,
+    ProfileAlignment,
+    SupportPart,
+    TraceJudgement,
+    TrapNeed,
+    WorkflowCoverage,
+    alignment_of,
+    coverage_of,
+    mean_score,
+    profiled_seats,
+    support_of,
+)
 from collabrl.envs.analysis.language import Value, Workspace
 from collabrl.envs.analysis.scoring import normalise
 from collabrl.envs.analysis.tasks import AnalysisTask, frames, get_task
 
-Label = Literal["satisfied", "partial", "missing"]
-SCORES: dict[Label, float] = {"satisfied": 1.0, "partial": 0.5, "missing": 0.0}
-LABELS: dict[float, Label] = {v: k for k, v in SCORES.items()}
+__all__ = [  # the records live in the games layer (the LLM judge returns them too)
+    "LABELS",
+    "SCORES",
+    "SCORE_KEYS",
+    "CollaboratorAlignment",
+    "Contribution",
+    "HypothesisSupport",
+    "Label",
+    "NodeLabel",
+    "ProfileAlignment",
+    "SupportPart",
+    "TraceJudgement",
+    "TrapNeed",
+    "UnreadableWorkflow",
+    "WorkflowCoverage",
+    "hypothesis_support",
+    "judge_trace",
+    "profile_alignment",
+    "trace_judgements",
+    "workflow_coverage",
+]
+
 OPTION_WORDS = frozenset({"asc", "desc", "max", "min", "mean", "sum", "count"})
 FILTER = "filter"
 WHOLE_TABLE = ("count", "show")  # steps that read every column of their table
@@ -100,102 +141,6 @@ _NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
 
 Ref = tuple[Any, ...]  # how a step's table argument reads: ("table", t), ("node", k), ("result",)
 Form = tuple[str, Ref, tuple[tuple[str, Any], ...]]  # (operation, table, the other arguments)
-
-
-# ------------------------------------------------------------------------------ records
-@dataclass(frozen=True)
-class NodeLabel:
-    """One reference node's label: which cell earned it and why."""
-
-    node: int
-    step: str
-    label: Label
-    cell: int | None  # index in the notebook of the cell that earned the label
-    reason: str
-
-    @property
-    def score(self) -> float:
-        return SCORES[self.label]
-
-
-@dataclass(frozen=True)
-class WorkflowCoverage:
-    score: float
-    nodes: tuple[NodeLabel, ...]
-
-
-@dataclass(frozen=True)
-class SupportPart:
-    part: Literal["relation", "scope", "evidence"]
-    score: float
-    reason: str
-
-
-@dataclass(frozen=True)
-class HypothesisSupport:
-    score: float
-    submitted: bool
-    parts: tuple[SupportPart, ...]
-
-
-@dataclass(frozen=True)
-class Contribution:
-    """One typed contribution of a collaborator and the profiles it fits."""
-
-    tick: int
-    what: str
-    fits: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class TrapNeed:
-    """Whether a trap of the collaborator's profile was covered in time."""
-
-    kind: str
-    note: str
-    node: int
-    met: bool
-    reason: str
-
-
-@dataclass(frozen=True)
-class CollaboratorAlignment:
-    seat: str
-    profile: str
-    score: float | None  # None: no typed contribution and no trap of the profile
-    profile_match: float | None
-    needs_met: float | None
-    contributions: tuple[Contribution, ...]
-    needs: tuple[TrapNeed, ...]
-
-
-@dataclass(frozen=True)
-class ProfileAlignment:
-    score: float | None
-    collaborators: tuple[CollaboratorAlignment, ...]
-
-
-@dataclass(frozen=True)
-class TraceJudgement:
-    coverage: WorkflowCoverage
-    support: HypothesisSupport
-    alignment: ProfileAlignment | None  # None: no profiled collaborator at the table
-
-    def as_dict(self) -> dict[str, float | None]:
-        """The three scores, as evaluation tables take them."""
-        return {
-            "workflow_coverage": self.coverage.score,
-            "hypothesis_support": self.support.score,
-            "profile_alignment": self.alignment.score if self.alignment else None,
-        }
-
-    def labels(self) -> dict[str, Any]:
-        """Every record, as plain data (for results files and viewers)."""
-        return {
-            "workflow_coverage": asdict(self.coverage),
-            "hypothesis_support": asdict(self.support),
-            "profile_alignment": asdict(self.alignment) if self.alignment else None,
-        }
 
 
 # ------------------------------------------------------------------------------ steps
@@ -443,18 +388,14 @@ def _coverage(reading: _Reading) -> WorkflowCoverage:
         score, why = best.labels[k]
         reason = f"cell {best.index} ({best.text}): {why}"
         labels.append(NodeLabel(k, node.step, LABELS[score], best.index, reason))
-    score = sum(n.score for n in labels) / len(labels)
-    return WorkflowCoverage(round(score, 6), tuple(labels))
+    return coverage_of(labels)
 
 
 # ------------------------------------------------------------------------------ support
 def _support(summary: Mapping[str, Any], reading: _Reading) -> HypothesisSupport:
     hypothesis = summary.get("hypothesis")
     if not hypothesis:
-        parts = tuple(
-            SupportPart(p, 0.0, "nothing submitted") for p in ("relation", "scope", "evidence")
-        )
-        return HypothesisSupport(0.0, False, parts)
+        return support_of(None)
     task, nodes = reading.reference.task, reading.reference.nodes
     answers = _answer_cells(reading, hypothesis.get("relation") or "", task.relation_template)
     needed = [k for k, n in enumerate(nodes) if n.op != FILTER]
@@ -474,13 +415,13 @@ def _support(summary: Mapping[str, Any], reading: _Reading) -> HypothesisSupport
         relation = SupportPart(
             "relation", 1.0, f"its value comes from cell {best.index}, on an acceptable path"
         )
-    parts = (
-        relation,
-        _scope(hypothesis.get("context") or "", task, reading, best),
-        _evidence(hypothesis.get("variables") or "", reading),
+    return support_of(
+        (
+            relation,
+            _scope(hypothesis.get("context") or "", task, reading, best),
+            _evidence(hypothesis.get("variables") or "", reading),
+        )
     )
-    score = sum(p.score for p in parts) / len(parts)
-    return HypothesisSupport(round(score, 6), True, parts)
 
 
 def _answer_cells(reading: _Reading, relation: str, template: str) -> list[_Cell]:
@@ -578,14 +519,8 @@ def _evidence(variables: str, reading: _Reading) -> SupportPart:
 
 # ------------------------------------------------------------------------------ alignment
 def _alignment(summary: Mapping[str, Any], reading: _Reading) -> ProfileAlignment | None:
-    roles: Mapping[str, str] = summary.get("roles") or {}
-    seats = [(seat, role) for seat, role in roles.items() if role in PROFILES]
-    if not seats:
-        return None
-    judged = tuple(_collaborator(summary, reading, seat, role) for seat, role in seats)
-    scores = [c.score for c in judged if c.score is not None]
-    score = round(sum(scores) / len(scores), 6) if scores else None
-    return ProfileAlignment(score, judged)
+    seats = profiled_seats(summary.get("roles") or {})
+    return alignment_of([_collaborator(summary, reading, seat, role) for seat, role in seats])
 
 
 def _collaborator(
@@ -614,18 +549,21 @@ def _collaborator(
                 if owner in PROFILES and text in heard:
                     contributions.append(Contribution(tick, f"{kind}:{note}", (owner,)))
                     said.setdefault(note, tick)
-    typed = len(contributions)
-    on = sum(profile in c.fits for c in contributions)
     needs = tuple(
         _need(reading, seat, trap.kind, trap.note, trap.at, said.get(trap.note))
         for trap in task.traps
         if trap_profile(trap.kind) == profile
     )
-    match = round(on / typed, 6) if typed else None
-    met = round(sum(n.met for n in needs) / len(needs), 6) if needs else None
-    parts = [p for p in (match, met) if p is not None]
-    score = round(sum(parts) / len(parts), 6) if parts else None
-    return CollaboratorAlignment(seat, profile, score, match, met, tuple(contributions), needs)
+    match = mean_score(float(profile in c.fits) for c in contributions)
+    met = mean_score(float(n.met) for n in needs)
+    on, kept = sum(profile in c.fits for c in contributions), sum(n.met for n in needs)
+    reason = (
+        f"{on} of {len(contributions)} typed contributions fit {profile}; "
+        f"{kept} of {len(needs)} needs of its traps met"
+    )
+    return CollaboratorAlignment(
+        seat, profile, mean_score((match, met)), match, met, tuple(contributions), needs, reason
+    )
 
 
 def _gated(request: Mapping[str, Any]) -> str:
@@ -689,4 +627,4 @@ def trace_judgements(summary: Mapping[str, Any]) -> dict[str, float | None]:
     try:
         return judge_trace(summary).as_dict()
     except UnreadableWorkflow:
-        return {"workflow_coverage": None, "hypothesis_support": None, "profile_alignment": None}
+        return dict.fromkeys(SCORE_KEYS)

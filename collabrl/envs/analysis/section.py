@@ -62,6 +62,7 @@ class AnalysisSection(GameSection):
     )
     collaborator_profiles: ClassVar[tuple[str, ...]] = PROFILES
     trace_judge: ClassVar[str | None] = "collabrl.eval.workflow:trace_judgements"
+    trace_task: ClassVar[str | None] = "collabrl.envs.analysis.tasks:get_task"
     efficiency_metric: ClassVar[str] = "score"
     lower_is_better: ClassVar[bool] = False
     efficiency_title: ClassVar[str | None] = "HMS ↑"
