@@ -54,7 +54,7 @@ def test_steps_batched_parsed_and_failures_recorded() -> None:
     assert "outside 0.1..1.0" in out[3].error
     assert out[4].skipped and not out[4].failed
     assert all(
-        j.judge == "llm:scripted" and j.prompt_version.startswith("interactivity-v1@") for j in out
+        j.judge == "llm:scripted" and j.prompt_version.startswith("interactivity-v2@") for j in out
     )
     # a failed judgement stays missing in the reward; an invalid step is 0
     assert interactivity_reward(out[1].level, True) is None
