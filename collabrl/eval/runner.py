@@ -217,6 +217,18 @@ def efficiency(game: str, summary: dict[str, Any]) -> float:
     return float(summary[get_game(game).efficiency_metric])
 
 
+def _llm(judge: Judge, option: str) -> LLMJudge:
+    """The evaluation's judge as the LLM judge an ``option=llm`` pass needs (lint checks it;
+    this guards programmatic specs)."""
+    if not isinstance(judge, LLMJudge):
+        raise CollabrlError(f"{option}=llm needs an LLM judge, not {judge.name}")
+    return judge
+
+
+def _summaries(outcomes: Sequence[EpisodeOutcome]) -> list[tuple[str, dict[str, Any]]]:
+    return [(o.job.game, o.record.summary) for o in outcomes]
+
+
 def rescore_hypotheses(spec: EvalSpec, outcomes: Sequence[EpisodeOutcome], judge: Judge) -> None:
     """With ``hypothesis_judge=llm``, rescore the free-text submissions through the LLM judge
     (:func:`collabrl.rewards.judges.hypothesis.judge_free_text`) and recompute the numbers read
@@ -225,9 +237,7 @@ def rescore_hypotheses(spec: EvalSpec, outcomes: Sequence[EpisodeOutcome], judge
     engine's cache answers) and scores what an uninterrupted one would."""
     if spec.hypothesis_judge != "llm":
         return
-    if not isinstance(judge, LLMJudge):
-        raise CollabrlError(f"hypothesis_judge=llm needs an LLM judge, not {judge.name}")
-    judged = judge_free_text(judge, [(o.job.game, o.record.summary) for o in outcomes])
+    judged = judge_free_text(_llm(judge, "hypothesis_judge"), _summaries(outcomes))
     for outcome, verdict in zip(outcomes, judged, strict=True):
         if verdict is not None and not verdict.failed:
             summary = outcome.record.summary
@@ -243,9 +253,7 @@ def judge_traces(spec: EvalSpec, outcomes: Sequence[EpisodeOutcome], judge: Judg
     three None. After playing, like :func:`rescore_hypotheses`, and for the same reasons."""
     if spec.trace_judge != "llm":
         return
-    if not isinstance(judge, LLMJudge):
-        raise CollabrlError(f"trace_judge=llm needs an LLM judge, not {judge.name}")
-    verdicts = judge_episode_traces(judge, [(o.job.game, o.record.summary) for o in outcomes])
+    verdicts = judge_episode_traces(_llm(judge, "trace_judge"), _summaries(outcomes))
     for outcome, verdict in zip(outcomes, verdicts, strict=True):
         if verdict is not None:
             scores = verdict.scores()

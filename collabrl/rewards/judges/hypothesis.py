@@ -19,7 +19,6 @@ context facet), ``facets`` and ``success`` (a score of 1.0), which a judgement r
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -38,6 +37,7 @@ from collabrl.rewards.judges.parsing import (
     extract_object,
 )
 from collabrl.rewards.judges.prompts import load_prompt
+from collabrl.rewards.judges.records import verdict_counts
 
 PROMPT = "hypothesis"
 STRUCTURED = ("context", "variables", "relation")
@@ -184,11 +184,4 @@ def judge_free_text(
 def judgement_counts(summaries: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
     """Free-text submissions judged and failed (by failure kind), with the prompt's stamp: what
     an evaluation's results report beside its window-judge failures."""
-    made = [s[JUDGEMENT] for s in summaries if s.get(JUDGEMENT)]
-    failed = [j["error"] for j in made if j["error"]]
-    return {
-        "prompt": load_prompt(PROMPT).stamp,
-        "judged": len(made),
-        "failed": len(failed),
-        "failure_kinds": dict(Counter(e.split(":")[0] for e in failed)),
-    }
+    return verdict_counts(summaries, JUDGEMENT, load_prompt(PROMPT).stamp)

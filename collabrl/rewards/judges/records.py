@@ -7,7 +7,8 @@ stamped with the judge's name and prompt version so results can be traced to wha
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections import Counter
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -99,3 +100,17 @@ class WindowJudgement:
     def deduction(self) -> float | None:
         """V_w: the summed deductions (None for a failed judgement, which callers exclude)."""
         return None if self.failed else float(sum(v.deduction for v in self.violations))
+
+
+def verdict_counts(summaries: Iterable[Mapping[str, Any]], key: str, stamp: str) -> dict[str, Any]:
+    """Episode-level LLM verdicts kept in summaries under ``key`` (``error`` set when failed):
+    how many were made and failed (by failure kind, the text before the first colon), with the
+    prompt's ``stamp``: what an evaluation's results report beside its window-judge failures."""
+    made = [s[key] for s in summaries if s.get(key)]
+    failed = [v["error"] for v in made if v["error"]]
+    return {
+        "prompt": stamp,
+        "judged": len(made),
+        "failed": len(failed),
+        "failure_kinds": dict(Counter(e.split(":")[0] for e in failed)),
+    }

@@ -31,7 +31,6 @@ A game opts in with ``GameSection.trace_task``, the ``"module:attribute"`` of a 
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -64,6 +63,7 @@ from collabrl.rewards.judges.parsing import (
     extract_object,
 )
 from collabrl.rewards.judges.prompts import _clip, load_prompt
+from collabrl.rewards.judges.records import verdict_counts
 
 PROMPT = "trace"
 JUDGEMENT = "trace_judgement"
@@ -375,11 +375,4 @@ def judge_episode_traces(
 def trace_judgement_counts(summaries: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
     """Traces judged and failed (by failure kind), with the prompt's stamp: what an evaluation's
     results report (``results.json``'s ``trace_judge``)."""
-    made = [s[JUDGEMENT] for s in summaries if s.get(JUDGEMENT)]
-    failed = [j["error"] for j in made if j["error"]]
-    return {
-        "prompt": load_prompt(PROMPT).stamp,
-        "judged": len(made),
-        "failed": len(failed),
-        "failure_kinds": dict(Counter(e.split(":")[0] for e in failed)),
-    }
+    return verdict_counts(summaries, JUDGEMENT, load_prompt(PROMPT).stamp)
