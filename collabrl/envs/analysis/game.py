@@ -107,13 +107,7 @@ BUILDING_KINDS = ("look", MESSAGE, WAIT)  # what a build phase leaves of the gam
 DEFAULT_GATED = ("edit", "submit")  # the consequential ones: the hypothesis and its submission
 BUILD_TICKS = 4  # the group-memory build phase (board structures)
 PROFILE_OWNERS = {"edit": ("R", "D"), "submit": ("D", "R"), "run": ("D", "R")}  # first present
-WORDS = Vocabulary(
-    update="[update_memory] {section}",
-    approve="[approve] #{id}",
-    deny="[deny] #{id}",
-    assign="[assign_gate] {kind}: {seat}",
-    kind="{kind}",
-)
+WORDS = Vocabulary(kind="{kind}")
 
 
 @dataclass(frozen=True)

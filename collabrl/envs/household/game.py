@@ -59,13 +59,7 @@ STALLED = "stalled"  # outcome when a seat reaches max_decisions (a safety net, 
 ARRIVE, LOOK, OPEN, GRAB, PUT, IDLE = range(6)
 MOVE_KINDS = ("explore", "check", "grab", "put")  # the action kinds a gate may cover
 DEFAULT_GATED = ("put",)  # putting goal objects in place: the team's consequential step
-WORDS = Vocabulary(
-    update="[update_memory] {section}",
-    approve="[approve] #{id}",
-    deny="[deny] #{id}",
-    assign="[assign_gate] {kind}: {seat}",
-    kind="[go{kind}]",
-)
+WORDS = Vocabulary(kind="[go{kind}]")
 
 
 def default_seats(n: int) -> tuple[str, ...]:

@@ -42,13 +42,14 @@ Move = tuple[str, Any]
 
 @dataclass(frozen=True)
 class Vocabulary:
-    """How a game writes structure actions (``str.format`` templates)."""
+    """How a game writes structure actions (``str.format`` templates); the defaults are the
+    bracketed words the household and analysis games share."""
 
-    update: str  # {section}
-    approve: str  # {id}
-    deny: str  # {id}
-    assign: str  # {kind} {seat}
     kind: str  # {kind}: how the game's actions of a gated kind look, for rules and requests
+    update: str = "[update_memory] {section}"  # {section}
+    approve: str = "[approve] #{id}"  # {id}
+    deny: str = "[deny] #{id}"  # {id}
+    assign: str = "[assign_gate] {kind}: {seat}"  # {kind} {seat}
 
 
 def uses_board(structure: Structure) -> bool:
