@@ -1,4 +1,4 @@
-"""Collaboration structures both games share: group memory, approval gates, the process trace.
+"""Collaboration structures the games share: group memory, approval gates, the process trace.
 
 See :mod:`.layer` for the four structures (``default``, ``memory``, ``gates``, ``scaffolded``)
 and how a game plugs them in, :mod:`.board` and :mod:`.gates` for their rules, :mod:`.trace` for

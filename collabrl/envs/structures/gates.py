@@ -2,9 +2,10 @@
 
 Why: collaboration scripts and human-in-the-loop sign-off route consequential steps through a
 named approver; the study this follows calls them simulated HITL gates. The rules, shared by
-both games:
+the games:
 
-- A gate covers one action *kind* of the game (household: ``put``; kitchen: ``deliver_soup``)
+- A gate covers one action *kind* of the game (household: ``put``; kitchen: ``deliver_soup``;
+  analysis: ``edit``, ``submit``, ``run``)
   and has at most one owner (a seat). Actions of a kind without an owner, and the owner's own
   actions, run freely.
 - A seat choosing a gated action files a request to the owner: nothing happens in the world and
