@@ -129,6 +129,7 @@ def _stamp(
             "split": "test",
             "profiles": sum(p is not None for p in profiles),
             "profile_ids": profiles,
+            **_partner_model(spec),
         },
         "game_versions": {game: get_game(game).version for game in spec.games or ()},
         "judge": judge.name,
@@ -143,6 +144,12 @@ def _stamp(
         "wall_s": round(wall_s, 2),
         "spec": spec.model_dump(),
     }
+
+
+def _partner_model(spec: EvalSpec) -> dict[str, str]:
+    """An LLM partner's model id (the pinned version it was asked for), for the stamp."""
+    engine = spec.partner.engine
+    return {"model": engine.model} if spec.partner.kind == "llm" and engine else {}
 
 
 def _profile_ids(jobs: list[Job]) -> list[str | None]:
@@ -272,9 +279,11 @@ def _write_files(result: EvalResult, out: Path, *, proxy: bool) -> None:
         method += f" ({result.stamp['policy_attempts']})"
     note = PROXY_NOTE if proxy else None
     profiles = result.stamp["partner_set"]["profiles"]
+    model = result.stamp["partner_set"].get("model")
     stamp_line = (
         f"policy={result.stamp['policy']} partners={result.stamp['partner_set']['kind']}"
         f"(test, {f'{profiles} profiles' if profiles else 'no profiles'})"
+        f"{f' partner model={model}' if model else ''}"
         f" judge={result.stamp['judge']}"
         f" prompts={result.stamp['judge_prompts']} seeds={result.stamp['seeds']}"
         f" policy attempts={result.stamp['policy_attempts']}"
