@@ -116,9 +116,9 @@ class EvalSpec(Strict):
     window: PositiveInt = Field(3, le=MAX_TICKS)
     """K: decisions per judged window."""
     a: float = Field(0.8, ge=0)
-    """CB-Affective penalty curvature a."""
+    """CB-Affective weight a of the mean window deduction: S = clip(5 - a * sum_w V_w / n - b * max_w (5 - s_w) - P_msg, 0, 5)."""
     b: float = Field(0.8, ge=0)
-    """CB-Affective message-ratio weight b."""
+    """CB-Affective weight b of the worst window's deduction max_w (5 - s_w) (the message-ratio penalty P_msg has its own eps, k, p_max)."""
     game_options: dict[str, dict[str, Any]] = Field(default_factory=dict)
     """Per game, game-section options over its evaluation defaults (e.g. kitchen: {motion:
     cooperative}; household: {max_decisions: 250}, a safety cap whose episodes are "stalled")."""

@@ -39,7 +39,9 @@ def aggregate_dimension(
 ) -> float:
     """Trajectory score of one affective dimension (contract; formula in the module docstring).
 
-    With no windows (an episode shorter than one window) only the message penalty applies.
+    ``a`` weighs the mean deduction per window (sum_w V_w / n), ``b`` the worst window's
+    deduction (max_w (5 - s_w)); ``eps``, ``k`` and ``p_max`` shape the message-ratio penalty
+    P_msg. With no windows (an episode shorter than one window) only the message penalty applies.
     """
     deductions = [max(0.0, float(v)) for v in window_deductions]
     penalty = message_penalty(message_ratio, eps=eps, k=k, p_max=p_max)

@@ -38,3 +38,11 @@ def test_penalty_enters_the_score() -> None:
 
 def test_coefficients_are_parameters() -> None:
     assert aggregate_dimension([2], 0.0, a=0.0, b=0.0, p_max=1.0) == pytest.approx(4.0)
+
+
+def test_a_weighs_the_mean_deduction_and_b_the_worst_window() -> None:
+    # V = [1, 3] with a rich message ratio: a multiplies the mean (2), b the worst window (3);
+    # neither touches the message penalty.
+    assert aggregate_dimension([1, 3], 0.5, a=1.0, b=0.0) == pytest.approx(5 - 2.0)
+    assert aggregate_dimension([1, 3], 0.5, a=0.0, b=1.0) == pytest.approx(5 - 3.0)
+    assert aggregate_dimension([], 0.0, a=0.0, b=0.0) == pytest.approx(5 - 2.0)  # P_msg alone
