@@ -23,6 +23,7 @@ from collabrl.sections import (
 Tracker = Literal["jsonl", "wandb", "tensorboard"]
 DEFAULT_TRACKERS: tuple[Tracker, ...] = ("jsonl", "wandb")
 VALIDATION_SEATS: tuple[PolicySeat, ...] = (1,)
+VERL_WEIGHT_DECAY = 0.01  # verl actor.optim.weight_decay, kept by the CollabBench scripts
 
 
 class LoraSpec(Strict):
@@ -167,8 +168,8 @@ class AlgoSpec(Strict):
     """Weight of the entropy bonus."""
     lr: PositiveFloat = Field(1e-6, le=1.0)
     """Learning rate (above 1 nothing converges and Adam overflows float32)."""
-    weight_decay: NonNegativeFloat = 0.0
-    """AdamW weight decay."""
+    weight_decay: NonNegativeFloat = VERL_WEIGHT_DECAY
+    """AdamW weight decay. The paper states none; 0.01 is verl's actor default, which the released CollabBench training scripts keep (0: no decay)."""
     warmup_steps: NonNegativeInt = Field(0, le=MAX_ITERATIONS)
     """Optimizer steps of linear learning-rate warm-up."""
     mini_batch: PositiveInt = Field(32, le=MAX_BATCH)
