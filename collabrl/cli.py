@@ -183,6 +183,7 @@ def _register_groups() -> None:
     from collabrl.eval.cli import eval_command
     from collabrl.models.cli import models
     from collabrl.pipeline.cli import profiles
+    from collabrl.report.cli import report
     from collabrl.sft.cli import demos_command, sft_command
     from collabrl.study.cli import study
     from collabrl.web.cli import serve_command, view_command
@@ -195,6 +196,7 @@ def _register_groups() -> None:
     cli.add_command(serve_command)
     cli.add_command(view_command)
     cli.add_command(study)
+    cli.add_command(report)
 
 
 _register_groups()

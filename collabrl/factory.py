@@ -143,6 +143,10 @@ def make_player(
         return make_expert(game_spec)
     if spec.kind == "idle":
         return IdlePlayer()
+    if spec.kind in ("silent", "random"):
+        from collabrl.agents.baselines import RandomPlayer, SilentPlayer
+
+        return SilentPlayer(make_expert(game_spec)) if spec.kind == "silent" else RandomPlayer()
     raise CollabrlError("a human seat is played in the browser: use `collabrl serve RECIPE`")
 
 

@@ -82,8 +82,8 @@ class PlayerSpec(Strict):
     """Who fills a seat: a rule-based expert, a persona-scripted player, an LLM, or a person
     (``human``: played in the browser through ``collabrl serve``)."""
 
-    kind: Literal["expert", "persona", "llm", "human", "idle"] = "expert"
-    """expert, persona (needs profile), llm (needs engine), human (collabrl serve) or idle (never acts: the floor of a benchmark, the partner playing alone)."""
+    kind: Literal["expert", "persona", "llm", "human", "idle", "silent", "random"] = "expert"
+    """expert, persona (needs profile), llm (needs engine), human (collabrl serve), idle (never acts: the floor of a benchmark, the partner playing alone), or a non-LLM baseline of Tables 4-5 (collabrl.agents.baselines): silent (the expert that never sends a message) or random (a random offered action)."""
     profile: str | None = None
     """Profile id: required for persona, optional persona of an llm player."""
     engine: EngineSpec | None = None

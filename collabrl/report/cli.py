@@ -1,0 +1,134 @@
+"""``collabrl report``: the paper's tables and figures from finished evaluation folders.
+
+    collabrl report table runs/oracle runs/base runs/trained --out runs/table1
+    collabrl eval compare runs/oracle runs/base runs/trained      # the same command
+    collabrl report heatmap runs/base --metric efficiency
+    collabrl report spread                                         # the shipped profile library
+    collabrl report spread runs/eval_llm_partners --embedder minilm --scatter spread.png
+    collabrl report correlate runs/partner_qwen runs/partner_deepseek
+    collabrl report baselines runs/expert runs/silent runs/random --out runs/table4
+
+Each reads what ``collabrl eval`` wrote and runs nothing; a folder a killed run left half written,
+or folders evaluated under different settings, are refused with one line (``--force`` joins them).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from collabrl.errors import CollabrlError
+
+FOLDERS = click.argument(
+    "folders", nargs=-1, required=True, type=click.Path(file_okay=False, path_type=Path)
+)
+OUT = click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Folder to write the Markdown and CSV (and PNG) into; default: print only.",
+)
+FORCE = click.option(
+    "--force", is_flag=True, help="Join folders evaluated under different settings (warns)."
+)
+LABEL = click.option(
+    "--label",
+    "labels",
+    multiple=True,
+    help="Row name of each folder, in order (default: the policy in its stamp).",
+)
+
+
+@click.group("report")
+def report() -> None:
+    """The paper's tables and figures from finished `collabrl eval` folders."""
+
+
+def _index(folders: list, wanted: Path | None, option: str) -> int | None:
+    """The position of the folder ``wanted`` names (by path, or by label)."""
+    if wanted is None:
+        return None
+    for i, f in enumerate(folders):
+        if f.path.resolve() == Path(wanted).resolve() or f.label == str(wanted):
+            return i
+    raise CollabrlError(f"{option} {wanted} is none of the folders given")
+
+
+def _written(out: Path | None, files: dict[str, str]) -> None:
+    if out is None:
+        return
+    out.mkdir(parents=True, exist_ok=True)
+    for name, text in files.items():
+        (out / name).write_text(text, encoding="utf-8")
+
+
+@report.command("table")
+@FOLDERS
+@LABEL
+@click.option(
+    "--base", type=click.Path(path_type=Path), default=None, help="Base row of the relative row."
+)
+@click.option(
+    "--trained",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Trained row (default: the last non-Oracle folder).",
+)
+@click.option("--overall-only", is_flag=True, help="Table 1 only, no per-task tables.")
+@FORCE
+@OUT
+def table_command(
+    folders: tuple[Path, ...],
+    labels: tuple[str, ...],
+    base: Path | None,
+    trained: Path | None,
+    overall_only: bool,
+    force: bool,
+    out: Path | None,
+) -> None:
+    """Table 1 (and Tables 6-7) from evaluation folders: Oracle, Base and Trained rows plus the
+    Relative Improvements row (trained over base, positive = better)."""
+    from collabrl.records import write_csv
+    from collabrl.report.folders import read_folders
+    from collabrl.report.table import assign_roles, build, csv_columns, markdown
+
+    evals, warnings = read_folders(list(folders), labels, force=force)
+    roles = assign_roles(evals, _index(evals, base, "--base"), _index(evals, trained, "--trained"))
+    rows = build(evals, roles, per_task=not overall_only)
+    text = markdown(rows, evals)
+    for warning in warnings:
+        click.echo(warning, err=True)
+    click.echo(text)
+    if out is not None:
+        _written(out, {"table.md": text})
+        write_csv(out / "table.csv", rows, csv_columns(rows))
+        click.echo(f"wrote {out}/table.md and table.csv")
+
+
+@report.command("baselines")
+@FOLDERS
+@LABEL
+@FORCE
+@OUT
+def baselines_command(
+    folders: tuple[Path, ...], labels: tuple[str, ...], force: bool, out: Path | None
+) -> None:
+    """Tables 4-5 (non-LLM baselines: Step/Score and Std. per task and seat) from evaluation
+    folders, one method each (e.g. policy.kind=silent, random, idle, expert)."""
+    from collabrl.records import write_csv
+    from collabrl.report.baselines import build, markdown
+    from collabrl.report.folders import AFFECTIVE_ONLY, read_folders
+
+    evals, warnings = read_folders(
+        list(folders), labels, force=force, ignore=AFFECTIVE_ONLY, unique_labels=True
+    )
+    rows = build(evals)
+    text = markdown(rows, evals)
+    for warning in warnings:
+        click.echo(warning, err=True)
+    click.echo(text)
+    if out is not None:
+        _written(out, {"baselines.md": text})
+        write_csv(out / "baselines.csv", rows)
+        click.echo(f"wrote {out}/baselines.md and baselines.csv")
