@@ -132,3 +132,47 @@ def baselines_command(
         _written(out, {"baselines.md": text})
         write_csv(out / "baselines.csv", rows)
         click.echo(f"wrote {out}/baselines.md and baselines.csv")
+
+
+@report.command("heatmap")
+@click.argument("folder", type=click.Path(file_okay=False, path_type=Path))
+@click.option(
+    "--metric",
+    default="efficiency",
+    show_default=True,
+    help="An episodes.csv column: efficiency, efficiency_reward, success, helpfulness, "
+    "trustfulness, empathy, affective, message_ratio, ...",
+)
+@click.option(
+    "--by",
+    type=click.Choice(["player_type", "profile"]),
+    default="player_type",
+    show_default=True,
+    help="Columns: the partners' player types (the paper's) or their profiles.",
+)
+@click.option(
+    "--seat",
+    type=click.Choice(["both", "1", "2", "all"]),
+    default="both",
+    show_default=True,
+    help="both: one figure per policy seat; 1 or 2: that seat; all: the seats pooled.",
+)
+@click.option("--game", "games", multiple=True, help="Only this game (repeatable).")
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Folder for the PNG and CSV files (default: FOLDER/figures).",
+)
+def heatmap_command(
+    folder: Path, metric: str, by: str, seat: str, games: tuple[str, ...], out: Path | None
+) -> None:
+    """Per-task x per-player-type heatmaps of one evaluation (Figures 4, 9, 11) as PNG, with the
+    cell values as CSV."""
+    from collabrl.report.folders import read_folder
+    from collabrl.report.heatmap import heatmaps
+
+    evaluation = read_folder(folder)
+    target = out if out is not None else folder / "figures"
+    for path in heatmaps(evaluation, metric, target, seat=seat, by=by, games=games or None):
+        click.echo(f"wrote {path}")

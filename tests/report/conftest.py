@@ -13,6 +13,7 @@ from collabrl.errors import CollabrlError
 from collabrl.eval.cli import eval_command
 
 SMALL = (
+    "collabbench_proxy",  # the offline protocol: persona partners, heuristic judge
     "games=[household,kitchen]",
     "tasks=[0_read_book,cramped_room]",
     "max_profiles=3",
