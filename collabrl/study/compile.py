@@ -2,16 +2,24 @@
 
 Pages are nodes; buttons, answers, matches and timeouts are edges. The conditions page expands
 into one ``play`` and one ``rate`` (questionnaire) node per round. :func:`compile_study`
-refuses, in one line each: a route to a page that does not exist, pages no participant can
-reach, a path that can never end, a group study whose players could reach the game without the
+refuses, in one line each: a route to a page that does not exist, a branch value that no
+answer to its question can take, pages no participant can reach, a path that can never end, a
+loop a participant is caught in, a group study whose players could reach the game without the
 waiting room, a recruitment target that cannot balance orders and tasks, and conditions that
 name checkpoints or profiles that do not exist. Every ``collabrl study`` command compiles first.
+
+Paths are simulated for every combination of answers to branching questions (and of consenting
+or declining): a participant answers a page once and would answer it the same way again, so a
+route that comes back to a page it has passed loops forever for that participant, whatever the
+other participants do (:func:`_check_paths`).
 """
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from collabrl.errors import RecipeError
 from collabrl.study.design import Assigner
@@ -23,11 +31,13 @@ from collabrl.study.schema import (
     EndPage,
     MatchPage,
     Page,
+    Question,
     Study,
     SurveyPage,
 )
 
 LOCAL_BACKENDS = ("transformers", "vllm")  # engines that load ``model`` from a folder
+MAX_COMBINATIONS = 10_000  # answer combinations simulated per survey page
 
 
 @dataclass(frozen=True)
@@ -161,6 +171,143 @@ def _edges(study: Study, rounds: int) -> list[Edge]:
         if timers.page_s and not isinstance(page, ConditionsPage | MatchPage):
             add(page.id, "page timeout", timers.release_to, page.id)
     return edges
+
+
+def _branch_problem(question: Question, equals: str | float | int) -> str | None:
+    """Why no answer to ``question`` can equal ``equals`` (None: some answer can)."""
+    if question.kind == "choice":
+        if isinstance(equals, str) and equals in question.options:
+            return None
+        near = [o for o in question.options if o.casefold() == str(equals).strip().casefold()]
+        hint = f": did you mean {near[0]!r}? (answers are compared exactly)" if near else ""
+        options = ", ".join(repr(o) for o in question.options)
+        return f"{equals!r} is not one of its options ({options}){hint}"
+    if question.kind == "text":
+        return None if isinstance(equals, str) else f"{equals!r} is a number, the answer is text"
+    if isinstance(equals, str):
+        return f"{equals!r} is text, the answer is a number: write it without quotes"
+    if question.kind == "likert":
+        if equals == int(equals) and 1 <= equals <= question.points:
+            return None
+        return f"{equals!r} is not a point of its scale (1 to {question.points})"
+    low = question.min if question.min is not None else -float("inf")
+    high = question.max if question.max is not None else float("inf")
+    if low <= equals <= high:
+        return None
+    return f"{equals!r} is outside its range ({question.min} to {question.max})"
+
+
+def _check_branches(study: Study) -> None:
+    """Every branch value is one an answer to its question can take."""
+    for page in study.pages:
+        if not isinstance(page, SurveyPage):
+            continue
+        questions = {q.id: q for q in page.questions}
+        for k, branch in enumerate(page.branches):
+            problem = _branch_problem(questions[branch.question], branch.equals)
+            if problem:
+                raise RecipeError(
+                    f"page {page.id}: branches.{k} never fires: {branch.question} equals {problem}"
+                )
+
+
+OTHER = object()  # any answer no branch names (text, number)
+
+
+def _representatives(page: SurveyPage, question: Question) -> list[Any]:
+    """One answer per route a question's answers can take on ``page``: each value a branch
+    names, and one answer that no branch names when there is one (None: unanswered)."""
+    named = list(dict.fromkeys(b.equals for b in page.branches if b.question == question.id))
+    if question.kind == "choice":
+        rest: list[Any] = [o for o in question.options if o not in named][:1]
+    elif question.kind == "likert":
+        rest = [p for p in range(1, question.points + 1) if p not in named][:1]
+    elif question.kind == "number" and question.min is not None and question.min == question.max:
+        rest = [question.min] if question.min not in named else []
+    else:
+        rest = [OTHER]  # a text or a number range always holds another answer
+    if not question.required:
+        rest = rest or [None]
+    return [*named, *rest]
+
+
+def _label(question: str, value: Any) -> str:
+    if value is OTHER:
+        return f"{question}=(another answer)"
+    return f"{question} unanswered" if value is None else f"{question}={value}"
+
+
+def _choices(flow: Flow, page: Page) -> list[tuple[str, str]]:
+    """(what the participant does, the page it leads to) for each route out of ``page`` that
+    does not end the session; a timeout or a release always ends it (at an end page)."""
+    if isinstance(page, EndPage):
+        return []
+    following = flow.successor(page.id)
+    if isinstance(page, ConsentPage):
+        return [("agrees", following), ("declines", page.decline_to)]
+    if not isinstance(page, SurveyPage) or not page.branches:
+        return [("", following)]
+    questions = {q.id: q for q in page.questions}
+    asked = [questions[q] for q in dict.fromkeys(b.question for b in page.branches)]
+    domains = [_representatives(page, q) for q in asked]
+    count = 1
+    for domain in domains:
+        count *= len(domain)
+    if count > MAX_COMBINATIONS:
+        raise RecipeError(
+            f"page {page.id}: {count} answer combinations of its branching questions; lint "
+            f"simulates at most {MAX_COMBINATIONS} per page: split the branches over pages"
+        )
+    routes: dict[str, str] = {}
+    for combo in itertools.product(*domains):
+        answers = dict(zip((q.id for q in asked), combo, strict=True))
+        target = flow.after_survey(page, answers)
+        routes.setdefault(target, ", ".join(_label(q, v) for q, v in answers.items()))
+    return [(f"answers {label}", target) for target, label in routes.items()]
+
+
+def _check_paths(flow: Flow) -> None:
+    """Every participant, whatever they answer, reaches an end page without coming back to a
+    page they have passed; every page is on some participant's path."""
+    study = flow.study
+    pages = {p.id: p for p in study.pages}
+    routes = {p.id: _choices(flow, p) for p in study.pages}
+    start = flow.first
+    reached = {start}
+    path: list[tuple[str, str]] = [(start, "")]  # (page, what led there)
+    on_path = {start}
+    stack = [iter(routes[start])]
+    while stack:
+        step = next(stack[-1], None)
+        if step is None:
+            stack.pop()
+            on_path.discard(path.pop()[0])
+            continue
+        doing, target = step
+        if target in on_path:
+            walked = [*path, (target, doing)]
+            seen = [page for page, _ in walked]
+            first = seen.index(target)
+            who = [
+                f"{did} on {seen[i - 1]}" for i, (_, did) in enumerate(walked) if i > first and did
+            ]
+            raise RecipeError(
+                f"pages: a participant who {'; '.join(who) or 'goes on'} loops forever: "
+                f"{' -> '.join(seen)} (the same answers take the same route again)"
+            )
+        reached.add(target)
+        if isinstance(pages[target], EndPage):
+            continue
+        path.append((target, doing))
+        on_path.add(target)
+        stack.append(iter(routes[target]))
+    released = {target for target, _ in _release_targets(study)}
+    missing = [p.id for p in study.pages if p.id not in reached and p.id not in released]
+    if missing:
+        raise RecipeError(
+            f"pages: no participant reaches {', '.join(missing)}, whatever they answer "
+            "(a branch takes every answer past it)"
+        )
 
 
 def _reachable(start: str, edges: list[Edge], skip: frozenset[str] = frozenset()) -> set[str]:
@@ -302,7 +449,9 @@ def compile_study(loaded: LoadedStudy) -> CompiledStudy:
     study = loaded.study
     flow = Flow(study, [])
     flow.edges = _edges(study, flow.rounds)
+    _check_branches(study)
     _check_graph(flow)
+    _check_paths(flow)
     _check_balance(study, flow)
     for index, condition in enumerate(study.conditions):
         check_condition(study, index, condition)

@@ -20,6 +20,7 @@ from collabrl.agents.llm_player import LLMPlayer
 from collabrl.agents.persona.temperament import stable_seed
 from collabrl.agents.player import Player
 from collabrl.agents.protocol import parse_observed
+from collabrl.errors import CollabrlError
 from collabrl.profiles import Profile
 from collabrl.study.answers import AnswerModel, round_facts
 from collabrl.study.compile import CompiledStudy
@@ -30,6 +31,14 @@ from collabrl.study.rounds import GroupRun
 from collabrl.study.runtime import StudyRuntime
 from collabrl.study.signals import run_coroutine
 from collabrl.web.session import DecisionError, Session
+
+MAX_REFUSALS = 3
+"""Times in a row one page may refuse a simulated participant's answers before the pretest stops
+(a page that refuses every answer traps live participants too)."""
+
+
+class PretestStuck(CollabrlError):
+    """A simulated participant that cannot get through the study (the pretest stops, naming it)."""
 
 
 def survey_answer(question: dict[str, Any], rng: random.Random) -> Any:
@@ -57,16 +66,44 @@ class SimulatedParticipant:
         self.sid = ""  # the session self.player plays
 
     async def run(self) -> None:
+        """Go through the study; raises PretestStuck where a live participant would be stuck:
+        a page that refuses every answer, or more pages than a path without loops has."""
         self.pid, _ = await self.rt.join(kind="simulated")
+        walked: list[str] = []
+        most = 2 * len(self.rt.flow.nodes()) + 10
+        refused = 0
         while True:
             seen = self.rt.notifier.version(self.pid)
             view = self.rt.view(self.pid)
             if view["status"] != "active":
                 return
-            await self.act(view)
-            await self.rt.wait(self.pid, seen)
+            node = view["node"]
+            if not walked or walked[-1] != node:
+                walked.append(node)
+                refused = 0
+            if len(walked) > most:
+                raise PretestStuck(
+                    f"pretest: simulated participant {self.index} went through {len(walked)} "
+                    f"pages without reaching an end page (... {' -> '.join(walked[-6:])}): a "
+                    "loop that live participants would be caught in too"
+                )
+            problem = await self.act(view)
+            if problem is None:
+                await self.rt.wait(self.pid, seen)
+                continue
+            if self.rt.node(self.pid) != node or not self.rt.is_active(self.pid):
+                continue  # the page moved on meanwhile: the next view says what to do
+            refused += 1
+            if refused >= MAX_REFUSALS:
+                raise PretestStuck(
+                    f"pretest: simulated participant {self.index} is stuck at page {node}: it "
+                    f"refused {refused} answers in a row ({problem}); live participants would "
+                    "be stuck there too"
+                )
 
-    async def act(self, view: dict[str, Any]) -> None:
+    async def act(self, view: dict[str, Any]) -> str | None:
+        """Do what the page asks; the reason when the page refused it (None: taken, or a
+        decision that came too late)."""
         kind, node = view["kind"], view["node"]
         try:
             if kind == "text":
@@ -80,8 +117,11 @@ class SimulatedParticipant:
                 await self.play()
             elif kind == "conditions" and view["phase"] == "rate":
                 await self.rt.submit(self.pid, {"node": node, **self.rate()})
-        except (FormError, DecisionError):
-            pass  # the page moved on meanwhile: the next view says what to do
+        except FormError as exc:
+            return str(exc)
+        except DecisionError:
+            pass  # the round moved on meanwhile: the next view says what to do
+        return None
 
     def _round(self) -> tuple[GroupRun, Session, str]:
         """This participant's group, its session and their seat in it: called only while the

@@ -29,6 +29,12 @@ Text = Annotated[str, Field(max_length=20_000)]
 """Markdown shown to participants (rendered without raw HTML)."""
 
 MAX_TIMEOUT_S = 7 * 24 * 3600.0  # a week: far above any real wait, but finite
+YAML_BOOLEAN = 'unquoted yes/no/on/off/true/false are YAML booleans, not words: quote them ("yes")'
+
+
+def _repeated(ids: list[Any]) -> list[Any]:
+    """The ids that occur more than once in ``ids``, each once, in first-seen order."""
+    return [i for i in dict.fromkeys(ids) if ids.count(i) > 1]
 
 
 class Question(Strict):
@@ -55,10 +61,24 @@ class Question(Strict):
     max_chars: int = Field(1000, ge=1, le=10_000)
     """text: longest accepted answer."""
 
+    @model_validator(mode="before")
+    @classmethod
+    def _no_booleans(cls, data: Any) -> Any:
+        options = data.get("options") if isinstance(data, dict) else None
+        if isinstance(options, list) and any(isinstance(o, bool) for o in options):
+            shown = ", ".join(str(o).lower() if isinstance(o, bool) else str(o) for o in options)
+            raise ValueError(
+                f"question {data.get('id')}: options [{shown}] hold booleans: {YAML_BOOLEAN}"
+            )
+        return data
+
     @model_validator(mode="after")
     def _complete(self) -> Question:
         if self.kind == "choice" and len(self.options) < 2:
             raise ValueError(f"question {self.id}: a choice question needs at least two options")
+        repeated = _repeated(self.options)
+        if repeated:
+            raise ValueError(f"question {self.id}: options repeat: {repeated}")
         return self
 
 
@@ -105,8 +125,12 @@ class Questionnaire(Strict):
         ids = [item.id for item in self.items]
         if not ids:
             raise ValueError("questionnaire: no items; give items or template: collabbench")
-        if len(set(ids)) != len(ids):
-            raise ValueError(f"questionnaire: item ids repeat: {sorted(ids)}")
+        repeated = _repeated(ids)
+        if repeated:
+            raise ValueError(
+                f"questionnaire: item ids must be unique; repeated: {repeated} (a template's "
+                f"items count too: {', '.join(ids)})"
+            )
         return self
 
 
@@ -119,6 +143,17 @@ class Branch(Strict):
     """The answer that takes this route."""
     to: Ident
     """The page it leads to."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _not_boolean(cls, data: Any) -> Any:
+        value = data.get("equals") if isinstance(data, dict) else None
+        if isinstance(value, bool):
+            raise ValueError(
+                f"branch on {data.get('question')}: equals is the boolean "
+                f"{str(value).lower()}: {YAML_BOOLEAN}"
+            )
+        return data
 
 
 class _Page(Strict):
@@ -163,6 +198,21 @@ class SurveyPage(_Page):
     """The questions, in order."""
     branches: list[Branch] = Field(default_factory=list)
     """Conditional routes, checked in order before ``next``."""
+
+    @model_validator(mode="after")
+    def _unique(self) -> SurveyPage:
+        repeated = _repeated([q.id for q in self.questions])
+        if repeated:
+            raise ValueError(
+                f"page {self.id}: question ids must be unique; repeated: {repeated} (one id "
+                "makes two questions one answer, and the page could never be sent)"
+            )
+        taken = [(b.question, b.equals) for b in self.branches]
+        for question, equals in _repeated(taken):
+            raise ValueError(
+                f"page {self.id}: two branches take {question}={equals}; only the first fires"
+            )
+        return self
 
 
 class MatchPage(_Page):
@@ -458,8 +508,10 @@ class Study(Strict):
         for what, ids in (
             ("conditions", [c.id for c in self.conditions]),
             ("pages", [p.id for p in self.pages]),
+            ("tasks", list(self.tasks)),
+            ("privacy.url_fields", list(self.privacy.url_fields)),
         ):
-            repeated = sorted({i for i in ids if ids.count(i) > 1})
+            repeated = _repeated(ids)
             if repeated:
                 raise ValueError(f"{what}: ids must be unique; repeated: {repeated}")
         return self
