@@ -167,7 +167,9 @@ def make_partner(
         return make_persona(profile)
     if spec.kind == "llm":
         persona = profile.persona() if profile is not None and spec.use_profile else None
-        return make_llm_player(engine, game, spec.sampling, seed, role="player", persona=persona)
+        return make_llm_player(
+            engine, game, spec.sampling, seed, role="player", persona=persona, retries=spec.retries
+        )
     if spec.kind == "expert":
         return make_expert(game_spec)
     raise CollabrlError(f"partner.kind={spec.kind} has no partner player to build")

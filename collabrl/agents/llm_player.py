@@ -2,9 +2,9 @@
 
 The role picks the prompt (:mod:`collabrl.agents.prompts`): ``agent`` for the collaborative agent,
 ``player`` for a simulated player. An unusable reply gets ``retries`` more attempts with the
-parser's complaints shown to the model (simulated players: 1; an evaluated policy: 0, the paper's
-single pass); if the last is unusable too, its text is returned anyway and the game idles the
-seat for a tick (recorded).
+parser's complaints shown to the model (0 by default for every role, the paper's single pass:
+``eval.policy_retries`` and ``partner.retries`` ask for more); if the last is unusable too, its
+text is returned anyway and the game idles the seat for a tick (recorded).
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ class LLMPlayer:
         *,
         role: Role,
         persona: str | None = None,
-        retries: int = 1,
+        retries: int = 0,
         name: str = "llm",
     ) -> None:
         self.engine, self.game, self.persona, self.role = engine, game, persona, role

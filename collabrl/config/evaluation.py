@@ -29,6 +29,7 @@ from collabrl.sections import (
     MAX_BATCH,
     MAX_EVAL_PROFILES,
     MAX_EVAL_SEEDS,
+    MAX_NEW_TOKENS,
     MAX_POLICY_RETRIES,
     MAX_TICKS,
     MAX_WORKERS,
@@ -38,6 +39,7 @@ from collabrl.sections import (
 )
 
 SHOWN_TASKS = 5  # task names an error lists per game before "and N more"
+EVAL_MAX_NEW_TOKENS = 4096  # reply cap of the policy and partner (the released eval scripts)
 
 
 def _some(tasks: tuple[str, ...] | list[str]) -> str:
@@ -112,7 +114,9 @@ class EvalSpec(Strict):
     oracle: bool = False
     """The policy also sees the partner's profile and previous decision."""
     policy_retries: NonNegativeInt = Field(0, le=MAX_POLICY_RETRIES)
-    """Extra attempts of an LLM policy after an unusable reply: 0 is the paper's single pass."""
+    """Extra attempts of an LLM policy after an unusable reply: 0 is the paper's single pass (an LLM partner's: partner.retries, also 0)."""
+    max_new_tokens: PositiveInt = Field(EVAL_MAX_NEW_TOKENS, le=MAX_NEW_TOKENS)
+    """Longest reply of the evaluated policy and of an LLM partner whose own sampling.max_new_tokens is not given: 4096, the released evaluation scripts' --max_tokens and the paper's response limit (D.1.3); its models average 0.43k-2.97k tokens a step (Tables 1, 11), so a 512 cap cuts verbose ones off as invalid replies."""
     window: PositiveInt = Field(3, le=MAX_TICKS)
     """K: decisions per judged window."""
     a: float = Field(0.8, ge=0)
@@ -128,6 +132,15 @@ class EvalSpec(Strict):
     """Where tables, episodes and trajectories go."""
     teams: TeamsSpec | None = None
     """Team size x structure grid with the study-style process table (None: agent + one partner)."""
+
+    @model_validator(mode="after")
+    def _reply_caps(self) -> EvalSpec:
+        """``max_new_tokens`` caps the policy's and the partner's replies unless their sampling
+        sets its own (kept in the dump, so a narrowed copy of this section caps the same)."""
+        for role in (self.policy, self.partner):
+            if "max_new_tokens" not in role.sampling.model_fields_set:
+                role.sampling.max_new_tokens = self.max_new_tokens
+        return self
 
     @model_validator(mode="after")
     def _roles_fit_evaluation(self) -> EvalSpec:

@@ -11,8 +11,8 @@ from pydantic import AfterValidator, Field, ValidationInfo, field_validator, mod
 
 from collabrl.engines.options import OPTIONS, option_names
 from collabrl.errors import CollabrlError
-from collabrl.numbers import PositiveInt
-from collabrl.sections import MAX_NEW_TOKENS, Strict
+from collabrl.numbers import NonNegativeInt, PositiveInt
+from collabrl.sections import MAX_NEW_TOKENS, MAX_POLICY_RETRIES, Strict
 from collabrl.settings_files import clip
 
 
@@ -121,6 +121,8 @@ class PartnerSpec(Strict):
     """Training: explicit partner profile ids (instead of the whole split)."""
     use_profile: bool = True
     """False: an llm partner plays without any profile (the homogeneous partner)."""
+    retries: NonNegativeInt = Field(0, le=MAX_POLICY_RETRIES)
+    """Extra attempts of an llm partner after an unusable reply (the parser's complaints shown), in training and evaluation alike: 0 is the paper's single pass, as for the policy (the released code asks once too and falls back to a listed action); 1 was collabrl's earlier default."""
     engine: EngineSpec | None = None
     """The llm partner's engine."""
     sampling: SamplingSpec = Field(default_factory=SamplingSpec)

@@ -147,9 +147,12 @@ def _stamp(
 
 
 def _partner_model(spec: EvalSpec) -> dict[str, str]:
-    """An LLM partner's model id (the pinned version it was asked for), for the stamp."""
+    """An LLM partner's model id (the pinned version it was asked for) and reply attempts, for
+    the stamp."""
     engine = spec.partner.engine
-    return {"model": engine.model} if spec.partner.kind == "llm" and engine else {}
+    if spec.partner.kind != "llm" or not engine:
+        return {}
+    return {"model": engine.model, "attempts": attempts_label(spec.partner.retries)}
 
 
 def _profile_ids(jobs: list[Job]) -> list[str | None]:

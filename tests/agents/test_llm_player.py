@@ -40,7 +40,7 @@ def test_retry_once_with_errors_shown_then_succeed() -> None:
     obs = game.reset(seed=0)["Alice"]
     engine = ScriptedEngine(["I pick the fridge", format_response("t", "m", obs.actions[0])])
     params = SamplingParams(temperature=0)
-    player = LLMPlayer(engine, game, params, role="player", persona="Very chatty.")
+    player = LLMPlayer(engine, game, params, role="player", persona="Very chatty.", retries=1)
     player.reset("Alice", 0)
     reply = player.act(obs)
     assert reply.endswith(f"<action>{obs.actions[0]}</action>")
@@ -57,7 +57,7 @@ def test_retry_once_with_errors_shown_then_succeed() -> None:
 def test_engine_failure_is_recorded_and_seat_idles() -> None:
     game = HouseholdGame("0_read_book", max_decisions=2)
     engine = ScriptedEngine([None] * 100)
-    players = {"Alice": LLMPlayer(engine, game, role="agent"), "Bob": HouseholdExpert()}
+    players = {"Alice": LLMPlayer(engine, game, role="agent", retries=1), "Bob": HouseholdExpert()}
     record = play_episode(game, players, seed=0)
     alice = [t for t in record.turns if t.seat == "Alice"]
     assert alice and not any(t.valid for t in alice)

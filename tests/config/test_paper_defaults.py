@@ -14,3 +14,55 @@ def test_weight_decay_is_verls_since_the_paper_states_none() -> None:
     doc = AlgoSpec.model_fields["weight_decay"].description or ""
     assert "paper states none" in doc and "verl" in doc
     assert load_recipe("cwah_gigpo", ["algo.weight_decay=0"]).algo.weight_decay == 0.0
+
+
+EVAL_RECIPE = "household_experts"  # a recipe whose eval section is the defaults
+LLM_POLICY = ["eval.policy.kind=llm", "eval.policy.engine={backend: openai, model: m}"]
+LLM_PARTNER = ["eval.partner.kind=llm", "eval.partner.engine={backend: openai, model: p}"]
+
+
+def test_evaluation_caps_replies_at_the_training_and_released_code_value() -> None:
+    from collabrl.config.evaluation import EVAL_MAX_NEW_TOKENS
+
+    spec = load_recipe(EVAL_RECIPE, LLM_POLICY + LLM_PARTNER).eval
+    assert EVAL_MAX_NEW_TOKENS == 4096 == load_recipe("cwah_gigpo").policy.sampling.max_new_tokens
+    assert spec.max_new_tokens == EVAL_MAX_NEW_TOKENS
+    assert spec.policy.sampling.max_new_tokens == spec.partner.sampling.max_new_tokens == 4096
+    assert spec.judge.sampling.max_new_tokens == 512  # the judges keep their own cap
+    # the named option moves both; a role's own sampling wins; a copy of the section keeps them
+    spec = load_recipe(EVAL_RECIPE, [*LLM_POLICY, *LLM_PARTNER, "eval.max_new_tokens=512"]).eval
+    assert spec.policy.sampling.max_new_tokens == spec.partner.sampling.max_new_tokens == 512
+    spec = load_recipe(
+        EVAL_RECIPE, [*LLM_POLICY, *LLM_PARTNER, "eval.policy.sampling.max_new_tokens=64"]
+    ).eval
+    assert (spec.policy.sampling.max_new_tokens, spec.partner.sampling.max_new_tokens) == (64, 4096)
+    again = type(spec).model_validate({**spec.model_dump(), "max_new_tokens": 100})
+    assert (again.policy.sampling.max_new_tokens, again.partner.sampling.max_new_tokens) == (
+        64,
+        4096,
+    )
+
+
+def test_policy_and_partner_replies_are_single_pass_by_default() -> None:
+    from collabrl.envs.registry import get_game
+    from collabrl.eval.players import partner_factory, policy_factory
+    from collabrl.factory import EngineCache
+    from collabrl.profiles import load_profiles
+
+    class Cache(EngineCache):
+        def get(self, spec):  # no server: the players are only built
+            return object()
+
+    spec = load_recipe(EVAL_RECIPE, LLM_POLICY + LLM_PARTNER).eval
+    assert spec.policy_retries == 0 and spec.partner.retries == 0
+    assert load_recipe("cwah_gigpo").partner.retries == 0  # training partners alike
+    section = get_game("household").model_validate({"name": "household"})
+    game, profile = section.make_game(), load_profiles(game="household", split="test")[0]
+    policy = policy_factory(spec.policy, Cache(), spec.policy_retries)(game, section, 0)
+    partner = partner_factory(spec.partner, Cache())(profile, game, section, 0)
+    assert policy.retries == 0 and partner.retries == 0
+    retried = load_recipe(
+        EVAL_RECIPE, [*LLM_POLICY, *LLM_PARTNER, "eval.partner.retries=1", "eval.policy_retries=2"]
+    ).eval
+    partner = partner_factory(retried.partner, Cache())(profile, game, section, 0)
+    assert partner.retries == 1 and retried.policy_retries == 2
