@@ -19,6 +19,7 @@ from pathlib import Path
 import click
 
 from collabrl.errors import CollabrlError
+from collabrl.report.agreement_cli import agreement_command, ratings_command
 
 FOLDERS = click.argument(
     "folders", nargs=-1, required=True, type=click.Path(file_okay=False, path_type=Path)
@@ -43,6 +44,10 @@ LABEL = click.option(
 @click.group("report")
 def report() -> None:
     """The paper's tables and figures from finished `collabrl eval` folders."""
+
+
+report.add_command(agreement_command)  # Tables 13-14: judge-human agreement on rated windows
+report.add_command(ratings_command)
 
 
 def _index(folders: list, wanted: Path | None, option: str) -> int | None:

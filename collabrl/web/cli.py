@@ -45,11 +45,26 @@ def serve_command(args: tuple[str, ...], host: str, port: int) -> None:
 @click.argument("path", type=click.Path(path_type=Path))
 @HOST
 @PORT
-def view_command(path: Path, host: str, port: int) -> None:
+@click.option(
+    "--rate",
+    is_flag=True,
+    help="Open the rating page: rate the judged windows of the evaluations under PATH.",
+)
+@click.option(
+    "--ratings",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Ratings file (SQLite) for --rate (default: ratings.sqlite in PATH's folder).",
+)
+@click.option("--rater", default=None, help="Rater id to put in the printed URL (--rate).")
+def view_command(
+    path: Path, host: str, port: int, rate: bool, ratings: Path | None, rater: str | None
+) -> None:
     """Browse trajectories: evaluations, human sessions, `collabrl play` and training rollouts.
 
     PATH is a file (trajectories.jsonl, rollouts.jsonl, episodes.jsonl) or a folder searched for
-    them; files are re-read when they change, so a running training can be watched.
+    them; files are re-read when they change, so a running training can be watched. With
+    --rate, people rate the judged windows of evaluations for `collabrl report agreement`.
     """
     require_web()
     from collabrl.web.security import new_token
@@ -62,4 +77,16 @@ def view_command(path: Path, host: str, port: int) -> None:
     click.echo(f"{len(files)} trajectory file(s) under {path}")
     for warning in left_out:
         click.echo(f"warning: {warning}", err=True)
-    run_foreground(make_view_app(path, token), host, port, f"/?token={token}", "viewer")
+    if not rate:
+        if ratings or rater:
+            raise click.UsageError("--ratings and --rater go with --rate")
+        run_foreground(make_view_app(path, token), host, port, f"/?token={token}", "viewer")
+        return
+    from urllib.parse import quote
+
+    from collabrl.eval.ratings import RatingStore, check_rater, default_path
+
+    store = RatingStore(ratings or default_path(path))
+    click.echo(f"ratings go to {store.path}")
+    query = f"/rate?token={token}" + (f"&rater={quote(check_rater(rater))}" if rater else "")
+    run_foreground(make_view_app(path, token, store), host, port, query, "rating page")

@@ -2,12 +2,14 @@
 
 ``GET /`` the page; ``GET /api/episodes`` the list; ``GET /api/episodes/{n}`` one episode with
 its turns and, for a game with a board, its frames (recorded, or replayed from seed and every
-seat's turns when the record allows it).
+seat's turns when the record allows it). With a ratings store (``--rate``), the rating page of
+:mod:`collabrl.web.rate_app` too.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
@@ -22,6 +24,9 @@ from collabrl.web.frames import board_of, drawing, replay_frames
 from collabrl.web.security import HostAndOrigin, SecurityHeaders, has_token
 from collabrl.web.serve_app import STATIC
 from collabrl.web.trajectories import Library
+
+if TYPE_CHECKING:
+    from collabrl.eval.ratings import RatingStore
 
 
 def board_replay(record: dict) -> dict:
@@ -42,7 +47,7 @@ def board_replay(record: dict) -> dict:
     return {"board": drawing(board, game), "frames": frames}
 
 
-def make_view_app(root: Path, token: str) -> Starlette:
+def make_view_app(root: Path, token: str, ratings: RatingStore | None = None) -> Starlette:
     library = Library(root)
 
     def allowed(request: Request) -> bool:
@@ -72,11 +77,17 @@ def make_view_app(root: Path, token: str) -> Starlette:
         record.update(board_replay(record))
         return JSONResponse(record)
 
+    rating: list[Route] = []
+    if ratings is not None:
+        from collabrl.web.rate_app import rating_routes
+
+        rating = rating_routes(library, ratings, token)
     return Starlette(
         routes=[
             Route("/", index),
             Route("/api/episodes", listing),
             Route("/api/episodes/{n:int}", episode),
+            *rating,
             Mount("/static", StaticFiles(directory=str(STATIC)), name="static"),
         ],
         middleware=[Middleware(SecurityHeaders), Middleware(HostAndOrigin)],
