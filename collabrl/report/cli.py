@@ -181,3 +181,113 @@ def heatmap_command(
     target = out if out is not None else folder / "figures"
     for path in heatmaps(evaluation, metric, target, seat=seat, by=by, games=games or None):
         click.echo(f"wrote {path}")
+
+
+@report.command("spread")
+@click.argument(
+    "folders", nargs=-1, required=False, type=click.Path(file_okay=False, path_type=Path)
+)
+@LABEL
+@click.option(
+    "--embedder",
+    default="auto",
+    show_default=True,
+    help="auto (packaged MiniLM if installed, else hashing), minilm, hashing, a local "
+    "sentence-transformers folder, or a model id in the local Hugging Face cache.",
+)
+@click.option("--game", "games", multiple=True, help="Only this game (repeatable).")
+@click.option(
+    "--split",
+    "splits",
+    multiple=True,
+    type=click.Choice(["train", "test"]),
+    help="Profile library only: these splits (default both).",
+)
+@click.option(
+    "--text",
+    type=click.Choice(["persona", "behavior"]),
+    default="persona",
+    show_default=True,
+    help="Profile library only: embed each profile's persona paragraph or its behaviour line.",
+)
+@click.option(
+    "--profiles-file",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Profile library only: a profile file instead of the shipped library.",
+)
+@click.option(
+    "--window", type=click.IntRange(1), default=3, show_default=True, help="Decisions a segment."
+)
+@click.option(
+    "--seats",
+    type=click.Choice(["partner", "policy"]),
+    default="partner",
+    show_default=True,
+    help="Evaluation folders: segment the partner seats (the paper's players) or the policy.",
+)
+@click.option("--xi", type=float, default=0.1, show_default=True, help="Cluster_xi threshold.")
+@click.option(
+    "--scatter",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Also draw the embeddings in 2-D into this PNG (Figure 3a).",
+)
+@click.option("--projection", type=click.Choice(["pca", "tsne"]), default="pca", show_default=True)
+@OUT
+def spread_command(
+    folders: tuple[Path, ...],
+    labels: tuple[str, ...],
+    embedder: str,
+    games: tuple[str, ...],
+    splits: tuple[str, ...],
+    text: str,
+    profiles_file: str | None,
+    window: int,
+    seats: str,
+    xi: float,
+    scatter: Path | None,
+    projection: str,
+    out: Path | None,
+) -> None:
+    """Embedding spread and Cluster_xi (Table 9, Figure 3a): of the profile library's texts per
+    game and split (no FOLDERS), or of the partners' trajectory segments in evaluation folders."""
+    from collabrl.records import write_csv
+    from collabrl.report.folders import read_folder
+    from collabrl.report.spread import (
+        embedder_named,
+        markdown,
+        profile_texts,
+        rows_for,
+        segment_texts,
+    )
+    from collabrl.report.spread import scatter as draw_scatter
+
+    model = embedder_named(embedder)
+    if folders:
+        if len(labels) > len(folders):
+            raise CollabrlError(f"{len(labels)} --label values for {len(folders)} folders")
+        items = []
+        for i, path in enumerate(folders):
+            evaluation = read_folder(path)
+            evaluation.label = labels[i] if i < len(labels) else str(path)
+            items += [
+                item
+                for item in segment_texts(evaluation, window=window, seats=seats)
+                if not games or item["game"] in games
+            ]
+        title = f"Trajectory-segment spread ({seats} seats, windows of {window} decisions)"
+    else:
+        items = profile_texts(games, splits or ("train", "test"), text=text, path=profiles_file)
+        title = f"Profile-library spread ({text} texts)"
+    rows, vectors = rows_for(items, model, xi)
+    table = markdown(rows, title, xi)
+    click.echo(table)
+    if out is not None:
+        _written(out, {"spread.md": table})
+        write_csv(out / "spread.csv", rows)
+        click.echo(f"wrote {out}/spread.md and spread.csv")
+    if scatter is not None:
+        scatter.parent.mkdir(parents=True, exist_ok=True)
+        draw_scatter(scatter, vectors, items, projection=projection)
+        click.echo(f"wrote {scatter}")
