@@ -86,7 +86,7 @@ def view_command(
 
     from collabrl.eval.ratings import RatingStore, check_rater, default_path
 
+    query = f"/rate?token={token}" + (f"&rater={quote(check_rater(rater))}" if rater else "")
     store = RatingStore(ratings or default_path(path))
     click.echo(f"ratings go to {store.path}")
-    query = f"/rate?token={token}" + (f"&rater={quote(check_rater(rater))}" if rater else "")
     run_foreground(make_view_app(path, token, store), host, port, query, "rating page")
