@@ -4,6 +4,7 @@ vllm."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field, fields
 from typing import Any
 
@@ -45,6 +46,10 @@ class OpenAIOptions:
             setattr(self, name, (value,) if isinstance(value, str) else tuple(value))
         if self.concurrency < 1:
             raise ValueError(f"concurrency must be >= 1, got {self.concurrency}")
+
+    def base_url(self) -> str | None:
+        """The server URL now: the first of ``base_url_env`` that is set (None: none is)."""
+        return next((os.environ[n] for n in self.base_url_env if os.environ.get(n)), None)
 
 
 @dataclass

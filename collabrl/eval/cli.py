@@ -1,14 +1,15 @@
 """``collabrl eval``: the CollabBench protocol from the command line.
 
-Settings are a recipe's ``eval`` section (the shipped ``collabbench`` recipe when none is named:
-both games, every test task and profile) with ``key=value`` overrides. A key that names a field
+Settings are a recipe's ``eval`` section with ``key=value`` overrides: ``collabbench`` is the
+paper's protocol with real models (LLM partners and LLM judges behind an OpenAI-compatible server
+named by environment variables); ``collabbench_proxy``, run when no recipe is named, is its offline
+proxy (persona partners, heuristic judge; labelled in every table). A key that names a field
 is relative to the ``eval`` section (``tasks=...`` is ``eval.tasks=...``) unless only the recipe
 has it (``game.seats=...``) or it starts with ``eval.``. E.g.::
 
-    collabrl eval games=[household] tasks=[0_read_book] max_profiles=3
-    collabrl eval cwah_gigpo policy.kind=llm policy.engine.backend=openai \
-        policy.engine.model=Qwen/Qwen2.5-7B-Instruct judge.kind=llm \
-        judge.engine.backend=openai judge.engine.model=deepseek-v3.1
+    collabrl eval games=[household] tasks=[0_read_book] max_profiles=3   # the offline proxy
+    collabrl eval collabbench policy.kind=llm policy.engine.backend=openai \
+        policy.engine.model=Qwen/Qwen2.5-7B-Instruct      # COLLABRL_OPENAI_BASE_URL=... set
     collabrl eval --checkpoint runs/step_100/policy    # a local HF folder via transformers
     collabrl eval --compare runs/eval_sft runs/eval_gigpo   # paired by job, with 95% intervals
     collabrl eval compare runs/oracle runs/base runs/trained  # Table 1 layout (collabrl report table)
@@ -33,7 +34,8 @@ from collabrl.records import (
     settings_hashes,
 )
 
-DEFAULT_RECIPE = "collabbench"
+DEFAULT_RECIPE = "collabbench_proxy"
+"""The offline proxy (labelled as such in its tables); ``collabbench`` is the paper's protocol."""
 
 
 def build_spec(args: tuple[str, ...], checkpoint: str | None, oracle: bool):
@@ -112,12 +114,14 @@ def eval_command(
         return
 
     from collabrl.eval.journal import JOURNAL
-    from collabrl.eval.protocol import PROXY_NOTE, resume_settings, run_evaluation
+    from collabrl.eval.protocol import proxy_note, resume_settings, run_evaluation
     from collabrl.eval.report import summary_table
     from collabrl.eval.runner import select_jobs
+    from collabrl.eval.servers import check_servers
     from collabrl.eval.teams import team_markdown
 
     spec = build_spec(args, checkpoint, oracle)
+    check_servers(spec)  # before any folder is made: nothing is left behind
     folder = check_writable(Path(spec.output_dir))
     settings = resume_settings(spec, select_jobs(spec), proxy=spec.judge.kind == "heuristic")
     claim = RunClaim("eval", settings, overwrite=overwrite)
@@ -130,8 +134,9 @@ def eval_command(
             f"resumed: {result.resumed} of {len(result.outcomes)} episodes were recorded in "
             f"{out / JOURNAL} by an earlier run"
         )
-    if result.stamp["judge_is_proxy"]:
-        click.echo(PROXY_NOTE)
+    note = proxy_note(result.stamp["judge_is_proxy"], result.stamp["partner_set"]["kind"])
+    if note:
+        click.echo(note)
     click.echo(summary_table(result.tables))
     if result.teams:
         click.echo(team_markdown(result.teams))

@@ -31,6 +31,7 @@ from collabrl.eval.runner import (
     select_jobs,
 )
 from collabrl.eval.scoring import judge_outcomes, score_outcome
+from collabrl.eval.servers import check_servers
 from collabrl.eval.team_study import study_markdown, study_rows
 from collabrl.eval.teams import team_markdown, team_tables
 from collabrl.factory import EngineCache, make_judge, player_label
@@ -42,9 +43,28 @@ from collabrl.rewards.judges.prompts import window_prompt_stamp
 from collabrl.rewards.judges.trace import trace_judgement_counts
 
 PROXY_NOTE = (
-    "PROXY: affective scores come from the offline heuristic judge (rule-based cue counting), "
-    "not from an LLM judge; they are not comparable with CollabBench's numbers."
+    "OFFLINE PROXY: affective scores come from the heuristic proxy judge (rule-based cue "
+    "counting), not from an LLM judge; they are not comparable with CollabBench's numbers."
 )
+STAND_IN_PARTNERS = {
+    "persona": "persona-scripted partners (no LLM)",
+    "expert": "rule-based expert partners (no LLM, profile-blind)",
+}
+
+
+def proxy_note(judge_is_proxy: bool, partners: str) -> str | None:
+    """The label tables carry when an offline stand-in judged them (None: an LLM judge did):
+    :data:`PROXY_NOTE`, naming the scripted partners too when they stood in for the paper's
+    LLM-simulated players (the ``collabbench_proxy`` recipe)."""
+    if not judge_is_proxy:
+        return None
+    if partners not in STAND_IN_PARTNERS:
+        return PROXY_NOTE
+    return (
+        f"OFFLINE PROXY: {STAND_IN_PARTNERS[partners]} and the heuristic proxy judge (rule-based "
+        "cue counting) stand in for the paper's LLM-simulated players and LLM judges; the "
+        "numbers are not comparable with CollabBench's."
+    )
 
 
 OUTPUT_SET = "eval"
@@ -184,6 +204,8 @@ def run_evaluation(
             f"no evaluation episodes for games={spec.games} tasks={spec.tasks} "
             f"profiles={spec.profiles}: widen the selection"
         )
+    if engines is None:  # the engines this run builds need their servers
+        check_servers(spec, judge=judge is None)
     engines = engines or EngineCache()
     try:
         judge = judge or make_judge(spec.judge, engines.get(spec.judge.engine))
@@ -280,7 +302,7 @@ def _write_files(result: EvalResult, out: Path, *, proxy: bool) -> None:
     method = ("Oracle " if result.stamp["oracle"] else "") + result.stamp["policy"]
     if result.stamp["policy_spec"]["kind"] == "llm":
         method += f" ({result.stamp['policy_attempts']})"
-    note = PROXY_NOTE if proxy else None
+    note = proxy_note(proxy, result.stamp["partner_set"]["kind"])
     profiles = result.stamp["partner_set"]["profiles"]
     model = result.stamp["partner_set"].get("model")
     stamp_line = (

@@ -167,11 +167,12 @@ def _cells(game: str, by_seat: dict[int, dict]) -> list[str]:
 def markdown(tables: dict, method: str, proxy_note: str | None) -> str:
     """Table 1 shape (one row per game) and Tables 6-7 shape (per task + Overall), as Markdown."""
     parts = []
+    proxy = ", offline proxy" if proxy_note else ""  # in every title, not only the note
     if proxy_note:
         parts.append(f"> **{proxy_note}**\n")
     for game, table in tables.items():
         section = get_game(game)
-        parts.append(f"### {section.title}: overall (Table 1 shape)\n")
+        parts.append(f"### {section.title}: overall (Table 1 shape{proxy})\n")
         parts.append(
             tabulate(
                 [[method, *_cells(game, table[OVERALL])]],
@@ -180,7 +181,8 @@ def markdown(tables: dict, method: str, proxy_note: str | None) -> str:
                 disable_numparse=True,
             )
         )
-        shape = f" (Table {section.paper_table} shape)" if section.paper_table else ""
+        shape = f" (Table {section.paper_table} shape{proxy})" if section.paper_table else ""
+        shape = shape or (f" ({proxy[2:]})" if proxy else "")
         parts.append(f"\n### {section.title}: per task{shape}\n")
         rows = [[task, method, *_cells(game, by_seat)] for task, by_seat in table.items()]
         parts.append(

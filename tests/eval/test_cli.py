@@ -39,7 +39,11 @@ def test_small_heuristic_run_writes_table_shaped_outputs(tmp_path) -> None:
     out = run([*SMALL, f"output_dir={tmp_path}"])
     assert "PROXY" in out.output and "household | Agent 1" in out.output
     table = (tmp_path / "tables.md").read_text()
-    assert table.startswith("> **PROXY") and "Table 1 shape" in table and "Table 6 shape" in table
+    assert (
+        table.startswith("> **OFFLINE PROXY")
+        and "Table 1 shape" in table
+        and "Table 6 shape" in table
+    )
     header = next(line for line in table.splitlines() if line.startswith("| Task"))
     cells = [c.strip() for c in header.strip("|").split("|")]
     assert cells[:4] == ["Task", "Method", "Step ↓ Agent 1", "Step ↓ Agent 2"]
@@ -203,7 +207,7 @@ def test_bad_settings_are_one_line_errors(tmp_path) -> None:
 def test_settings_file_then_overrides_use_the_recipe_syntax(tmp_path) -> None:
     settings = tmp_path / "eval.yaml"
     settings.write_text(
-        "base: collabbench\neval: {games: [household], seats: [1], judge: {kind: heuristic}}\n"
+        "base: collabbench_proxy\neval: {games: [household], seats: [1], judge: {kind: heuristic}}\n"
     )
     spec = build_spec((str(settings), "seats=[2]", "policy.engine.model=m"), None, oracle=True)
     assert spec.games == ["household"] and spec.seats == [2] and spec.judge.kind == "heuristic"
