@@ -5,7 +5,7 @@
     collabrl report heatmap runs/base --metric efficiency
     collabrl report spread                                         # the shipped profile library
     collabrl report spread runs/eval_llm_partners --embedder minilm --scatter spread.png
-    collabrl report correlate runs/partner_qwen runs/partner_deepseek
+    collabrl report correlate runs/partner_qwen runs/partner_deepseek --out runs/fig3b
     collabrl report baselines runs/expert runs/silent runs/random --out runs/table4
 
 Each reads what ``collabrl eval`` wrote and runs nothing; a folder a killed run left half written,
@@ -291,3 +291,55 @@ def spread_command(
         scatter.parent.mkdir(parents=True, exist_ok=True)
         draw_scatter(scatter, vectors, items, projection=projection)
         click.echo(f"wrote {scatter}")
+
+
+@report.command("correlate")
+@click.argument("folder_a", type=click.Path(file_okay=False, path_type=Path))
+@click.argument("folder_b", type=click.Path(file_okay=False, path_type=Path))
+@LABEL
+@click.option("--metric", default="efficiency", show_default=True, help="An episodes.csv column.")
+@click.option(
+    "--by",
+    type=click.Choice(["job", "profile", "task"]),
+    default="job",
+    show_default=True,
+    help="One point per job, per task x profile (seats and seeds averaged), or per task.",
+)
+@FORCE
+@OUT
+def correlate_command(
+    folder_a: Path,
+    folder_b: Path,
+    labels: tuple[str, ...],
+    metric: str,
+    by: str,
+    force: bool,
+    out: Path | None,
+) -> None:
+    """Pearson correlation of scores between two evaluations of the same jobs, e.g. with partners
+    on two different LLMs (Figure 3b); with --out also a scatter PNG per game."""
+    from collabrl.records import write_csv
+    from collabrl.report.correlate import correlate, markdown, scatter
+    from collabrl.report.folders import AFFECTIVE_ONLY, read_folders
+
+    evals, warnings = read_folders(
+        [folder_a, folder_b], labels, force=force, ignore=(*AFFECTIVE_ONLY, "partners")
+    )
+    a, b = evals
+    results = correlate(a, b, metric, by)
+    text = markdown(results, a, b, metric)
+    for warning in warnings:
+        click.echo(warning, err=True)
+    click.echo(text)
+    if out is not None:
+        _written(out, {"correlation.md": text})
+        write_csv(out / "correlation.csv", [c.row() for c in results])
+        points = [
+            {"game": c.game, "unit": u, a.label: x, b.label: y}
+            for c in results
+            for u, x, y in c.points
+        ]
+        write_csv(out / "correlation_points.csv", points, ["game", "unit", a.label, b.label])
+        for c in results:
+            scatter(out / f"correlation_{c.game}_{metric}.png", c, a, b, metric)
+        click.echo(f"wrote {out}/correlation.md, correlation.csv, correlation_points.csv, PNGs")
