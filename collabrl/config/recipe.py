@@ -89,6 +89,13 @@ class Recipe(Strict):
                 f"rollout.target_seat {self.rollout.target_seat} is not a seat index "
                 f"(game.seats has {seats})"
             )
+        capped = getattr(self.game, "capped_seat", None)  # the household's decision cap
+        if capped is not None and capped != self.rollout.target_seat:
+            raise ValueError(
+                f"game.capped_seat={capped} counts another seat's decisions than the policy's "
+                f"(rollout.target_seat={self.rollout.target_seat}); set game.capped_seat to it "
+                "(game.limits=code counts the first seat: give the limits with limits: null)"
+            )
         return self
 
     @model_validator(mode="after")

@@ -47,6 +47,7 @@ from collabrl.envs.structures import (
 VERSION = 1  # the rules version (see the module docstring)
 TIME_LIMIT = 250  # ticks per episode (CWAH); a failure is scored as this many steps
 TRAINING_DECISIONS = 50  # decisions per seat in a training episode (the released CWAH code)
+PAPER_TRAINING_TICKS = 150  # "each episode allows up to 150 environment steps" (paper, D.1.3)
 DEFAULT_SEATS = ("Alice", "Bob", "Charlie", "David", "Eve", "Frank", "Grace", "Heidi")
 LOOK_TICKS = 2  # looking around a room after walking in
 OPEN_TICKS = 1  # opening a closed container once standing at it
@@ -109,6 +110,8 @@ class HouseholdGame:
         clock strictly advances with each ``step`` and a seat can never make more than
         ``max_ticks`` decisions: the decision cap is only a safety net, and a stalled episode
         is flagged in ``summary()["stalled"]`` so evaluation can report it apart from failures.
+        ``capped_seat`` counts one seat's decisions only (the released code caps the policy's
+        decisions; by default any seat reaching the cap ends the episode, a chatty one too).
 
     Args:
         task: a task name (e.g. ``"0_read_book"``) or a :class:`Task`.
@@ -116,6 +119,7 @@ class HouseholdGame:
         max_ticks: the time limit (``TIME_LIMIT``; failures are scored as this many steps).
         max_decisions: per-seat decision cap (``TRAINING_DECISIONS`` in training rollouts; a
             safety net in evaluation).
+        capped_seat: index of the one seat whose decisions the cap counts (None: every seat).
         structure: ``default``, ``memory``, ``gates`` or ``scaffolded``.
         gated: action kinds that gates cover (of ``MOVE_KINDS``).
         gate_owners: kind -> seat that approves it (``gates``; default the second seat).
@@ -133,6 +137,7 @@ class HouseholdGame:
         structure: Structure = "default",
         gated: Sequence[str] = DEFAULT_GATED,
         gate_owners: Mapping[str, str] | None = None,
+        capped_seat: int | None = None,
     ) -> None:
         self.task = get_task(task) if isinstance(task, str) else task
         names = default_seats(seats) if isinstance(seats, int) else tuple(seats)
@@ -147,6 +152,9 @@ class HouseholdGame:
         self.team = Structures(structure, self.agents, WORDS, self.gated, self.gate_owners)
         self.max_ticks = max_ticks
         self.max_decisions = max_decisions
+        if capped_seat is not None and not 0 <= capped_seat < len(self.agents):
+            raise ValueError(f"capped_seat {capped_seat} is not a seat index of {self.agents}")
+        self.capped_seat = capped_seat
         self.apartment: Apartment = load_apartments()[self.task.apartment]
         self.names = {oid: name for oid, name, _ in self.task.objects}
         self.goal_of = {p.object: p for p in self.task.goal}  # object name -> its predicate
@@ -364,7 +372,8 @@ class HouseholdGame:
                 return self._finish("success")
             pending = self._pending()
             if pending:
-                if any(self.decisions[i] >= self.max_decisions for i in pending):
+                counted = [i for i in pending if self.capped_seat in (None, i)]
+                if any(self.decisions[i] >= self.max_decisions for i in counted):
                     return self._finish(STALLED)
                 if self.tick >= self.max_ticks:
                     return self._finish("time limit")

@@ -10,6 +10,7 @@ from pydantic import Field, NonNegativeInt, PositiveFloat, field_validator, mode
 from collabrl.envs.household.game import (
     DEFAULT_GATED,
     MOVE_KINDS,
+    PAPER_TRAINING_TICKS,
     TIME_LIMIT,
     TRAINING_DECISIONS,
     VERSION,
@@ -24,6 +25,18 @@ from collabrl.sections import MAX_TICKS, SeatNames
 
 FREE_STEPS = 40  # an episode this short earns the full efficiency reward (the paper's 40 steps)
 EFFICIENCY_RATE = 0.025  # decay per step beyond FREE_STEPS (the paper's 0.025)
+TRAINING_LIMITS: dict[str, dict[str, Any]] = {
+    # the paper (D.1.3): "each episode allows up to 150 environment steps"; no decision cap
+    # beyond that (every decision costs a tick, so 150 decisions never bind)
+    "paper": {
+        "max_ticks": PAPER_TRAINING_TICKS,
+        "max_decisions": PAPER_TRAINING_TICKS,
+        "capped_seat": None,
+    },
+    # the released CWAH training: 250 ticks, and verl-agent's env.max_steps=50 rollout rounds,
+    # one policy generation each, so only the policy's (first seat's) decisions are counted
+    "code": {"max_ticks": TIME_LIMIT, "max_decisions": TRAINING_DECISIONS, "capped_seat": 0},
+}
 
 
 class HouseholdSection(GameSection):
@@ -39,6 +52,10 @@ class HouseholdSection(GameSection):
     """Ticks per episode."""
     max_decisions: PositiveInt = Field(TRAINING_DECISIONS, le=MAX_TICKS)
     """Decisions per seat and episode (training's limit; evaluation sets a safety cap instead)."""
+    capped_seat: NonNegativeInt | None = None
+    """Index of the one seat whose decisions max_decisions counts (the policy's, rollout.target_seat, as the released code counts only its policy's); None: every seat's, so any seat reaching the cap ends the episode, a chatty partner included."""
+    limits: Literal["paper", "code"] | None = None
+    """Training episode limits by source (sets max_ticks, max_decisions, capped_seat; naming them too is an error unless equal): paper = up to 150 ticks (D.1.3), no decision cap beyond them; code = the released CWAH training, 250 ticks and 50 decisions of the policy's seat (the first); None: the three fields as given."""
     free_steps: NonNegativeInt = FREE_STEPS
     """Efficiency reward: exp(-efficiency_rate * max(0, steps - free_steps)) on success, else 0."""
     efficiency_rate: PositiveFloat = EFFICIENCY_RATE
@@ -79,9 +96,29 @@ class HouseholdSection(GameSection):
     def _known_task(cls, task: str) -> str:
         return known_task(get_task, task)
 
+    @model_validator(mode="before")
+    @classmethod
+    def _training_limits(cls, data: Any) -> Any:
+        """``limits`` fills max_ticks, max_decisions and capped_seat from its source; a value
+        given beside it that differs would be silently overridden, so it is an error."""
+        if not isinstance(data, dict) or data.get("limits") not in TRAINING_LIMITS:
+            return data
+        preset = TRAINING_LIMITS[data["limits"]]
+        for key, value in preset.items():
+            if key in data and data[key] != value:
+                raise ValueError(
+                    f"limits={data['limits']} sets {key}={value}; drop {key}, or set "
+                    "limits: null to choose max_ticks, max_decisions and capped_seat yourself"
+                )
+        return {**data, **preset}
+
     @model_validator(mode="after")
     def _gate_owners_fit(self) -> HouseholdSection:
         check_gate_owners(self.gate_owners, self.gated, self.seats)
+        if self.capped_seat is not None and self.capped_seat >= len(self.seats):
+            raise ValueError(
+                f"capped_seat {self.capped_seat} is not a seat index (seats: {self.seats})"
+            )
         return self
 
     def make_game(self) -> HouseholdGame:
@@ -90,6 +127,7 @@ class HouseholdSection(GameSection):
             seats=self.seats,
             max_ticks=self.max_ticks,
             max_decisions=self.max_decisions,
+            capped_seat=self.capped_seat,
             structure=self.structure,
             gated=self.gated,
             gate_owners=self.gate_owners,
