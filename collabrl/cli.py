@@ -33,7 +33,18 @@ def cli() -> None:
 )
 def lint(args: tuple[str, ...], explain: bool, command: str | None) -> None:
     """Validate a recipe (name or path) with overrides and print it fully resolved."""
-    recipe = recipe_from_args(args)
+    try:
+        recipe = recipe_from_args(args)
+    except CollabrlError:
+        from collabrl.study.load import is_study_file
+
+        named = [a for a in args if "=" not in a]
+        if len(named) == 1 and is_study_file(named[0]):
+            raise CollabrlError(
+                f"{named[0]} is a study file, not a recipe: check it with "
+                f"collabrl study lint {' '.join(args)}"
+            ) from None
+        raise
     if command == "train":
         recipe.check_trainable()
     elif command is not None:

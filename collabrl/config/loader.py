@@ -144,15 +144,26 @@ def _readable_loc(loc: Sequence[Any]) -> list[Any]:
     return parts
 
 
-def describe_validation_error(err: ValidationError, model: type[BaseModel]) -> str:
+def describe_validation_error(
+    err: ValidationError,
+    model: type[BaseModel],
+    *,
+    limit: int = MAX_PROBLEMS,
+    unknown_key: Callable[[tuple[Any, ...]], str | None] | None = None,
+) -> str:
     """The problems of a validation error, each as ``key: what is wrong``, on one line (the first
-    MAX_PROBLEMS, then a count: a wrong file given as a recipe must not flood the terminal)."""
+    ``limit``, then a count: a wrong file given as a recipe must not flood the terminal).
+    ``unknown_key(loc)`` may word an unknown key itself (None: the default wording)."""
     problems = []
     # unknown keys first: in the wrong file they say more than the sections it lacks
     items = sorted(err.errors(), key=lambda item: item["type"] != "extra_forbidden")
-    for item in items[:MAX_PROBLEMS]:
+    for item in items[:limit]:
         loc = clip(".".join(str(p) for p in _readable_loc(item["loc"])))
-        if item["type"] == "extra_forbidden":
+        extra = item["type"] == "extra_forbidden"
+        worded = unknown_key(item["loc"]) if extra and unknown_key else None
+        if worded:
+            problems.append(worded)
+        elif extra:
             allowed = _allowed_keys(model, item["loc"][:-1])
             problems.append(f"{loc}: unknown key; allowed: {', '.join(allowed)}")
         else:

@@ -79,3 +79,63 @@ def run_all(
 ) -> None:
     """Run all five stages in order."""
     _execute(STAGES, run_dir, config_path, overrides, quiet)
+
+
+LEVEL_LETTERS = {"low": "l", "medium": "m", "high": "h", "unknown": "?"}
+
+
+@profiles.command("list")
+@click.option("--game", default=None, help="One game (default: all).")
+@click.option("--split", type=click.Choice(["train", "test"]), default=None)
+@click.option("--task", default=None, help="One task or layout (e.g. cramped_room).")
+@click.option(
+    "--type", "player_type", default=None, help="One player type (e.g. independent_loner)."
+)
+@click.option(
+    "--file",
+    "path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="A profile file (.jsonl/.json/.yaml) instead of the shipped library.",
+)
+def list_profiles(
+    game: str | None,
+    split: str | None,
+    task: str | None,
+    player_type: str | None,
+    path: Path | None,
+) -> None:
+    """List profiles to choose a partner or a simulated participant from: id, game, task,
+    split, player type, Big Five (O C E A N: low/medium/high) and behaviour."""
+    from tabulate import tabulate
+
+    from collabrl.errors import CollabrlError
+    from collabrl.profiles import load_profiles
+    from collabrl.settings_files import clip
+
+    chosen = load_profiles(game=game, split=split, task=task, path=path)
+    if player_type is not None:
+        types = sorted({p.player_type for p in chosen})
+        chosen = [p for p in chosen if p.player_type == player_type]
+        if not chosen:
+            raise CollabrlError(
+                f"no profiles of type {clip(player_type, 40)!r} here; types: {', '.join(types)}"
+            )
+    rows = [
+        (
+            p.id,
+            p.game,
+            p.task,
+            p.split,
+            p.player_type,
+            " ".join(LEVEL_LETTERS[level] for level in p.big_five.model_dump().values()),
+            clip(p.behavior, 70),
+        )
+        for p in chosen
+    ]
+    headers = ["id", "game", "task", "split", "type", "O C E A N", "behaviour"]
+    click.echo(tabulate(rows, headers=headers, tablefmt="github"))
+    click.echo(
+        f"\n{len(rows)} profile(s); name one as a study condition's agent.profile, a recipe "
+        "seat's profile, or in simulated.profiles"
+    )

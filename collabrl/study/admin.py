@@ -1,6 +1,7 @@
 """What the admin page shows: who is where, the waiting pool, groups and completions.
 
-Participants appear by their random id only; tokens, answers and messages are not shown.
+Participants appear by their random id only, with the completion code they were given (to check
+a recruitment platform's submissions against); tokens, answers and messages are not shown.
 ``storage`` says whether a write to the database failed (a full disk) and which groups and
 participants that paused: the researcher frees the disk and restarts the server.
 """
@@ -67,6 +68,7 @@ def admin_state(rt: StudyRuntime) -> dict[str, Any]:
                 "group": p["gid"],
                 "seat": p["seat"],
                 "connected": rt.connected[p["pid"]] > 0,
+                "code": p["code"],
                 "last_change": time.strftime("%H:%M:%S", time.localtime(p["updated"])),
             }
             for p in people

@@ -25,6 +25,12 @@ DB = click.option(
 OUT = click.option(
     "--out", type=click.Path(path_type=Path), default=None, help="Folder to write into."
 )
+PRETEST = click.option(
+    "--pretest",
+    is_flag=True,
+    help="Read the pretest's database (OUTPUT_DIR/pretest/study.sqlite) and write beside it.",
+)
+PRETEST_DIR = "pretest"  # OUTPUT_DIR/pretest/: a pretest's database and its export
 
 
 def _require_study_extra(command: str) -> None:
@@ -41,14 +47,26 @@ def _compiled(args: tuple[str, ...]):
     return compile_study(load_study(*split_study_args(args)))
 
 
-def _existing(compiled, db: Path | None):
-    """The study's database, which must exist and belong to this protocol."""
+def _folder(compiled, pretest: bool) -> Path:
+    """Where the database and the outputs are: OUTPUT_DIR, or OUTPUT_DIR/pretest (--pretest)."""
+    root = Path(compiled.study.output_dir)
+    return root / PRETEST_DIR if pretest else root
+
+
+def _existing(compiled, db: Path | None, pretest: bool = False):
+    """The study's database, which must exist and belong to this protocol; a missing one is
+    one line saying where it was looked for, and where serve and pretest write theirs."""
     from collabrl.study.db import open_database
 
-    path = db or Path(compiled.study.output_dir) / "study.sqlite"
+    path = db or _folder(compiled, pretest) / "study.sqlite"
     if not path.is_file():
+        served = Path(compiled.study.output_dir) / "study.sqlite"
+        tested = Path(compiled.study.output_dir) / PRETEST_DIR / "study.sqlite"
+        found = f"; a pretest's database is at {tested}: pass --pretest" if tested.is_file() else ""
         raise CollabrlError(
-            f"no study database at {path}: run collabrl study serve first (or --db)"
+            f"no study database at {path}: collabrl study serve writes {served} and "
+            f"collabrl study pretest writes {tested} (pass --pretest to read it, or --db PATH "
+            f"for one written elsewhere, e.g. by pretest --out DIR: DIR/study.sqlite){found}"
         )
     return open_database(compiled.loaded, path, writing=False)  # reads only: beside a server
 
@@ -124,10 +142,20 @@ def serve(args: tuple[str, ...], db: Path | None, host: str, port: int, fast_wri
     help="Simulated participants (default: design.participants).",
 )
 @DB
-@OUT
+@click.option(
+    "--out",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="The pretest's folder: its database DIR/study.sqlite, export and report DIR/export "
+    "(default: OUTPUT_DIR/pretest, which export and report read with --pretest).",
+)
 @click.option("--overwrite", is_flag=True, help="Replace an earlier pretest's database and export.")
 def pretest(args, participants: int | None, db: Path | None, out: Path | None, overwrite: bool):
-    """Run the study with simulated participants; write the export and the report."""
+    """Run the study with simulated participants; write the export and the report.
+
+    The database is OUTPUT_DIR/pretest/study.sqlite (--out DIR: DIR/study.sqlite), the export
+    and report OUTPUT_DIR/pretest/export (DIR/export); `collabrl study export STUDY --pretest`
+    and `report STUDY --pretest` read it again (or --db DIR/study.sqlite)."""
     _require_study_extra("pretest")
     from collabrl.study.db import open_database
     from collabrl.study.export import export_study, response_rows
@@ -135,8 +163,8 @@ def pretest(args, participants: int | None, db: Path | None, out: Path | None, o
     from collabrl.study.report import write_report
 
     compiled = _compiled(args)
-    folder = Path(compiled.study.output_dir) / "pretest"
-    path, out = db or folder / "study.sqlite", out or folder / "export"
+    folder = out or _folder(compiled, pretest=True)
+    path, out = db or folder / "study.sqlite", folder / "export"
     if path.exists():
         if not overwrite:
             raise CollabrlError(f"{path} holds an earlier pretest: pass --overwrite to replace it")
@@ -161,22 +189,23 @@ def pretest(args, participants: int | None, db: Path | None, out: Path | None, o
     )
     click.echo(
         f"\n{n} simulated participants in {seconds:.1f} s; {info['counts']['events']} events"
-        f"{fallbacks}; export and report in {out}"
+        f"{fallbacks}; database {path}; export and report in {out}"
     )
 
 
 @study.command("export")
 @STUDY_ARGS
 @DB
+@PRETEST
 @OUT
-def export(args: tuple[str, ...], db: Path | None, out: Path | None) -> None:
+def export(args: tuple[str, ...], db: Path | None, pretest: bool, out: Path | None) -> None:
     """Write the CSV, events, trajectories, HF datasets and manifest of a study's database."""
     from collabrl.study.export import export_study
 
     compiled = _compiled(args)
-    database = _existing(compiled, db)
+    database = _existing(compiled, db, pretest)
     try:
-        out = out or Path(compiled.study.output_dir) / "export"
+        out = out or _folder(compiled, pretest) / "export"
         info = export_study(compiled.loaded, database, out)
     finally:
         database.close()
@@ -187,17 +216,18 @@ def export(args: tuple[str, ...], db: Path | None, out: Path | None) -> None:
 @study.command("report")
 @STUDY_ARGS
 @DB
+@PRETEST
 @OUT
-def report(args: tuple[str, ...], db: Path | None, out: Path | None) -> None:
+def report(args: tuple[str, ...], db: Path | None, pretest: bool, out: Path | None) -> None:
     """Means with 95% intervals per condition, paired tests, and the Figure 6 plot."""
     _require_study_extra("report")
     from collabrl.study.export import response_rows
     from collabrl.study.report import write_report
 
     compiled = _compiled(args)
-    database = _existing(compiled, db)
+    database = _existing(compiled, db, pretest)
     try:
-        out = out or Path(compiled.study.output_dir) / "report"
+        out = out or _folder(compiled, pretest) / "report"
         text, _ = write_report(compiled.study, response_rows(compiled.loaded, database), out)
     finally:
         database.close()

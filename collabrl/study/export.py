@@ -12,7 +12,9 @@
   ``events.jsonl`` and the HF copies keep the raw text;
 - ``events.jsonl``: every event, in order;
 - ``trajectories.jsonl`` (and ``trajectories_hf/``): every round in ``collabrl eval``'s
-  trajectory schema, stamped with study, group, position and condition;
+  trajectory schema, stamped with study, group, position and condition, with the condition
+  and its participant-facing name also as top-level ``condition`` and ``condition_name``
+  columns (what an analysis filters on first);
 - ``manifest.json``: the resolved study and its hash, the files it came from, the agents' model
   identifiers, collabrl's version, and each exported file's hash.
 
@@ -197,6 +199,13 @@ def manifest(loaded: LoadedStudy, db: StudyDB, counts: dict[str, int]) -> dict[s
     }
 
 
+def _with_condition(loaded: LoadedStudy, record: dict[str, Any]) -> dict[str, Any]:
+    """A round's trajectory with its condition as top-level columns (from its stamp)."""
+    cid = (record.get("stamp") or {}).get("condition")
+    name = next((c.name for c in loaded.study.conditions if c.id == cid), None)
+    return {**record, "condition": cid, "condition_name": name}
+
+
 def export_study(loaded: LoadedStudy, db: StudyDB, out: Path) -> dict[str, Any]:
     """Write every export file into ``out``; the manifest."""
     import datasets
@@ -204,7 +213,7 @@ def export_study(loaded: LoadedStudy, db: StudyDB, out: Path) -> dict[str, Any]:
     datasets.disable_progress_bars()  # a CLI export prints its own summary
     rows = response_rows(loaded, db)
     events = db.events()
-    trajectories = [e["record"] for e in db.episodes()]
+    trajectories = [_with_condition(loaded, e["record"]) for e in db.episodes()]
     people = participant_rows(db)
     counts = {
         "participants": len(people),

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, get_args
 
 import yaml
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from collabrl.config import describe_validation_error
 from collabrl.config.loader import FileKind, SourceFile, layered_node, load_settings
@@ -46,15 +48,35 @@ class LoadedStudy:
         return hashlib.sha256(self.resolved_yaml.encode("utf-8")).hexdigest()
 
 
+MAX_PROBLEMS = 12  # a study file is short: every problem of it fits on the line
+
+
+def _page_key(loc: tuple[Any, ...]) -> str | None:
+    """An unknown key in a page (``pages.1.survey.branches.0.value``), with the keys that the
+    page kind, or the part of it the key is in, allows (the recipe describer only knows plain
+    sections, not the page union)."""
+    if len(loc) < 4 or loc[0] != "pages" or loc[2] not in PAGE_KINDS:
+        return None
+    model: type[BaseModel] = PAGE_KINDS[str(loc[2])]
+    for part in loc[3:-1]:
+        field = model.model_fields.get(part) if isinstance(part, str) else None
+        if field is None:
+            continue  # a list index
+        inner = [
+            a
+            for a in (field.annotation, *get_args(field.annotation))
+            if isinstance(a, type) and issubclass(a, BaseModel)
+        ]
+        model = inner[0] if inner else model
+    inside = "".join(f".{p}" for p in loc[3:-1])
+    keys = ", ".join(model.model_fields)
+    return f"pages.{loc[1]} ({loc[2]} page){inside}: unknown key {loc[-1]!r}; allowed: {keys}"
+
+
 def _describe(err: ValidationError) -> str:
-    """The validation problems on one line; an unknown key of a page names that page kind's
-    keys (the recipe describer only knows plain sections, not the page union)."""
-    for item in err.errors():
-        loc = item["loc"]
-        if item["type"] == "extra_forbidden" and loc[0] == "pages" and len(loc) == 4:
-            keys = ", ".join(PAGE_KINDS[str(loc[2])].model_fields)
-            return f"pages.{loc[1]} ({loc[2]} page): unknown key {loc[3]!r}; allowed: {keys}"
-    return describe_validation_error(err, Study)
+    """Every validation problem on one line, unknown keys first; an unknown key of a page names
+    the keys its page kind allows there."""
+    return describe_validation_error(err, Study, limit=MAX_PROBLEMS, unknown_key=_page_key)
 
 
 def load_study(name_or_path: str, overrides: list[str] | tuple[str, ...] = ()) -> LoadedStudy:
@@ -62,6 +84,25 @@ def load_study(name_or_path: str, overrides: list[str] | tuple[str, ...] = ()) -
     node, sources = layered_node(STUDIES, name_or_path)
     study = load_settings(Study, node, overrides, sources[0].where, describe=_describe)
     return LoadedStudy(study, sources, list(overrides))
+
+
+STUDY_ONLY = ("pages", "conditions", "questionnaire", "design", "timers", "completion")
+"""Top-level keys only a study file has (a recipe has none of them)."""
+
+
+def is_study_file(name_or_path: str) -> bool:
+    """Whether ``name_or_path`` is a study (a shipped one's name, or a YAML file with a study's
+    top-level keys), for commands that take recipes to point at ``collabrl study``."""
+    if name_or_path in shipped_studies():
+        return True
+    path = Path(name_or_path)
+    try:
+        if not path.is_file() or path.stat().st_size > 1_000_000:
+            return False
+        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return False
+    return isinstance(raw, dict) and any(key in raw for key in STUDY_ONLY)
 
 
 def split_study_args(args: tuple[str, ...] | list[str]) -> tuple[str, list[str]]:

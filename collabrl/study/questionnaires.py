@@ -2,7 +2,9 @@
 
 ``collabbench``: the five items of the CollabBench user study (appendix D.5: helpfulness x2,
 trustfulness x2, empathy x1, each on a 5-point Likert scale), reworded by us as statements to
-agree or disagree with. ``{partner}`` becomes the agent seat's name.
+agree or disagree with, in words that fit every game (no rooms, pots or tables: the same
+template serves a household, a kitchen and an analysis study). ``{partner}`` becomes the agent
+seat's name.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ TEMPLATES: dict[str, list[dict[str, Any]]] = {
             "id": "trust_update",
             "dimension": "trustfulness",
             "text": "{partner} kept me informed in good time about what it was doing (for "
-            "example, when it went to another room).",
+            "example, when it turned to another part of the task).",
         },
         {
             "id": "empathy",

@@ -8,14 +8,19 @@ with Holm's adjustment over the pairs of each measure. The plot follows the layo
 CollabBench paper's Figure 6: completion steps per model on the left, the three affective
 dimensions as grouped bars on the right, 95% intervals as error bars and stars for pairs that
 differ (Holm-adjusted p < .05, .01, .001).
+
+Intervals of a questionnaire dimension are Student-t intervals clipped to the scale (1 to its
+items' points): a mean rating cannot leave the scale, and the clipped interval still covers
+every value the t-interval covers that a rating can take. The success column is left out for a
+game whose rounds record no success (the kitchen's score has none); a condition without any is
+"n/a".
 """
 
 from __future__ import annotations
 
 import itertools
 import json
-import math
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
@@ -41,17 +46,37 @@ def _values(rows: list[dict[str, Any]], condition: str, measure: str) -> dict[st
     }
 
 
+def scales(study: Study) -> dict[str, tuple[int, int]]:
+    """Each questionnaire dimension's scale: 1 to the most points of its items."""
+    out: dict[str, tuple[int, int]] = {}
+    for item in study.questionnaire.items:
+        out[item.dimension] = (1, max(item.points, out.get(item.dimension, (1, 0))[1]))
+    return out
+
+
+def _interval(values: list[float], scale: tuple[int, int] | None) -> Interval:
+    """Mean and Student-t interval, clipped to ``scale`` when the measure has one."""
+    interval = mean_ci(values)
+    if scale is None or interval.n == 0:
+        return interval
+    low, high = scale
+    return replace(interval, low=max(interval.low, low), high=min(interval.high, high))
+
+
 def summarize(study: Study, rows: list[dict[str, Any]]) -> dict[str, Any]:
-    """Intervals per condition and measure, success rates, and the pairwise tests."""
+    """Intervals per condition and measure, success rates (None: the condition's rounds record
+    none), and the pairwise tests."""
     conditions = [c.id for c in study.conditions]
     names = measures(study)
+    bounds = scales(study)
     intervals = {
-        c: {m: mean_ci(list(_values(rows, c, m).values())) for m in names} for c in conditions
+        c: {m: _interval(list(_values(rows, c, m).values()), bounds.get(m)) for m in names}
+        for c in conditions
     }
-    success = {}
+    success: dict[str, float | None] = {}
     for c in conditions:
         played = [r["success"] for r in rows if r["condition"] == c and r["success"] is not None]
-        success[c] = sum(bool(s) for s in played) / len(played) if played else math.nan
+        success[c] = sum(bool(s) for s in played) / len(played) if played else None
     tests = []
     for m in names:
         family = []
@@ -66,7 +91,13 @@ def summarize(study: Study, rows: list[dict[str, Any]]) -> dict[str, Any]:
         for entry, adjusted in zip(family, holm([e["p"] for e in family]), strict=True):
             entry["p_holm"] = adjusted
         tests.extend(family)
-    return {"measures": names, "intervals": intervals, "success": success, "tests": tests}
+    return {
+        "measures": names,
+        "intervals": intervals,
+        "scales": {m: list(bounds[m]) for m in names if m in bounds},
+        "success": success,
+        "tests": tests,
+    }
 
 
 def _cell(interval: Interval) -> str:
@@ -76,21 +107,30 @@ def _cell(interval: Interval) -> str:
 
 
 def condition_table(study: Study, summary: dict[str, Any]) -> str:
-    """Per condition: n, each measure's mean [95% CI], success rate (GitHub Markdown)."""
+    """Per condition: n, each measure's mean [95% CI], success rate (GitHub Markdown; no
+    success column when no round records one)."""
     names = summary["measures"]
+    success = summary["success"]
+    recorded = any(s is not None for s in success.values())
     rows = []
     for c in study.conditions:
         cells = summary["intervals"][c.id]
-        rows.append(
-            [
-                c.id,
-                cells[names[0]].n,
-                *(_cell(cells[m]) for m in names),
-                f"{summary['success'][c.id]:.2f}",
-            ]
-        )
-    headers = ["condition", "n", *(f"{m} (95% CI)" for m in names), "success"]
+        rate = "n/a" if success[c.id] is None else f"{success[c.id]:.2f}"
+        rows.append([c.id, cells[names[0]].n, *(_cell(cells[m]) for m in names)])
+        if recorded:
+            rows[-1].append(rate)
+    headers = ["condition", "n", *(f"{m} (95% CI)" for m in names)]
+    headers += ["success"] if recorded else []
     return tabulate(rows, headers=headers, tablefmt="github", disable_numparse=True)
+
+
+def method_note(summary: dict[str, Any]) -> str:
+    """How the intervals were made (what a reader of the table needs to know)."""
+    clipped = ", ".join(f"{m} {lo}-{hi}" for m, (lo, hi) in summary["scales"].items())
+    note = "Intervals: Student-t 95%"
+    if clipped:
+        note += f"; ratings' intervals clipped to their scale ({clipped})"
+    return note + "."
 
 
 def tests_table(summary: dict[str, Any]) -> str:
@@ -179,7 +219,8 @@ def write_report(study: Study, rows: list[dict[str, Any]], out: Path) -> tuple[s
     text = (
         f"# {study.name}: report\n\n{len({r['participant'] for r in rows})} participants, "
         f"{len(rows)} rounds ({study.design.kind}-subject).\n\n"
-        f"{condition_table(study, summary)}\n\n{tests_table(summary)}\n\n![](report.png)\n"
+        f"{condition_table(study, summary)}\n\n{method_note(summary)}\n\n"
+        f"{tests_table(summary)}\n\n![](report.png)\n"
     )
     write_text(out / "report.md", text)
     serial = {

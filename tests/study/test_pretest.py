@@ -41,6 +41,8 @@ def test_a_pretest_writes_the_export_and_the_report(tmp_path, capsys) -> None:
     )
     printed = capsys.readouterr().out
     assert "| base " in printed and "wilcoxon" in printed and "6 simulated participants" in printed
+    assert f"database {out / 'study.sqlite'}; export and report in {out / 'export'}" in printed
+    folder, out = out, out / "export"  # --out is the pretest's folder: database and export
     rows = read_csv(out / "responses.csv")
     assert len(rows) == 18 and {r["status"] for r in rows} == {"completed"}
     orders = Counter(r["order"] for r in rows if r["position"] == "1")
@@ -86,7 +88,7 @@ def test_a_pretest_writes_the_export_and_the_report(tmp_path, capsys) -> None:
             "paper_user_study_cpu",
             f"output_dir={tmp_path}",
             "--db",
-            str(tmp_path / "pretest" / "study.sqlite"),
+            str(folder / "study.sqlite"),
             "--out",
             str(tmp_path / "r"),
         ]

@@ -41,7 +41,7 @@ function render(state) {
   fill("groups", state.groups.map((g) => row([g.group, g.unit, g.task, g.order.join(" > "), g.round, g.paused ? `${g.phase} (paused)` : g.phase, g.tick,
     Object.entries(g.members).map(([seat, pid]) => `${seat}: ${pid || "stand-in"}`).join(", ")], `group-${g.group}`)));
   fill("participants", state.participants.map((p) => row([p.participant, p.kind, p.where, p.status, p.group, p.seat,
-    p.connected ? "yes" : "no", p.last_change], `participant-${p.participant}`)));
+    p.connected ? "yes" : "no", p.code, p.last_change], `participant-${p.participant}`)));
 }
 
 async function poll() {

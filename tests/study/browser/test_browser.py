@@ -111,6 +111,9 @@ def test_three_participants_complete_a_within_subject_study(tmp_path, new_page, 
             if n == 0:
                 shot(page, "study_end")
         expect(admin.get_by_test_id("count-completed")).to_have_text("3")
+        for pid, person in rt.people.items():  # each participant's own completion code
+            assert person["code"]
+            expect(admin.get_by_test_id(f"participant-{pid}")).to_contain_text(person["code"])
         shot(admin, "study_admin")
     rows = response_rows(app.state.runtime.loaded, rt.db)
     assert len(rows) == 9 and all(r["rated"] and r["kind"] == "human" for r in rows)
