@@ -189,6 +189,40 @@ def train(args: tuple[str, ...], overwrite: bool) -> None:
     recipe_main(list(args), overwrite)
 
 
+@cli.command()
+@RECIPE_ARGS
+@click.option("--gpus", type=int, default=None, help="GPUs (default: the launch config's).")
+@click.option("--gpu-memory", type=float, default=80.0, show_default=True, help="GiB per GPU.")
+@click.option(
+    "--launch",
+    default=None,
+    help="accelerate config (a path or a name in launch/; default: the recipe header's).",
+)
+@click.option(
+    "--gradient-checkpointing", is_flag=True, help="Plan as if it were on (the trainer's is off)."
+)
+def plan(
+    args: tuple[str, ...],
+    gpus: int | None,
+    gpu_memory: float,
+    launch: str | None,
+    gradient_checkpointing: bool,
+) -> None:
+    """GPU memory per GPU of a recipe's training; exit code 1 when it does not fit."""
+    from collabrl.training.plan_recipe import format_plan, plan_from_args
+
+    result = plan_from_args(
+        args,
+        launch=launch,
+        gpus=gpus,
+        gpu_gib=gpu_memory,
+        gradient_checkpointing=gradient_checkpointing,
+    )
+    click.echo(format_plan(result), nl=False)
+    if not result.fits:
+        sys.exit(1)
+
+
 def _register_groups() -> None:
     """Subcommand groups that live next to the code they drive."""
     from collabrl.eval.cli import eval_command
