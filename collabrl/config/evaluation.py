@@ -20,7 +20,7 @@ from pydantic import Field, ValidationError, model_validator
 
 from collabrl.config.folders import OutputDir
 from collabrl.config.roles import JudgeSpec, PartnerSpec, PlayerSpec
-from collabrl.envs.registry import GameSection, game_names, get_game
+from collabrl.envs.registry import GameSection, Split, game_names, get_game
 from collabrl.envs.structures import STRUCTURES, Structure
 from collabrl.errors import CollabrlError
 from collabrl.numbers import NonNegativeInt, PositiveInt
@@ -95,6 +95,8 @@ class EvalSpec(Strict):
     """Subset of test profile ids (None: all)."""
     max_profiles: PositiveInt | None = Field(None, le=MAX_EVAL_PROFILES)
     """N test profiles per task, spread over player types (None: all)."""
+    split: Split = "test"
+    """Whose tasks and profiles are played: test (CollabBench's held-out tasks and test profiles) or train (training tasks and profiles: what train.validation plays by default, keeping the test data for the end)."""
     seats: list[PolicySeat] = Field(default_factory=lambda: list(POLICY_SEATS), min_length=1)
     """Seats the policy plays: 1 (Agent 1), 2 (Agent 2) or both."""
     seeds: list[Seed] = Field(default_factory=lambda: [0], min_length=1, max_length=MAX_EVAL_SEEDS)
@@ -192,13 +194,13 @@ class EvalSpec(Strict):
                 problem = exc.errors()[0]
                 where = ".".join(str(p) for p in problem["loc"])
                 raise ValueError(f"game_options.{game}.{where}: {problem['msg']}") from None
-        test_tasks = {game: get_game(game).tasks("test") for game in game_names()}
+        split_tasks = {game: get_game(game).tasks(self.split) for game in game_names()}
         for task in self.tasks or ():
-            home = next((g for g, tasks in test_tasks.items() if task in tasks), None)
+            home = next((g for g, tasks in split_tasks.items() if task in tasks), None)
             if home is None:
-                known = "; ".join(f"{g}: {_some(test_tasks[g])}" for g in games)
+                known = "; ".join(f"{g}: {_some(split_tasks[g])}" for g in games)
                 raise ValueError(
-                    f"tasks: unknown evaluation task {quoted(task)}; test tasks are {known}"
+                    f"tasks: unknown evaluation task {quoted(task)}; {self.split} tasks are {known}"
                 )
             if home not in games:
                 raise ValueError(f"tasks: {quoted(task)} is a {home} task but games={games}")
@@ -247,7 +249,7 @@ class EvalSpec(Strict):
                 )
 
     def _check_profiles(self, games: list[str]) -> None:
-        """A profile outside the test split, the games or the tasks would be dropped silently."""
+        """A profile outside the split, the games or the tasks would be dropped silently."""
         from collabrl.profiles import get_profile
 
         for profile_id in self.profiles or ():
@@ -255,10 +257,10 @@ class EvalSpec(Strict):
                 profile = get_profile(profile_id)
             except CollabrlError as exc:
                 raise ValueError(f"profiles: {exc}") from None
-            if profile.split != "test":
+            if profile.split != self.split:
                 raise ValueError(
                     f"profiles: {profile_id!r} is a {profile.split} profile; "
-                    "evaluation plays test profiles only"
+                    f"this evaluation plays {self.split} profiles only (eval.split)"
                 )
             if profile.game not in games:
                 raise ValueError(

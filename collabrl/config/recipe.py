@@ -200,8 +200,57 @@ def task_names(recipe: Recipe) -> set[str]:
     return set(type(recipe.game).tasks(tasks))
 
 
+def spread(names: tuple[str, ...] | list[str], count: int | None) -> list[str]:
+    """``count`` of ``names`` spaced evenly from the first (all of them when None or more)."""
+    if count is None or count >= len(names):
+        return list(names)
+    return [names[i * len(names) // count] for i in range(count)]
+
+
+def validation_tasks(recipe: Recipe) -> list[str]:
+    """The tasks ``train.validation`` plays: ``tasks`` of its split's, spread evenly (the
+    recipe's training tasks in the game's order, or the game's test tasks)."""
+    settings, section = recipe.train.validation, type(recipe.game)
+    if settings.split == "test":
+        return spread(section.tasks("test"), settings.tasks)
+    trained = task_names(recipe)
+    return spread([t for t in section.all_tasks() if t in trained], settings.tasks)
+
+
+def validation_profiles(recipe: Recipe) -> list[str] | None:
+    """Ids of the training profiles ``train.validation`` holds out and plays: on each of its
+    tasks, ``profiles_per_type`` per player type (spread over the types like ``max_profiles``).
+    None with ``split=test`` (the evaluation picks test profiles itself); empty when the game
+    ships no training profiles for those tasks (validation then plays profile-free)."""
+    settings = recipe.train.validation
+    if settings.split == "test":
+        return None
+    from collabrl.profiles import PLAYER_TYPES, has_profiles, interleaved_by_type, load_profiles
+
+    game = recipe.game.name
+    if not has_profiles(game):
+        return []
+    library = load_profiles(game=game, split="train")
+    per_task = settings.profiles_per_type * len(PLAYER_TYPES)
+    ids = []
+    for task in validation_tasks(recipe):
+        ids += [p.id for p in interleaved_by_type([p for p in library if p.task == task])][
+            :per_task
+        ]
+    return ids
+
+
+def held_out_profiles(recipe: Recipe) -> set[str]:
+    """Training profiles kept out of the partners' draw: those a validating run plays."""
+    if not recipe.train.validation.every or recipe.partner.split != "train":
+        return set()
+    return set(validation_profiles(recipe) or ())
+
+
 def partner_profiles(recipe: Recipe) -> list[Profile]:
-    """The profiles partners are drawn from (empty when partners play without one).
+    """The profiles partners are drawn from (empty when partners play without one); a split's
+    draw leaves out the training profiles validation holds out (:func:`held_out_profiles`), an
+    explicit ``partner.profiles`` list is used as given.
 
     An explicit id that does not fit the game and the training tasks is an error, not dropped:
     the run would otherwise train against another partner set than the recipe states.
@@ -228,4 +277,12 @@ def partner_profiles(recipe: Recipe) -> list[Profile]:
             f"partner.split={partner.split}: no {game} profiles for the training tasks "
             f"({listing(tasks)})"
         )
-    return chosen
+    held = held_out_profiles(recipe)
+    kept = [p for p in chosen if p.id not in held]
+    if not kept:
+        raise CollabrlError(
+            f"partner.split={partner.split}: train.validation holds out every {game} training "
+            f"profile of the training tasks ({listing(tasks)}); validate on fewer tasks or "
+            "profiles_per_type, or with train.validation.split=test"
+        )
+    return kept

@@ -219,10 +219,12 @@ class ValidationSpec(Strict):
 
     every: NonNegativeInt = Field(0, le=MAX_ITERATIONS)
     """Validate every N iterations and after the last one; 0: never."""
+    split: Literal["validation", "test"] = "validation"
+    """What picks the best policy: validation (held-out training profiles on training tasks; those profiles are left out of the training partners' draw, and the test tasks and profiles stay unseen until the final evaluation, as the paper keeps them) or test (test tasks and profiles, as the released code validates on its test set)."""
     tasks: PositiveInt | None = Field(2, le=MAX_GROUPS)
-    """N of the game's test tasks, spread evenly over them (None: all)."""
+    """N of the split's tasks (the recipe's training tasks, or the game's test tasks), spread evenly over them (None: all)."""
     profiles_per_type: PositiveInt = Field(1, le=MAX_GROUPS)
-    """Test profiles per player type and task."""
+    """Profiles of the split per player type and task."""
     seats: list[PolicySeat] = Field(default_factory=lambda: list(VALIDATION_SEATS), min_length=1)
     """Seats the policy plays: 1 (Agent 1), 2 (Agent 2) or both."""
     metric: ValidationMetric = "efficiency"

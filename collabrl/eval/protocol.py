@@ -146,7 +146,7 @@ def _stamp(
         "role_prompts": role_prompt_stamps(),
         "partner_set": {
             "kind": spec.partner.label,
-            "split": "test",
+            "split": spec.split,
             "profiles": sum(p is not None for p in profiles),
             "profile_ids": profiles,
             **_partner_model(spec),
@@ -307,7 +307,8 @@ def _write_files(result: EvalResult, out: Path, *, proxy: bool) -> None:
     model = result.stamp["partner_set"].get("model")
     stamp_line = (
         f"policy={result.stamp['policy']} partners={result.stamp['partner_set']['kind']}"
-        f"(test, {f'{profiles} profiles' if profiles else 'no profiles'})"
+        f"({result.stamp['partner_set']['split']}, "
+        f"{f'{profiles} profiles' if profiles else 'no profiles'})"
         f"{f' partner model={model}' if model else ''}"
         f" judge={result.stamp['judge']}"
         f" prompts={result.stamp['judge_prompts']} seeds={result.stamp['seeds']}"

@@ -114,7 +114,9 @@ def build_tables(outcomes: Sequence[EpisodeOutcome]) -> dict[str, dict[str, dict
         if not mine:
             continue
         seats = sorted({o.job.seat for o in mine})
-        tasks = [t for t in get_game(game).tasks("test") if any(o.job.task == t for o in mine)]
+        section = get_game(game)  # test tasks first, then training ones (validation plays them)
+        order = dict.fromkeys((*section.tasks("test"), *section.tasks("train")))
+        tasks = [t for t in order if any(o.job.task == t for o in mine)]
         table = {
             task: {
                 s: metrics([o for o in mine if o.job.task == task and o.job.seat == s])

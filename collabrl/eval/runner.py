@@ -129,7 +129,7 @@ def team_jobs(spec: EvalSpec) -> list[Job]:
                         section.with_team(size, structure)
                     except ValueError:
                         continue
-                    pool = _pool(game, task)
+                    pool = _pool(game, task, spec.split)
                     firsts = _profiles(spec, game, task) if size > 1 else [None]
                     jobs += [
                         Job(game, task, first, seat, seed, size, structure, team)
@@ -150,7 +150,7 @@ def composition_jobs(spec: EvalSpec, game: str) -> list[Job]:
     jobs = []
     for structure, comp in spec.teams.variants():
         for task in _tasks(spec, game):
-            pool = _pool(game, task)
+            pool = _pool(game, task, spec.split)
             firsts = _profiles(spec, game, task) if comp else [None]
             jobs += [
                 Job(game, task, first, 1, seed, 1 + len(comp), structure, team, tuple(comp))
@@ -162,25 +162,27 @@ def composition_jobs(spec: EvalSpec, game: str) -> list[Job]:
 
 
 def _tasks(spec: EvalSpec, game: str) -> list[str]:
-    return [t for t in get_game(game).tasks("test") if spec.tasks is None or t in spec.tasks]
+    return [t for t in get_game(game).tasks(spec.split) if spec.tasks is None or t in spec.tasks]
 
 
-def _pool(game: str, task: str) -> list[Profile]:
-    """A task's test profiles spread over player types: the order teammates are drawn in."""
-    return interleaved_by_type(_task_profiles(game, task))
+def _pool(game: str, task: str, split: str = "test") -> list[Profile]:
+    """A task's profiles of ``split`` (test; train when validating) spread over player types:
+    the order teammates are drawn in."""
+    return interleaved_by_type(_task_profiles(game, task, split))
 
 
-def _task_profiles(game: str, task: str) -> list[Profile]:
-    """A task's test profiles; none for a task the library does not cover (a DiscoveryBench
+def _task_profiles(game: str, task: str, split: str = "test") -> list[Profile]:
+    """A task's profiles of ``split``; none for a task the library does not cover (a DiscoveryBench
     task joins an analysis library's test split unprofiled), which plays profile-free."""
     if not has_profiles(game):
         return []
-    return [p for p in load_profiles(game=game, split="test") if p.task == task]
+    return [p for p in load_profiles(game=game, split=split) if p.task == task]
 
 
 def _profiles(spec: EvalSpec, game: str, task: str) -> list[Profile | None]:
-    """The test profiles a task is played with (the partner's, or the first teammate's)."""
-    profiles = _task_profiles(game, task)
+    """The profiles of ``eval.split`` a task is played with (the partner's, or the first
+    teammate's)."""
+    profiles = _task_profiles(game, task, spec.split)
     if spec.profiles is not None:
         profiles = [p for p in profiles if p.id in spec.profiles]
     if spec.max_profiles:  # a small sample still spans the player types

@@ -3,8 +3,10 @@ recipe's evaluation, and the best policy so far is kept in ``<run>/best``.
 
 Why through the evaluation protocol: validation numbers are then CollabBench numbers on fewer
 episodes (the recipe's ``eval`` section: its partners, judge and game options, narrowed by
-``train.validation`` to a few test tasks, a few test profiles per player type and the chosen
-seats), not a second, subtly different loop. The policy plays through the live rollout engine, so
+``train.validation`` to a few tasks, a few profiles per player type and the chosen seats), not a
+second, subtly different loop. By default (``split: validation``) those are training tasks with
+training profiles that the partners' draw leaves out, so the test tasks and profiles stay unseen
+until the final evaluation; ``split: test`` validates on test data, as the released code does. The policy plays through the live rollout engine, so
 it is the weights just pushed and nothing is loaded twice.
 """
 
@@ -19,6 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from collabrl.config import EngineSpec, EvalSpec, PlayerSpec, Recipe
+from collabrl.config.recipe import spread as spread
+from collabrl.config.recipe import validation_profiles, validation_tasks
 from collabrl.envs.registry import get_game
 from collabrl.eval.protocol import run_evaluation
 from collabrl.eval.report import OVERALL
@@ -35,19 +39,15 @@ VALIDATION_DIR = "validation"
 REPORTED = ("efficiency", *DIMENSIONS, "affective")
 
 
-def spread(names: tuple[str, ...] | list[str], count: int | None) -> list[str]:
-    """``count`` of ``names`` spaced evenly from the first (all of them when None or more)."""
-    if count is None or count >= len(names):
-        return list(names)
-    return [names[i * len(names) // count] for i in range(count)]
-
-
 def validation_spec(recipe: Recipe, model_path: str, iteration: int, run_dir: Path) -> EvalSpec:
-    """The recipe's ``eval`` section narrowed by ``train.validation``, with the trained policy
-    (at ``model_path``, through the rollout backend) in the evaluated seat."""
+    """The recipe's ``eval`` section narrowed by ``train.validation`` (its split's tasks and
+    profiles), with the trained policy (at ``model_path``, through the rollout backend) in the
+    evaluated seat."""
     settings = recipe.train.validation
     game = recipe.game.name
     base = recipe.evaluation()
+    held_out = validation_profiles(recipe)
+    per_task = settings.profiles_per_type * len(PLAYER_TYPES)
     policy = PlayerSpec(
         kind="llm",
         engine=EngineSpec(backend=recipe.policy.backend, model=model_path),
@@ -58,9 +58,10 @@ def validation_spec(recipe: Recipe, model_path: str, iteration: int, run_dir: Pa
         {
             **base.model_dump(),
             "games": [game],
-            "tasks": spread(get_game(game).tasks("test"), settings.tasks),
-            "profiles": None,
-            "max_profiles": settings.profiles_per_type * len(PLAYER_TYPES),
+            "split": "test" if held_out is None else "train",
+            "tasks": validation_tasks(recipe),
+            "profiles": held_out or None,  # None: the test split's, or profile-free
+            "max_profiles": per_task if held_out is None else None,
             "seats": settings.seats,
             "policy": policy.model_dump(),
             "game_options": options,

@@ -3,8 +3,11 @@ other source's value as a named option (issue 32)."""
 
 from __future__ import annotations
 
+import pytest
+
 from collabrl.config import load_recipe
 from collabrl.config.training import VERL_WEIGHT_DECAY, AlgoSpec
+from collabrl.errors import RecipeError
 
 
 def test_weight_decay_is_verls_since_the_paper_states_none() -> None:
@@ -66,3 +69,31 @@ def test_policy_and_partner_replies_are_single_pass_by_default() -> None:
     ).eval
     partner = partner_factory(retried.partner, Cache())(profile, game, section, 0)
     assert partner.retries == 1 and retried.policy_retries == 2
+
+
+def test_the_best_policy_is_chosen_on_held_out_training_data_by_default() -> None:
+    from collabrl.config import partner_profiles
+    from collabrl.config.recipe import held_out_profiles, validation_profiles, validation_tasks
+    from collabrl.envs.registry import get_game
+    from collabrl.profiles import get_profile
+
+    recipe = load_recipe("cwah_gigpo_cpu", ["train.validation.every=5"])
+    assert recipe.train.validation.split == "validation"
+    tasks, held = validation_tasks(recipe), validation_profiles(recipe)
+    assert tasks == ["1_read_book", "25_prepare_food"]
+    assert not set(tasks) & set(get_game("household").tasks("test"))
+    assert held and {get_profile(p).split for p in held} == {"train"}
+    assert {get_profile(p).task for p in held} == set(tasks)
+    drawn = {p.id for p in partner_profiles(recipe)}
+    assert held_out_profiles(recipe) == set(held) and not drawn & set(held)
+    # not validating, or validating on test data (the released code's choice): nothing held out
+    for extra in ([], ["train.validation.every=5", "train.validation.split=test"]):
+        other = load_recipe("cwah_gigpo_cpu", extra)
+        assert {p.id for p in partner_profiles(other)} == drawn | set(held)
+    test = load_recipe(
+        "cwah_gigpo_cpu", ["train.validation.every=5", "train.validation.split=test"]
+    )
+    assert validation_tasks(test) == ["0_read_book", "26_prepare_food"]
+    assert validation_profiles(test) is None
+    with pytest.raises(RecipeError, match="holds out every household training profile"):
+        load_recipe("cwah_gigpo_cpu", ["train.validation.every=5", "rollout.tasks=[1_read_book]"])

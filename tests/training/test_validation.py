@@ -37,14 +37,31 @@ def test_spec_narrows_the_eval_section(tmp_path):
         ],
     )
     spec = validation_spec(recipe, "models/tiny", 7, tmp_path)
-    assert spec.games == ["household"]
-    assert spec.tasks == ["0_read_book", "16_put_dishwasher", "30_put_fridge"]
-    assert spec.max_profiles == 2 * len(PLAYER_TYPES) and spec.seats == [2]
+    assert spec.games == ["household"] and spec.split == "train"  # held-out training data
+    assert spec.tasks == ["1_read_book", "17_put_dishwasher", "34_put_fridge"]
+    assert spec.max_profiles is None and spec.seats == [2]
+    assert spec.profiles and all(p.split("-")[1] in spec.tasks for p in spec.profiles)
+    test = validation_spec(
+        recipe.model_copy(
+            update={"train": recipe.train.model_copy(update={"validation": on_test_split(recipe)})}
+        ),
+        "models/tiny",
+        7,
+        tmp_path,
+    )
+    assert test.split == "test" and test.profiles is None
+    assert test.tasks == ["0_read_book", "16_put_dishwasher", "30_put_fridge"]
+    assert test.max_profiles == 2 * len(PLAYER_TYPES)
     assert spec.partner.kind == "expert" and spec.judge.kind == "heuristic"  # the eval section's
     assert spec.policy.kind == "llm" and spec.policy.engine.model == "models/tiny"
     assert spec.policy.sampling == recipe.policy.sampling
     assert spec.output_dir == str(tmp_path / "validation" / "iter_000007")
     assert spread(("a", "b", "c", "d"), 2) == ["a", "c"] and spread(("a",), None) == ["a"]
+
+
+def on_test_split(recipe):
+    """``recipe``'s validation settings on the test split (the released code's choice)."""
+    return recipe.train.validation.model_copy(update={"split": "test"})
 
 
 @pytest.mark.parametrize(
