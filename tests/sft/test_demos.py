@@ -103,7 +103,7 @@ def test_llm_teacher_over_http_is_recorded_and_bad_replies_are_dropped(monkeypat
         calls.append(messages)
         if valid:
             return "<think>Look around first.</think><message></message><action>A</action>"
-        return "I would rather not say."  # no tags, also on the retry: never a demonstration
+        return "I would rather not say."  # no tags: never a demonstration
 
     with FakeOpenAIServer(responder=teacher) as server:
         monkeypatch.setenv("COLLABRL_OPENAI_BASE_URL", server.base_url)
@@ -124,7 +124,46 @@ def test_llm_teacher_over_http_is_recorded_and_bad_replies_are_dropped(monkeypat
         assert [r["prompt"] for r in rows] == calls  # exactly what the teacher was shown
     else:
         assert rows == [] and stats.invalid == stats.decisions
-        assert len(calls) == 2 * stats.decisions  # one retry each
+        assert len(calls) == stats.decisions  # a single pass, as every LLM seat by default
+
+
+def test_collabrl_demos_records_an_llm_teacher_through_an_openai_compatible_server(
+    tmp_path, monkeypatch
+) -> None:
+    """The SFT recipes learn from the rule-based expert; ``collabrl demos`` takes an LLM teacher
+    instead, through any engine: here the OpenAI-compatible one, on the fake server."""
+    from click.testing import CliRunner
+
+    from collabrl.cli import cli
+
+    assert load_recipe("cwah_sft_cpu").players[0].kind == "expert"
+    prompts = []
+
+    def teacher(messages):
+        prompts.append(messages)
+        return "<think>Look around first.</think><message>Exploring.</message><action>A</action>"
+
+    with FakeOpenAIServer(responder=teacher) as server:
+        monkeypatch.setenv("COLLABRL_OPENAI_BASE_URL", server.base_url)
+        result = CliRunner().invoke(
+            cli,
+            [
+                "demos",
+                "cwah_sft_cpu",
+                f"output_dir={tmp_path}",
+                "players.0.kind=llm",
+                "players.0.engine={backend: openai, model: teacher-model}",
+                "sft.demos.episodes=1",
+                "sft.demos.successful_only=false",
+                "game.max_decisions=4",
+                "--quiet",
+            ],
+        )
+    assert result.exit_code == 0, result.output
+    rows = read_demos(tmp_path / "demos.jsonl")
+    assert rows and len(rows) == len(prompts) and {r["source"] for r in rows} == {"llm"}
+    assert [r["prompt"] for r in rows] == prompts  # exactly what the teacher was shown
+    assert {r["seat"] for r in rows} == {"Alice"}
 
 
 DEMO = {
