@@ -31,7 +31,15 @@ recorded.
 the hook through which :mod:`collabrl.envs.kitchen.board` draws each tick for people. They are
 kept across ``reset``.
 
-Version: 1 (``VERSION``), bumped whenever a rule or number changes what a seed plays.
+What a seat is offered and shown follows the released ProAgent code where the paper is silent:
+``holdings="released"`` (the default) hides teammates' held items on forced_coordination
+(``"always"`` shows them); ``action_set="paper"`` (the default) offers ``wait(x)`` on every layout,
+as the paper lists it among the Cook skills, and ``"released"`` leaves it out on cramped_room and
+counter_circuit as the released evaluation agent's action table does (a wait chosen there is an
+action not offered).
+
+Version: 2 (``VERSION``), bumped whenever a rule or number changes what a seed plays (2:
+teammates' holdings hidden on forced_coordination by default).
 """
 
 from __future__ import annotations
@@ -52,7 +60,13 @@ from collabrl.envs.kitchen.engine import KitchenEngine
 from collabrl.envs.kitchen.layouts import load_layout
 from collabrl.envs.kitchen.motion import Intent, make_motion
 from collabrl.envs.kitchen.planner import Planner
-from collabrl.envs.kitchen.render import anchor_key, build_state, reach_kinds, render_text
+from collabrl.envs.kitchen.render import (
+    anchor_key,
+    build_state,
+    reach_kinds,
+    render_text,
+    shows_holdings,
+)
 from collabrl.envs.kitchen.skills import (
     DELIVER,
     JOBS,
@@ -60,6 +74,7 @@ from collabrl.envs.kitchen.skills import (
     SET_MESSAGE,
     WAIT,
     SkillBook,
+    offers_wait,
     parse_timed,
 )
 from collabrl.envs.structures import (
@@ -73,7 +88,7 @@ from collabrl.envs.structures import (
     Vocabulary,
 )
 
-VERSION = 1  # the rules version (see the module docstring)
+VERSION = 2  # the rules version (see the module docstring)
 EVAL_HORIZON, TRAIN_HORIZON = 400, 150
 GATEABLE = (*REFERENCE_SKILLS, "pickup(soup)")  # skills a gate may cover
 DEFAULT_GATED = (DELIVER,)  # serving a soup: the team's consequential step
@@ -114,8 +129,13 @@ class KitchenGame:
         structure: Structure = "default",
         gated: tuple[str, ...] | list[str] = DEFAULT_GATED,
         gate_owners: Mapping[str, str] | None = None,
+        action_set: str = "paper",
+        holdings: str = "released",
     ) -> None:
         self.layout = load_layout(layout)
+        self.action_set, self.holdings = action_set, holdings
+        self.wait_offered = offers_wait(self.layout.name, action_set)
+        self.partner_holdings = shows_holdings(self.layout.name, holdings)
         n = len(self.layout.starts)
         self.agents = list(seats) if seats else [f"Player {i}" for i in range(n)]
         if len(self.agents) != n or len(set(self.agents)) != n:
@@ -205,8 +225,12 @@ class KitchenGame:
             "counter, preferring one your partner can reach.",
             "Skills walk by themselves: you never choose movements. You are asked again when your "
             f"skill is finished or has become impossible{self._blocked_note()}.",
-            "wait(x) idles x timesteps (write a number from 1 to 20, e.g. wait(3)). "
-            "set_message() spends one timestep and sends your message to every teammate.",
+            (
+                "wait(x) idles x timesteps (write a number from 1 to 20, e.g. wait(3)). "
+                if self.wait_offered
+                else ""
+            )
+            + "set_message() spends one timestep and sends your message to every teammate.",
         ]
         if len(reach) < 4:
             lines.append(
@@ -221,6 +245,8 @@ class KitchenGame:
             "layout": self.layout.name,
             "cook_mode": self.engine.cook_mode,
             "motion": self.motion.name,
+            "action_set": self.action_set,
+            "holdings": self.holdings,
             "seed": self.seed,
             "score": self.state.score,
             "soups_delivered": self.delivered,
@@ -234,10 +260,12 @@ class KitchenGame:
 
     # ----------------------------------------------------------------- decisions
     def offered(self, index: int) -> list[str]:
-        """Actions offered to seat ``index`` now: legal movement skills, wait(x), set_message(),
-        then the collaboration structure's actions."""
+        """Actions offered to seat ``index`` now: legal movement skills, wait(x) (unless the
+        action set leaves it out here), set_message(), then the collaboration structure's
+        actions."""
         structure = self.team.offers(self.agents[index])
-        return [*self.skills.legal(self.state, index), WAIT, SET_MESSAGE, *structure]
+        wait = [WAIT] if self.wait_offered else []
+        return [*self.skills.legal(self.state, index), *wait, SET_MESSAGE, *structure]
 
     def _start(self, i: int, decision: Decision | None) -> dict[str, Any]:
         """Count seat i's decision and begin it. A usable action from a reply flagged invalid
@@ -259,6 +287,8 @@ class KitchenGame:
         text = message_text(decision.message) if decision else ""
         if timed is not None and timed[0] == "message" and not text:
             return self._idle_invalid(i, EMPTY_MESSAGE)
+        if timed is not None and timed[0] == "wait" and WAIT not in offered:
+            return self._idle_invalid(i, f"not available: {action!r}")
         if timed is not None:
             kind, ticks = timed
             self.activities[i] = Activity(action, ticks_left=ticks)
@@ -380,6 +410,7 @@ class KitchenGame:
             horizon=self.horizon,
             soups_delivered=self.delivered,
             chat=self.chat[-self.chat_window :],
+            partner_holdings=self.partner_holdings,
         )
         view["actions"] = actions
         anchor = anchor_key(view)

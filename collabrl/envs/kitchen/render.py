@@ -2,6 +2,8 @@
 
 The structured state is built first; text and anchor are both derived from it, so they never
 disagree. No positions are shown: CollabBench's Cook prompts forbid location information.
+Teammates' held items are shown unless the ``holdings`` option hides them (by default on
+forced_coordination, as the released code does).
 """
 
 from __future__ import annotations
@@ -21,6 +23,21 @@ REACH_KINDS = {
     SERVE: "serving counter",
 }
 _HELD_TEXT = {None: "nothing", "onion": "an onion", "dish": "an empty dish", "soup": "a soup"}
+
+# Whether a seat sees what its teammates hold (``holdings``). "released": as the released ProAgent
+# code renders the scene, which leaves the teammate out on forced_coordination (the paper says
+# nothing); "always": on every layout.
+HOLDINGS = ("released", "always")
+RELEASED_HIDDEN_HOLDINGS = frozenset({"forced_coordination"})
+HIDDEN = "unknown"
+"""A teammate's ``held`` in the structured observation when the seat cannot see it."""
+
+
+def shows_holdings(layout: str, holdings: str) -> bool:
+    """Whether seats on ``layout`` see their teammates' held items under ``holdings``."""
+    if holdings not in HOLDINGS:
+        raise ValueError(f"holdings must be one of {HOLDINGS}, got {holdings!r}")
+    return holdings == "always" or layout not in RELEASED_HIDDEN_HOLDINGS
 
 
 def item_name(item: Item | None) -> str | None:
@@ -74,14 +91,17 @@ def build_state(
     horizon: int,
     soups_delivered: int,
     chat: list[tuple[int, str, str]],
+    partner_holdings: bool = True,
 ) -> dict[str, Any]:
-    """Structured observation for seat index ``seat`` (JSON-friendly)."""
+    """Structured observation for seat index ``seat`` (JSON-friendly). ``partner_holdings``
+    False: teammates' ``held`` is :data:`HIDDEN`."""
 
     def chef(i: int) -> dict[str, Any]:
+        seen = i == seat or partner_holdings
         return {
             "name": names[i],
             "index": i,
-            "held": item_name(state.chefs[i].held),
+            "held": item_name(state.chefs[i].held) if seen else HIDDEN,
             "skill": skills[i],
             "can_reach": reach[i],
         }
@@ -141,7 +161,10 @@ def render_text(view: dict[str, Any], actions: list[str], notes: Sequence[str] =
         )
     for p in view["partners"]:
         doing = f"doing {p['skill']}" if p["skill"] else "deciding what to do"
-        lines.append(f"{p['name']} is holding {_HELD_TEXT[p['held']]} and {doing}.")
+        if p["held"] == HIDDEN:
+            lines.append(f"{p['name']} is {doing}.")
+        else:
+            lines.append(f"{p['name']} is holding {_HELD_TEXT[p['held']]} and {doing}.")
     lines += [_pot_line(i, pot) for i, pot in enumerate(view["pots"])]
     stock = ", ".join(f"{n} {k}{'s' if n > 1 else ''}" for k, n in view["counters"].items())
     lines.append(f"Items on counters: {stock or 'none'}.")

@@ -38,6 +38,10 @@ class KitchenSection(GameSection):
     """Auto: a full pot starts cooking by itself."""
     motion: Literal["reference", "cooperative"] = "reference"
     """Reference: the paper's skill controller (ProAgent's; chefs may block each other for good); cooperative: collabrl's (reserved paths, stepping aside, giving up, pickup(soup))."""
+    action_set: Literal["paper", "released"] = "paper"
+    """Paper: wait(x) offered on every layout (the Cook skills of the paper's prompts); released: the released ProAgent evaluation agent's per-layout action table, no wait(x) on cramped_room and counter_circuit (a wait chosen there is an action not offered: one idle tick, invalid)."""
+    holdings: Literal["released", "always"] = "released"
+    """Whether seats see their teammates' held items: released (the released ProAgent code; the paper is silent): hidden on forced_coordination, shown elsewhere; always: on every layout."""
     efficiency_scale: PositiveFloat = EFFICIENCY_SCALE
     """Efficiency reward = score / this."""
     structure: Structure = "default"
@@ -100,6 +104,8 @@ class KitchenSection(GameSection):
             horizon=self.horizon,
             cook_mode=self.cooking,
             motion=self.motion,
+            action_set=self.action_set,
+            holdings=self.holdings,
             structure=self.structure,
             gated=self.gated,
             gate_owners=self.gate_owners,
@@ -127,6 +133,9 @@ class KitchenSection(GameSection):
             horizon=summary["horizon"],
             cooking=summary["cook_mode"],
             motion=summary["motion"],
+            # summaries of version 1 had neither option: wait everywhere, holdings always shown
+            action_set=summary.get("action_set", "paper"),
+            holdings=summary.get("holdings", "always"),
             **replay_options(summary),
         )
 

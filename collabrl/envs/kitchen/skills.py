@@ -27,6 +27,21 @@ WAIT = "wait(x)"  # offered once; a decision names the ticks, e.g. "wait(5)"
 SET_MESSAGE = "set_message()"
 MAX_WAIT = 20
 
+# Which actions each layout offers besides the movement skills (``action_set``). "paper": wait(x)
+# everywhere, as the paper lists it among the Cook skills (appendix E.1, E.2) and its agent prompt
+# explains it (E.6). "released": the per-layout action table of the released ProAgent evaluation
+# agent, which lists no wait(x) on these layouts; a wait chosen there is an action not offered.
+ACTION_SETS = ("paper", "released")
+RELEASED_NO_WAIT = frozenset({"cramped_room", "counter_circuit"})
+
+
+def offers_wait(layout: str, action_set: str) -> bool:
+    """Whether ``wait(x)`` is among the actions offered on ``layout`` under ``action_set``."""
+    if action_set not in ACTION_SETS:
+        raise ValueError(f"action_set must be one of {ACTION_SETS}, got {action_set!r}")
+    return action_set == "paper" or layout not in RELEASED_NO_WAIT
+
+
 # The paper's movement skills (ProAgent's, plus start_cooking for cook_mode="interact").
 REFERENCE_SKILLS = (
     PICKUP_ONION,
