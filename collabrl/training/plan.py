@@ -288,6 +288,8 @@ def plan_memory(shape: ModelShape, par: Parallel, work: Workload, gpu_bytes: int
                 f"{2 * wb}Ψt: m + v in the weights' dtype",
             )
         )
+        step = "torch's foreach AdamW: about one copy of the trained weights"
+        add(Part("AdamW step temporaries", wb * trainable, "step", step))
     acts = activation_bytes(shape, e, work)
     gc = ", gradient checkpointing" if work.gradient_checkpointing else ""
     add(
