@@ -103,16 +103,18 @@ class Episode:
 
     def messages(self) -> list[tuple[int, str, str]]:
         """The messages delivered so far as (tick, seat, text), oldest first and in seat order
-        within a tick (as games take decisions): read from the turns the game has stepped, by
-        the one definition of sending (:func:`sends_message`), so any game has a chat without
-        keeping one; an answer still waiting for its step is not out yet."""
+        within a tick (as games take decisions): the game's seeded opening lines, if it has
+        any (``opening_lines``, :mod:`collabrl.envs.opening`), then what the turns the game has
+        stepped sent, by the one definition of sending (:func:`sends_message`), so any game has
+        a chat without keeping one; an answer still waiting for its step is not out yet."""
         sent = [
             t
             for t in self.turns[: self._stepped]
             if sends_message(t.action, t.message, self.game.message_action)
         ]
         sent.sort(key=lambda t: (t.tick, self.game.agents.index(t.seat)))
-        return [(t.tick, t.seat, message_text(t.message)) for t in sent]
+        opening = list(getattr(self.game, "opening_lines", None) or [])
+        return [*opening, *((t.tick, t.seat, message_text(t.message)) for t in sent)]
 
     def record(self) -> EpisodeRecord:
         return EpisodeRecord(

@@ -3,8 +3,8 @@
 Two roles, two versioned prompt files in :mod:`collabrl.agents.role_prompts` (paper appendix E):
 ``agent`` is the collaborative agent being trained or evaluated (E.6: efficient task completion
 with a supportive message); ``player`` is a simulated player (E.5: a personality that decides,
-greets first, follows the partner's instructions when it has no plan, reports discoveries and
-finished subgoals, avoids waiting). A ``player`` without a persona is the profile-free
+greets first where the game's ``opening`` is ``first_decision``, follows the partner's instructions
+when it has no plan, reports discoveries and finished subgoals, avoids waiting). A ``player`` without a persona is the profile-free
 ("homogeneous") partner of the paper's diversity analysis. Each result records the prompt's
 :func:`role_prompt_stamp`.
 """
@@ -43,11 +43,15 @@ def build_messages(
         raise ValueError("only a simulated player (role='player') carries a persona")
     sections = role_prompt(role).sections
     personality = fill(sections["personality"], {"persona": persona}) + "\n\n" if persona else ""
+    greets = (
+        "greeting" in sections and getattr(game, "opening", "first_decision") == "first_decision"
+    )
     values = {
         "seat": obs.seat,
         "rules": game.intro(obs.seat),
         "observation": obs.text,
         "personality": personality,
+        "greeting": sections["greeting"] + "\n" if greets else "",
     }
     return [
         {"role": "system", "content": fill(sections["system"], values)},

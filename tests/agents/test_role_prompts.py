@@ -36,8 +36,12 @@ def test_only_the_simulated_player_gets_the_player_rules_and_a_persona(make_game
     agent = system_text(game, "agent")
     player = system_text(game, "player", "Talks a lot and worries.")
     bare_player = system_text(game, "player")
-    for rule in ("greet", "do what they said", "wait on your own initiative"):
+    for rule in ("do what they said", "wait on your own initiative"):
         assert rule in player and rule in bare_player and rule not in agent
+    # the greeting rule only where the game opens with a greeting at the first decision
+    greets = getattr(game, "opening", "first_decision") == "first_decision"
+    assert ("greet" in player) is greets and ("greet" in bare_player) is greets
+    assert "greet" not in agent
     assert "Talks a lot and worries." in player and "Who you are" not in bare_player
     assert "efficiently" in agent
     with pytest.raises(ValueError, match="simulated player"):

@@ -118,7 +118,7 @@ def test_message_costs_one_tick_is_truncated_and_broadcast() -> None:
         }
     )
     assert game.tick == 1 and set(res.observations) == {"Alice", "Bob", "Carol"}
-    assert game.dialogue[0] == (0, "Alice", "x" * MAX_MESSAGE_CHARS)
+    assert game.dialogue[len(game.opening_lines)] == (0, "Alice", "x" * MAX_MESSAGE_CHARS)
     assert 'Bob: "hello team"' in res.observations["Carol"].text
     assert game.summary()["messages"] == {"Alice": 1, "Bob": 1, "Carol": 0}
 

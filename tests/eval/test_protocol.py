@@ -91,7 +91,7 @@ def test_policy_is_single_pass_by_default_and_tables_say_which(
     assert result.stamp["policy_attempts"] == label
     assert f"llm:openai:scripted ({label})" in (tmp_path / "tables.md").read_text()
     assert set(result.stamp["role_prompts"]) == {"agent", "player"}
-    assert result.stamp["game_versions"] == {"household": 1}  # the rules the episodes ran
+    assert result.stamp["game_versions"] == {"household": 2}  # the rules the episodes ran
 
 
 def test_window_judges_see_the_interaction_but_not_the_partner_profile(tmp_path) -> None:
@@ -134,7 +134,7 @@ def test_homogeneous_partner_is_the_same_llm_without_a_profile(tmp_path) -> None
     )
     assert result.stamp["partner_set"]["kind"] == "llm (homogeneous, no profile)"
     systems = [c[0]["content"] for c in engine.calls]
-    assert systems and all("Who you are" not in s and "greet" in s for s in systems)
+    assert systems and all("Who you are" not in s and "do what they said" in s for s in systems)
     for outcome in result.outcomes:
         assert get_profile(outcome.job.profile.id).behavior not in "\n".join(systems)
     seeds = {p.seed for p in engine.params}

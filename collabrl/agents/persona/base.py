@@ -104,9 +104,11 @@ class PersonaBase(ABC):
             self.stats["honoured"] += 1
 
     def opens_now(self) -> bool:
-        """True once, at the first decision: every simulated player opens the conversation, in
+        """True once, at the first decision: a simulated player may open the conversation, in
         its own register (a leader with a division of labour, anyone else with a greeting whose
-        warmth follows agreeableness), as the paper's simulated players do."""
+        warmth follows agreeableness). The greeting is left out when the game's ``opening`` is
+        not ``first_decision`` (:func:`collabrl.envs.opening.greets_at_first_decision`): the
+        seeded exchange has greeted already, or the game opens without one."""
         first, self.opened = not self.opened, True
         return first
 

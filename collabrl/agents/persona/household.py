@@ -34,6 +34,7 @@ from collabrl.envs.household.expert import (
     offered_moves,
 )
 from collabrl.envs.household.world import token
+from collabrl.envs.opening import greets_at_first_decision
 from collabrl.envs.structures import StructureView
 
 REQUEST_TTL = 40  # ticks an accepted request stays worth carrying out
@@ -197,6 +198,8 @@ class HouseholdPersona(PersonaBase):
         rooms = sorted((r for r in s["rooms"] if not r["explored"]), key=lambda r: r["ticks"])
         teammates = [seat for seat in s["seats"] if seat != s["seat"]]
         if not (self.temperament.leads and len(rooms) >= 2):
+            if not greets_at_first_decision(s):  # the seeded exchange (or none) opened it
+                return None
             return self._say(view, "responsibilities", self.voice.greeting(), False)
         cut = shares(rooms, 1 + len(teammates))
         self.tasks, self.task_tick = [("explore", r["id"]) for r in cut[0]], s["tick"]

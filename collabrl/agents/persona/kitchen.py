@@ -27,6 +27,7 @@ from collabrl.envs.kitchen.skills import (
     REFERENCE_SKILLS,
     SET_MESSAGE,
 )
+from collabrl.envs.opening import greets_at_first_decision
 from collabrl.envs.structures import StructureView
 
 JOB_TTL = 60  # ticks an accepted job stays preferred
@@ -133,6 +134,8 @@ class KitchenPersona(PersonaBase):
             split = SPLIT if len(v["self"]["can_reach"]) == 4 else SPLIT_FAR
             partners = [p["name"] for p in v["partners"]]
             return named(split, " and ".join(partners), len(partners))
+        if not greets_at_first_decision(v):  # the seeded exchange (or none) opened the chat
+            return None
         return self.voice.greeting()
 
     def _doubt(self, v: dict[str, Any]) -> str | None:

@@ -4,7 +4,8 @@ High-level actions are scheduled as timed events (arrive, open, grab, put); effe
 the event's tick comes, so a teammate can change the world in between (e.g. take the object).
 A seat acts only on what it has seen itself; messages are dialogue the game never interprets.
 
-Version: 1 (``VERSION``), bumped whenever a rule or number changes what a seed plays.
+Version: 2 (``VERSION``), bumped whenever a rule or number changes what a seed plays (2: the
+conversation opens with the seeded exchange by default, :mod:`collabrl.envs.opening`).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from collabrl.envs.household.world import (
     load_apartments,
     token,
 )
+from collabrl.envs.opening import Opening, seeded_lines
 from collabrl.envs.structures import (
     BOARD_TICKS,
     DECIDE_TICKS,
@@ -44,7 +46,7 @@ from collabrl.envs.structures import (
     Vocabulary,
 )
 
-VERSION = 1  # the rules version (see the module docstring)
+VERSION = 2  # the rules version (see the module docstring)
 TIME_LIMIT = 250  # ticks per episode (CWAH); a failure is scored as this many steps
 TRAINING_DECISIONS = 50  # decisions per seat in a training episode (the released CWAH code)
 PAPER_TRAINING_TICKS = 150  # "each episode allows up to 150 environment steps" (paper, D.1.3)
@@ -55,6 +57,14 @@ GRAB_TICKS = 1  # picking one object up
 PUT_TICKS = 1  # placing one held object (each carried goal object in turn)
 PROGRESS_REWARD = 0.2  # per goal object newly placed (team reward)
 MESSAGE_TICKS = 1  # sending a message (also the idle tick of an unusable decision)
+OPENING_GREETING = (
+    "Hi, I'll tell you whenever I find goal objects or finish a subgoal, and I'll ask for your "
+    "help when I need it."
+)
+OPENING_REPLY = (
+    "Thanks! I'll tell you too whenever I find goal objects or finish a subgoal, and ask for your "
+    "help when I need it."
+)
 STALLED = "stalled"  # outcome when a seat reaches max_decisions (a safety net, see HouseholdGame)
 # event kinds
 ARRIVE, LOOK, OPEN, GRAB, PUT, IDLE = range(6)
@@ -120,6 +130,9 @@ class HouseholdGame:
         max_decisions: per-seat decision cap (``TRAINING_DECISIONS`` in training rollouts; a
             safety net in evaluation).
         capped_seat: index of the one seat whose decisions the cap counts (None: every seat).
+        opening: ``seeded`` (the paper's two-line exchange in the dialogue at tick 0, costing no
+            time), ``first_decision`` (simulated players greet at their first decision) or
+            ``none`` (see :mod:`collabrl.envs.opening`).
         structure: ``default``, ``memory``, ``gates`` or ``scaffolded``.
         gated: action kinds that gates cover (of ``MOVE_KINDS``).
         gate_owners: kind -> seat that approves it (``gates``; default the second seat).
@@ -138,6 +151,7 @@ class HouseholdGame:
         gated: Sequence[str] = DEFAULT_GATED,
         gate_owners: Mapping[str, str] | None = None,
         capped_seat: int | None = None,
+        opening: Opening = "seeded",
     ) -> None:
         self.task = get_task(task) if isinstance(task, str) else task
         names = default_seats(seats) if isinstance(seats, int) else tuple(seats)
@@ -155,6 +169,7 @@ class HouseholdGame:
         if capped_seat is not None and not 0 <= capped_seat < len(self.agents):
             raise ValueError(f"capped_seat {capped_seat} is not a seat index of {self.agents}")
         self.capped_seat = capped_seat
+        self.opening = opening
         self.apartment: Apartment = load_apartments()[self.task.apartment]
         self.names = {oid: name for oid, name, _ in self.task.objects}
         self.goal_of = {p.object: p for p in self.task.goal}  # object name -> its predicate
@@ -189,7 +204,12 @@ class HouseholdGame:
         self.minds = [SeatMind() for _ in range(n)]
         for i, mind in enumerate(self.minds):
             mind.partners = {a: PartnerView() for j, a in enumerate(self.agents) if j != i}
-        self.dialogue: list[tuple[int, str, str]] = []
+        self.opening_lines = (
+            seeded_lines(self.agents, OPENING_GREETING, OPENING_REPLY)
+            if self.opening == "seeded" and n > 1
+            else []
+        )
+        self.dialogue: list[tuple[int, str, str]] = list(self.opening_lines)
         self.decisions = [0] * n
         self.invalid = [0] * n
         self.messages = [0] * n

@@ -124,6 +124,7 @@ def build_state(game: HouseholdGame, i: int) -> dict[str, Any]:
             {"tick": t, "speaker": s, "text": m} for t, s, m in game.dialogue[-DIALOGUE_LINES:]
         ],
         "history": mind.history[-HISTORY_LINES:],
+        "opening": game.opening,
         **({"structure": game.team.view(game.agents[i])} if game.team.active else {}),
     }
 

@@ -18,6 +18,7 @@ from collabrl.envs.household.game import (
     default_seats,
 )
 from collabrl.envs.household.tasks import get_task, load_tasks
+from collabrl.envs.opening import Opening
 from collabrl.envs.registry import GameSection, Split, known_task
 from collabrl.envs.structures import Structure, check_gate_owners
 from collabrl.numbers import PositiveInt
@@ -68,6 +69,8 @@ class HouseholdSection(GameSection):
     """Structure gates: gated kind -> the seat that approves it (default: the second seat)."""
     guidance: bool = False
     """Teammates (every seat but the trained or evaluated one, in seat order) hold the task's shipped private guidance, one pack each."""
+    opening: Opening = "seeded"
+    """How the conversation opens: seeded (the paper's two-line exchange, E.5/E.6: the first seat promises to report finds and finished subgoals and to ask for help, the others answer in kind; in the dialogue at tick 0, costing no time), first_decision (every simulated player greets with a message at its first decision, one tick: collabrl's earlier behaviour) or none."""
 
     title: ClassVar[str] = "CWAH-MultiPlayer (household)"
     description: ClassVar[str] = (
@@ -128,6 +131,7 @@ class HouseholdSection(GameSection):
             max_ticks=self.max_ticks,
             max_decisions=self.max_decisions,
             capped_seat=self.capped_seat,
+            opening=self.opening,
             structure=self.structure,
             gated=self.gated,
             gate_owners=self.gate_owners,

@@ -36,7 +36,10 @@ What a seat is offered and shown follows the released ProAgent code where the pa
 (``"always"`` shows them); ``action_set="paper"`` (the default) offers ``wait(x)`` on every layout,
 as the paper lists it among the Cook skills, and ``"released"`` leaves it out on cramped_room and
 counter_circuit as the released evaluation agent's action table does (a wait chosen there is an
-action not offered).
+action not offered). The chat opens empty (``opening="none"``, as the paper's Cook prompts and the
+released code's "no previous chat messages"); ``"seeded"`` starts it with a household-style
+two-line exchange at tick 0 and ``"first_decision"`` has simulated players greet at their first
+decision (:mod:`collabrl.envs.opening`).
 
 Version: 2 (``VERSION``), bumped whenever a rule or number changes what a seed plays (2:
 teammates' holdings hidden on forced_coordination by default).
@@ -77,6 +80,7 @@ from collabrl.envs.kitchen.skills import (
     offers_wait,
     parse_timed,
 )
+from collabrl.envs.opening import Opening, seeded_lines
 from collabrl.envs.structures import (
     BOARD_TICKS,
     EMPTY_ENTRY,
@@ -90,6 +94,14 @@ from collabrl.envs.structures import (
 
 VERSION = 2  # the rules version (see the module docstring)
 EVAL_HORIZON, TRAIN_HORIZON = 400, 150
+OPENING_GREETING = (  # opening="seeded": the household's exchange in kitchen terms (an option)
+    "Hi, I'll tell you what I'm working on and when a soup is ready, and I'll ask for your help "
+    "when I need it."
+)
+OPENING_REPLY = (
+    "Thanks! I'll tell you too what I'm working on and when a soup is ready, and ask for your "
+    "help when I need it."
+)
 GATEABLE = (*REFERENCE_SKILLS, "pickup(soup)")  # skills a gate may cover
 DEFAULT_GATED = (DELIVER,)  # serving a soup: the team's consequential step
 WORDS = Vocabulary(
@@ -131,6 +143,7 @@ class KitchenGame:
         gate_owners: Mapping[str, str] | None = None,
         action_set: str = "paper",
         holdings: str = "released",
+        opening: Opening = "none",
     ) -> None:
         self.layout = load_layout(layout)
         self.action_set, self.holdings = action_set, holdings
@@ -150,6 +163,7 @@ class KitchenGame:
         self.motion = make_motion(motion, self.layout, self.planner)
         self.skills = SkillBook(self.engine, self.planner, self.motion.skills)
         self.horizon = horizon
+        self.opening = opening
         self.chat_window = chat_window
         self.message_action = SET_MESSAGE
         self.tick_listeners: list[Callable[[KitchenGame], None]] = []
@@ -175,7 +189,12 @@ class KitchenGame:
         self.rng = random.Random(self.seed)
         self.state = self.engine.start_state()
         self.activities: list[Activity | None] = [None] * len(self.agents)
-        self.chat: list[tuple[int, str, str]] = []
+        self.opening_lines = (
+            seeded_lines(self.agents, OPENING_GREETING, OPENING_REPLY)
+            if self.opening == "seeded"
+            else []
+        )
+        self.chat: list[tuple[int, str, str]] = list(self.opening_lines)
         self.delivered = 0
         self.counts = {
             k: dict.fromkeys(self.agents, 0) for k in ("decisions", "invalid", "messages")
@@ -247,6 +266,7 @@ class KitchenGame:
             "motion": self.motion.name,
             "action_set": self.action_set,
             "holdings": self.holdings,
+            "opening": self.opening,
             "seed": self.seed,
             "score": self.state.score,
             "soups_delivered": self.delivered,
@@ -413,6 +433,7 @@ class KitchenGame:
             partner_holdings=self.partner_holdings,
         )
         view["actions"] = actions
+        view["opening"] = self.opening  # whether simulated players greet (not in the anchor)
         anchor = anchor_key(view)
         if self.team.active:
             view["structure"] = self.team.view(self.agents[i])

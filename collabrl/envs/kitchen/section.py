@@ -15,6 +15,7 @@ from collabrl.envs.kitchen.game import (
     KitchenGame,
 )
 from collabrl.envs.kitchen.layouts import LAYOUT_NAMES, LayoutName, load_layout
+from collabrl.envs.opening import Opening
 from collabrl.envs.registry import GameSection, Split
 from collabrl.envs.structures import Structure, check_gate_owners, replay_options
 from collabrl.numbers import PositiveInt
@@ -42,6 +43,8 @@ class KitchenSection(GameSection):
     """Paper: wait(x) offered on every layout (the Cook skills of the paper's prompts); released: the released ProAgent evaluation agent's per-layout action table, no wait(x) on cramped_room and counter_circuit (a wait chosen there is an action not offered: one idle tick, invalid)."""
     holdings: Literal["released", "always"] = "released"
     """Whether seats see their teammates' held items: released (the released ProAgent code; the paper is silent): hidden on forced_coordination, shown elsewhere; always: on every layout."""
+    opening: Opening = "none"
+    """How the chat opens: none (the paper's Cook prompts and the released code start with an empty chat and ask for no greeting), seeded (a two-line exchange at tick 0, costing no time, like the household's E.5/E.6 one) or first_decision (every simulated player greets with a message at its first decision, one tick: collabrl's earlier behaviour)."""
     efficiency_scale: PositiveFloat = EFFICIENCY_SCALE
     """Efficiency reward = score / this."""
     structure: Structure = "default"
@@ -106,6 +109,7 @@ class KitchenSection(GameSection):
             motion=self.motion,
             action_set=self.action_set,
             holdings=self.holdings,
+            opening=self.opening,
             structure=self.structure,
             gated=self.gated,
             gate_owners=self.gate_owners,
@@ -136,6 +140,7 @@ class KitchenSection(GameSection):
             # summaries of version 1 had neither option: wait everywhere, holdings always shown
             action_set=summary.get("action_set", "paper"),
             holdings=summary.get("holdings", "always"),
+            opening=summary.get("opening", "first_decision"),  # earlier summaries: no seeded lines
             **replay_options(summary),
         )
 
