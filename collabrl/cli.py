@@ -198,16 +198,7 @@ def train(args: tuple[str, ...], overwrite: bool) -> None:
     default=None,
     help="accelerate config (a path or a name in launch/; default: the recipe header's).",
 )
-@click.option(
-    "--gradient-checkpointing", is_flag=True, help="Plan as if it were on (the trainer's is off)."
-)
-def plan(
-    args: tuple[str, ...],
-    gpus: int | None,
-    gpu_memory: float,
-    launch: str | None,
-    gradient_checkpointing: bool,
-) -> None:
+def plan(args: tuple[str, ...], gpus: int | None, gpu_memory: float, launch: str | None) -> None:
     """GPU memory per GPU of a recipe's training; exit code 1 when it does not fit."""
     from collabrl.training.plan_recipe import format_plan, plan_from_args
 
@@ -216,7 +207,6 @@ def plan(
         launch=launch,
         gpus=gpus,
         gpu_gib=gpu_memory,
-        gradient_checkpointing=gradient_checkpointing,
     )
     click.echo(format_plan(result), nl=False)
     if not result.fits:

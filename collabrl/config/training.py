@@ -75,6 +75,9 @@ class PolicySpec(Strict):
     """Options of the rollout engine (TransformersOptions / VLLMOptions); checked at lint."""
     lora: LoraSpec | None = None
     """LoRA adapters; None trains every weight."""
+    gradient_checkpointing: bool = False
+    """Keep only each decoder layer's input for backward and recompute the layer there: about
+    L times less activation memory for one more forward (``collabrl plan`` shows both)."""
     sampling: SamplingSpec = Field(default_factory=SamplingSpec)
     """Rollout sampling."""
     max_prompt_tokens: PositiveInt = Field(4096, le=MAX_PROMPT_TOKENS)

@@ -104,7 +104,7 @@ def workload_of(
         lora_targets=lora.target_modules if lora else "all-linear",
         lora_dropout=lora.dropout if lora else 0.0,
         reference=algo.kl_coef > 0,
-        gradient_checkpointing=gradient_checkpointing,
+        gradient_checkpointing=gradient_checkpointing or policy.gradient_checkpointing,
         backend=policy.backend,
         vllm_utilization=float(options.get("gpu_memory_utilization", 0.5)),
         vllm_max_model_len=options.get("max_model_len"),
@@ -200,7 +200,7 @@ def _changes(plan: Plan) -> list[tuple[str, Parallel, Workload]]:
         out.append((f"policy.sampling.max_new_tokens={new - 1}", par, shorter))
     if not w.gradient_checkpointing:
         checkpointed = replace(w, gradient_checkpointing=True)
-        out.append(("gradient checkpointing (not in the trainer yet)", par, checkpointed))
+        out.append(("policy.gradient_checkpointing=true", par, checkpointed))
     return out
 
 

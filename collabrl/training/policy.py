@@ -74,6 +74,8 @@ def load_policy(spec: PolicySpec, path: str, need_reference: bool) -> Policy:
 
     tokenizer = AutoTokenizer.from_pretrained(path)
     model = AutoModelForCausalLM.from_pretrained(path, dtype=torch.float32)
+    if spec.gradient_checkpointing:  # in train mode only: generation (eval mode) is unchanged
+        model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
     if spec.lora is not None:
         from peft import LoraConfig, get_peft_model  # a core dependency, imported when used
 

@@ -214,6 +214,7 @@ def measured_update_peak(folder, recipe) -> tuple[int, dict[str, int]]:
 CASES = {
     # the cwah_gigpo_cpu recipe as it is: one 2720 + 160 token row per micro-batch, KL on
     "tiny, full fine-tuning": ("tiny", ()),
+    "tiny, gradient checkpointing": ("tiny", ("policy.gradient_checkpointing=true",)),
     "tiny-small, LoRA with dropout, 2 rows": (
         "small",
         (
