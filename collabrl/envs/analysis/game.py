@@ -224,10 +224,17 @@ class AnalysisGame:
     def actions(self, seat: str | None = None) -> list[str]:
         """The actions offered now: the game's (during a build phase only looks, messages and
         waits), then ``seat``'s structure actions."""
-        base = self.building_offered if self.team.building(self.tick) else self.offered
         if seat is None or not self.team.active:
-            return list(base)
-        return [*base, *self.team.offers(seat, self.tick)]
+            return list(self._base())
+        return [*self._base(), *self._moves_now(seat)]
+
+    def _base(self) -> tuple[str, ...]:
+        """The game's own actions now (a build phase leaves looks, messages and waits)."""
+        return self.building_offered if self.team.building(self.tick) else self.offered
+
+    def _moves_now(self, seat: str) -> dict[str, tuple[str, Any]]:
+        """``seat``'s structure actions at this tick (action text -> move)."""
+        return self.team.offers(seat, self.tick) if self.team.active else {}
 
     def intro(self, seat: str) -> str:
         others = [a for a in self.agents if a != seat]
@@ -429,8 +436,8 @@ class AnalysisGame:
         return {seat: self.observe(seat) for seat in self.agents}
 
     def observe(self, seat: str) -> Observation:
-        actions = self.actions(seat)
-        self.moves[seat] = self.team.offers(seat, self.tick) if self.team.active else {}
+        self.moves[seat] = self._moves_now(seat)  # once: what is offered and what is decided
+        actions = [*self._base(), *self.moves[seat]]
         role = self.roles[self.agents.index(seat)]
         notes = self.notes[seat]
         lines = [
