@@ -33,7 +33,7 @@ from starlette.websockets import WebSocket
 from collabrl.study.admin import admin_state
 from collabrl.study.db import StorageFault
 from collabrl.study.forms import FormError
-from collabrl.study.runtime import StoragePaused, StudyRuntime
+from collabrl.study.runtime import JoinRefused, StoragePaused, StudyRuntime
 from collabrl.web.security import (
     HEADERS,
     HostAndOrigin,
@@ -77,9 +77,11 @@ def make_study_app(rt: StudyRuntime, admin_token: str, limits: Limits | None = N
             return Response("this is not a valid link to the study\n", 403)
         if not joins.allow():
             return Response("too many people are joining right now; try again in a moment\n", 429)
-        fields = {k: v for k, v in request.query_params.items() if k != "key"}
+        query = {k: v for k, v in request.query_params.items() if k != "key"}
         try:
-            return await rt.join("human", fields)
+            return await rt.join("human", query)
+        except JoinRefused as exc:
+            return Response(f"{exc}\n", exc.status)
         except StorageFault:  # nothing of the join was stored; the admin page shows the fault
             return Response("the study cannot take new participants right now\n", 503)
 

@@ -115,6 +115,7 @@ def serve(args: tuple[str, ...], db: Path | None, host: str, port: int, fast_wri
     _require_study_extra("serve")
     from collabrl.study.app import make_study_app
     from collabrl.study.db import open_database
+    from collabrl.study.recruitment import PLATFORMS, study_link
     from collabrl.study.runtime import StudyRuntime
     from collabrl.web.security import new_token
 
@@ -127,6 +128,10 @@ def serve(args: tuple[str, ...], db: Path | None, host: str, port: int, fast_wri
     shown = f"[{host}]" if ":" in host else host
     click.echo(f"database: {path} (protocol {compiled.loaded.sha256[:12]})")
     click.echo(f"admin page: http://{shown}:{port}/admin?token={admin}")
+    platform = PLATFORMS[compiled.study.recruitment.platform]
+    if platform.placeholders:
+        link = study_link(platform, f"http://{shown}:{port}/join?key={app.state.join_key}")
+        click.echo(f"{platform.label} study link (its placeholders fill in the ids): {link}")
     try:
         run_foreground(app, host, port, f"/join?key={app.state.join_key}", "participant link")
     finally:

@@ -5,8 +5,10 @@ into one ``play`` and one ``rate`` (questionnaire) node per round. :func:`compil
 refuses, in one line each: a route to a page that does not exist, a branch value that no
 answer to its question can take, pages no participant can reach, a path that can never end, a
 loop a participant is caught in, a group study whose players could reach the game without the
-waiting room, a recruitment target that cannot balance orders and tasks, and conditions that
-name checkpoints or profiles that do not exist. Every ``collabrl study`` command compiles first.
+waiting room, a recruitment target that cannot balance orders and tasks, conditions that name
+checkpoints or profiles that do not exist, a recruitment platform without what it needs (a
+completion code, a completion link, ids to pay), and a bonus expression that does not parse or
+names what does not exist. Every ``collabrl study`` command compiles first.
 
 Paths are simulated for every combination of answers to branching questions (and of consenting
 or declining): a participant answers a page once and would answer it the same way again, so a
@@ -410,6 +412,87 @@ def check_condition(study: Study, index: int, condition: Condition) -> None:
             )
 
 
+def question_ids(study: Study) -> list[str]:
+    """``page.question`` of every survey question (the export's columns, the bonus's answers)."""
+    return [f"{p.id}.{q.id}" for p in study.pages if isinstance(p, SurveyPage) for q in p.questions]
+
+
+def _answer_samples(study: Study) -> list[dict[str, Any]]:
+    """Two sample participants who answered every survey question: lowest and highest answers."""
+    low: dict[str, Any] = {}
+    high: dict[str, Any] = {}
+    for page in study.pages:
+        if not isinstance(page, SurveyPage):
+            continue
+        for q in page.questions:
+            key = f"{page.id}.{q.id}"
+            if q.kind == "likert":
+                low[key], high[key] = 1, q.points
+            elif q.kind == "choice":
+                low[key], high[key] = q.options[0], q.options[-1]
+            elif q.kind == "number":
+                low[key] = q.min if q.min is not None else 0.0
+                high[key] = q.max if q.max is not None else low[key] + 1
+            else:
+                low[key], high[key] = "", "an answer"
+    return [low, high]
+
+
+def _check_recruitment(study: Study) -> None:
+    """The platform gets what it needs: Prolific one completion code (and a screen-out code
+    where participants can be screened out), SONA its credit link with the participant id, a
+    bonus ids to pay; a platform's id parameters are not also plain url_fields."""
+    from collabrl.study.payment import check_bonus
+    from collabrl.study.recruitment import PLATFORMS
+
+    r, completion, kept = study.recruitment, study.completion, study.privacy.platform_ids
+    platform = PLATFORMS[r.platform]
+    template = r.completion_url or platform.completion_url
+    both = sorted(set(platform.ids.values()) & set(study.privacy.url_fields))
+    if both:
+        raise RecipeError(
+            f"privacy.url_fields: {', '.join(both)} is {platform.label}'s id, captured by "
+            "recruitment.platform and kept as privacy.platform_ids says: remove it here"
+        )
+    if template and "{code}" in template and (completion.unique or not completion.code):
+        raise RecipeError(
+            f"completion: {platform.label} takes one completion code per study in its link: set "
+            "completion.code to the code the platform gave you (and unique: false)"
+        )
+    if template and "{participant}" in template and not platform.ids:
+        raise RecipeError(
+            f"recruitment.completion_url: {{participant}} needs a platform id, and "
+            f"{platform.label} carries none: set recruitment.platform"
+        )
+    if template and "{participant}" in template and kept == "drop":
+        raise RecipeError(
+            "recruitment.completion_url needs the participant id, but privacy.platform_ids is "
+            "drop: use hash (the raw id then stays in the database only)"
+        )
+    if r.platform == "sona" and (not r.completion_url or "{participant}" not in r.completion_url):
+        raise RecipeError(
+            "recruitment.completion_url: SONA grants credit through the study's own link: give "
+            "it with {participant} where the survey code goes (...&survey_code={participant})"
+        )
+    screening = [
+        p.id for p in study.pages if isinstance(p, EndPage) and p.outcome == "screened_out"
+    ]
+    if screening and template and not r.screen_out_code:
+        raise RecipeError(
+            f"page {screening[0]}: screened-out participants need recruitment.screen_out_code "
+            f"(the code {platform.label} gives for screen-outs)"
+        )
+    pay = study.payment
+    if pay is None or not pay.bonus:
+        return
+    if platform.ids and kept == "drop":
+        raise RecipeError(
+            "payment.bonus: a bonus is paid to a platform id, but privacy.platform_ids is drop: "
+            "use hash (the raw ids then stay in the database and the bonus file only)"
+        )
+    check_bonus(pay.bonus, pay.max_bonus, _answer_samples(study))
+
+
 def _check_simulated(study: Study) -> None:
     """Simulated participants and stand-ins need profiles for every task of the study."""
     from collabrl.profiles import get_profile, load_profiles
@@ -443,6 +526,10 @@ class CompiledStudy:
     def study(self) -> Study:
         return self.loaded.study
 
+    @property
+    def question_ids(self) -> list[str]:
+        return question_ids(self.study)
+
 
 def compile_study(loaded: LoadedStudy) -> CompiledStudy:
     """Compile and check a loaded study; raises RecipeError (one line) on the first problem."""
@@ -456,5 +543,6 @@ def compile_study(loaded: LoadedStudy) -> CompiledStudy:
     for index, condition in enumerate(study.conditions):
         check_condition(study, index, condition)
     _check_simulated(study)
+    _check_recruitment(study)
     assigner = Assigner(study.design, [c.id for c in study.conditions], study.task_list, study.seed)
     return CompiledStudy(loaded, flow, assigner)

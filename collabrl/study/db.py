@@ -7,7 +7,9 @@ one is, so a participant resumes by token after a reload or a server restart. A 
 the event that records it commit together (:meth:`StudyDB.batch`).
 
 Tokens are stored only as SHA-256 hashes: a copy of the database cannot be used to impersonate
-a participant. Nothing about a participant is stored beyond what the study file declares.
+a participant. Nothing about a participant is stored beyond what the study file declares; a
+recruitment platform's ids live in their own table (``identities``), apart from the research
+data, as :mod:`collabrl.study.recruitment` describes.
 
 Faults: a write SQLite refuses (full disk, I/O error) rolls its transaction back and raises
 :class:`StorageFault`, so a caller that writes before it changes anything has changed nothing;
@@ -53,11 +55,14 @@ CREATE TABLE IF NOT EXISTS episodes (
   gid TEXT NOT NULL, position INTEGER NOT NULL, record TEXT NOT NULL,
   PRIMARY KEY (gid, position));
 CREATE INDEX IF NOT EXISTS events_by_group ON events (gid, kind);
+CREATE TABLE IF NOT EXISTS identities (
+  pid TEXT PRIMARY KEY, id_hash TEXT NOT NULL, ids TEXT NOT NULL DEFAULT '{}');
+CREATE INDEX IF NOT EXISTS identities_by_hash ON identities (id_hash);
 """
-JSON_COLUMNS = {"fields", "conditions", "members", "data", "record"}
+JSON_COLUMNS = {"fields", "conditions", "members", "data", "record", "ids"}
 
 
-Status = Literal["active", "completed", "declined", "released"]
+Status = Literal["active", "completed", "declined", "released", "screened_out"]
 """A participant's status: active, or the ``outcome`` of the end page they reached."""
 RoundPhase = Literal["wait", "play", "rate"]
 """The steps of a round that participants and their group go through together."""
@@ -349,14 +354,15 @@ class StudyDB:
         refused (it was never acknowledged, so it must not be replayed)."""
         self._write("DELETE FROM events WHERE seq = ?", (seq,))
 
-    def events(self, kind: str | None = None, gid: str | None = None) -> list[dict[str, Any]]:
-        """Events in order, optionally of one kind and one group."""
+    def events(
+        self, kind: str | None = None, gid: str | None = None, pid: str | None = None
+    ) -> list[dict[str, Any]]:
+        """Events in order, optionally of one kind, one group and one participant."""
         sql = "SELECT * FROM events WHERE 1=1"
         args: list[str] = []
-        if kind is not None:
-            sql, args = sql + " AND kind = ?", [*args, kind]
-        if gid is not None:
-            sql, args = sql + " AND gid = ?", [*args, gid]
+        for column, value in (("kind", kind), ("gid", gid), ("pid", pid)):
+            if value is not None:
+                sql, args = f"{sql} AND {column} = ?", [*args, value]
         return self._read(sql + " ORDER BY seq", tuple(args))
 
     def event_count(self) -> int:
@@ -378,6 +384,31 @@ class StudyDB:
             f"UPDATE participants SET {sets}, updated = ? WHERE pid = ?",
             (*fields.values(), time.time(), pid),
         )
+
+    def replace_token(self, pid: str, new_hash: str) -> None:
+        """A returning participant's new token (the old link stops working)."""
+        self._write("UPDATE participants SET token_hash = ? WHERE pid = ?", (new_hash, pid))
+
+    def add_identity(self, pid: str, id_hash: str, ids: dict[str, str]) -> None:
+        """A participant's platform ids (raw, as the privacy section allows) and the keyed hash
+        of the participant id."""
+        self._write("INSERT INTO identities VALUES (?, ?, ?)", (pid, id_hash, json.dumps(ids)))
+
+    def participant_by_identity(self, id_hash: str) -> str | None:
+        """The first participant who joined with this platform id (None: a new one)."""
+        rows = self._read(
+            "SELECT i.pid FROM identities i JOIN participants p ON p.pid = i.pid "
+            "WHERE i.id_hash = ? ORDER BY p.created LIMIT 1",
+            (id_hash,),
+        )
+        return rows[0]["pid"] if rows else None
+
+    def identities(self, pid: str | None = None) -> dict[str, dict[str, str]]:
+        """Participant -> the raw platform ids stored for them (of ``pid`` only, if given)."""
+        where, args = ("WHERE pid = ?", (pid,)) if pid is not None else ("", ())
+        return {
+            r["pid"]: r["ids"] for r in self._read(f"SELECT pid, ids FROM identities {where}", args)
+        }
 
     def participant_by_token(self, token: str) -> ParticipantRow | None:
         rows = self._read("SELECT * FROM participants WHERE token_hash = ?", (token_hash(token),))
@@ -456,6 +487,7 @@ def open_database(
                 "collabrl": __version__,
                 "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
                 "join_key": secrets.token_urlsafe(12),
+                "id_salt": secrets.token_hex(16),
             },
         )
     except CollabrlError:

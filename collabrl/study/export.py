@@ -6,7 +6,11 @@
   (``process.*``, :mod:`collabrl.eval.process`, seen from the participant's seat: ``*_agent``
   is the participant, ``*_teammates`` everyone else; the analysis game adds the trace
   judgements), every Likert rating, the dimension means, free text, intake answers;
-- ``participants.csv``: one row per participant (status, completion code, declared fields);
+- ``participants.csv``: one row per participant (status, completion code, the recruitment
+  platform's ids as ``privacy.platform_ids`` keeps them, ``payment.*``: base fee, bonus and a
+  bonus that could not be computed, declared fields);
+- ``bonuses.csv`` (studies with a bonus): the platform's bulk-bonus file, with the raw platform
+  ids: the one export file with personal ids under ``platform_ids: hash``;
 - in both CSVs a text cell starting with ``=``, ``+``, ``-``, ``@``, tab or carriage return gets a
   leading ``'`` (:func:`collabrl.records.csv_cell`), so no cell runs as a spreadsheet formula;
   ``events.jsonl`` and the HF copies keep the raw text;
@@ -38,6 +42,8 @@ from collabrl.factory import player_label
 from collabrl.records import file_sha256, output_set, write_hf_dataset, write_jsonl, write_text
 from collabrl.study.db import StudyDB
 from collabrl.study.load import LoadedStudy
+from collabrl.study.payment import bonus_file
+from collabrl.study.recruitment import PLATFORMS
 from collabrl.web.recording import HF_NESTED
 
 STAND_IN = ("stand-in", "idle-substitute")
@@ -51,6 +57,22 @@ def _intake(db: StudyDB) -> dict[str, dict[str, Any]]:
         for question, value in event["data"]["answers"].items():
             out[event["pid"]][f"{event['data']['form']}.{question}"] = value  # page.question
     return out
+
+
+def round_facts(
+    record: dict[str, Any], seat: str, metric: str, message_action: str
+) -> dict[str, Any]:
+    """What one round was from ``seat``: the game's efficiency column ``metric`` (as
+    ``steps``), success, and the seat's decisions and messages (the export's columns and the
+    bonus expression's)."""
+    summary = record["summary"]
+    mine = [t for t in record["turns"] if t["seat"] == seat]
+    return {
+        "steps": summary.get(metric),
+        "success": summary.get("success"),
+        "decisions": len(mine),
+        "messages": sum(sends_message(t["action"], t["message"], message_action) for t in mine),
+    }
 
 
 def response_rows(loaded: LoadedStudy, db: StudyDB) -> list[dict[str, Any]]:
@@ -79,7 +101,7 @@ def response_rows(loaded: LoadedStudy, db: StudyDB) -> list[dict[str, Any]]:
                 if record is None:
                     continue
                 condition = study.condition(cid)
-                mine = [t for t in record["turns"] if t["seat"] == seat]
+                facts = round_facts(record, seat, metric, message_action)
                 summary = record["summary"]
                 answers = rated.get((pid, position), {})
                 row: dict[str, Any] = {
@@ -99,12 +121,10 @@ def response_rows(loaded: LoadedStudy, db: StudyDB) -> list[dict[str, Any]]:
                     "agent": player_label(condition.agent),
                     "task": group["task"],
                     "seed": record["seed"],
-                    metric: summary.get(metric),
-                    "success": summary.get("success"),
-                    "decisions": len(mine),
-                    "messages": sum(
-                        sends_message(t["action"], t["message"], message_action) for t in mine
-                    ),
+                    metric: facts["steps"],
+                    "success": facts["success"],
+                    "decisions": facts["decisions"],
+                    "messages": facts["messages"],
                     "stand_in_decisions": stood_in[(group["gid"], position, seat)],
                     "rated": bool(answers),
                 }
@@ -129,8 +149,11 @@ def response_rows(loaded: LoadedStudy, db: StudyDB) -> list[dict[str, Any]]:
 
 
 def participant_rows(db: StudyDB) -> list[dict[str, Any]]:
-    """One row per participant: who, how far, completion code, declared fields."""
+    """One row per participant: who, how far, completion code, platform ids as the privacy
+    section keeps them, payment, declared fields."""
     intake = _intake(db)
+    joined = {e["pid"]: e["data"].get("platform", {}) for e in db.events("join")}
+    paid = {e["pid"]: e["data"] for e in db.events("payment")}
     return [
         {
             "participant": p["pid"],
@@ -143,11 +166,39 @@ def participant_rows(db: StudyDB) -> list[dict[str, Any]]:
             "code": p["code"],
             "joined": _iso(p["created"]),
             "last_change": _iso(p["updated"]),
+            **joined.get(p["pid"], {}),
+            **_payment_columns(paid.get(p["pid"])),
             **intake[p["pid"]],
             **{f"field.{k}": v for k, v in p["fields"].items()},
         }
         for p in db.participants()
     ]
+
+
+def _payment_columns(paid: dict[str, Any] | None) -> dict[str, Any]:
+    if paid is None:
+        return {}
+    return {f"payment.{k}": paid[k] for k in ("base", "bonus", "currency", "error")}
+
+
+def bonus_rows(loaded: LoadedStudy, db: StudyDB) -> str | None:
+    """The platform's bulk-bonus file of every paid bonus (raw platform ids: personal data;
+    None: the study pays no bonus)."""
+    study = loaded.study
+    if study.payment is None or not study.payment.bonus:
+        return None
+    platform = PLATFORMS[study.recruitment.platform]
+    ids = db.identities()
+    rows = [
+        {
+            "participant": ids.get(e["pid"], {}).get("participant", e["pid"]),
+            "session": ids.get(e["pid"], {}).get("session"),
+            "bonus": e["data"]["bonus"],
+            "currency": e["data"]["currency"],
+        }
+        for e in db.events("payment")
+    ]
+    return bonus_file(platform.bonus_format, rows, study.payment.reason)
 
 
 def _iso(t: float) -> str:
@@ -215,6 +266,7 @@ def export_study(loaded: LoadedStudy, db: StudyDB, out: Path) -> dict[str, Any]:
     events = db.events()
     trajectories = [_with_condition(loaded, e["record"]) for e in db.episodes()]
     people = participant_rows(db)
+    bonuses = bonus_rows(loaded, db)
     counts = {
         "participants": len(people),
         "completed": sum(p["status"] == "completed" for p in people),
@@ -227,6 +279,8 @@ def export_study(loaded: LoadedStudy, db: StudyDB, out: Path) -> dict[str, Any]:
         write_csv(staging / "participants.csv", people)
         write_jsonl(staging / "events.jsonl", ({**e, "time": _iso(e["t"])} for e in events))
         write_jsonl(staging / "trajectories.jsonl", trajectories)
+        if bonuses is not None:
+            write_text(staging / "bonuses.csv", bonuses)
         if rows:
             write_hf_dataset(staging / "responses_hf", rows)
         if trajectories:

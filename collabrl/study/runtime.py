@@ -20,9 +20,10 @@ import time
 from collections import Counter
 from collections.abc import Coroutine, Mapping
 from contextlib import suppress
-from functools import partial
+from functools import cached_property, partial
 from typing import TYPE_CHECKING, Any, Literal
 
+from collabrl.errors import CollabrlError
 from collabrl.factory import EngineCache
 from collabrl.study.compile import CompiledStudy
 from collabrl.study.db import (
@@ -36,6 +37,8 @@ from collabrl.study.db import (
     token_hash,
 )
 from collabrl.study.forms import FormError, ratings, survey_answers
+from collabrl.study.payment import bonus_names, evaluate_bonus
+from collabrl.study.recruitment import PLATFORMS, exported_ids, id_hash, id_salt, link_ids
 from collabrl.study.rounds import GroupRun
 from collabrl.study.schema import (
     ConditionsPage,
@@ -56,6 +59,15 @@ TIMED_PAGES = (TextPage, ConsentPage, SurveyPage)  # pages.page_s applies to the
 
 ReleaseReason = Literal["idle", "page", "match"]
 """Why a participant's session ends early: idle in a round, too long on a page, no match."""
+
+
+class JoinRefused(CollabrlError):
+    """A link the study does not take (no platform id, a participant who took part already):
+    ``message`` is for the person who opened it, ``status`` the HTTP status."""
+
+    def __init__(self, message: str, status: int = 400) -> None:
+        super().__init__(message)
+        self.status = status
 
 
 class StoragePaused(FormError):
@@ -81,12 +93,16 @@ class StudyRuntime:
         self.lock = asyncio.Lock()  # pool and group formation
         self.tasks: set[asyncio.Task[None]] = set()
         self.paused: dict[str, str] = {}  # participant -> the storage fault that paused them
+        self.platform = PLATFORMS[self.study.recruitment.platform]
+        self.salt = id_salt(db.meta().get("id_salt", ""))
+        self.payments: dict[str, dict[str, Any]] = {}  # participant -> their payment event
 
     # --- start and stop ---------------------------------------------------------------------
 
     async def recover(self) -> None:
         """Load participants and groups, rebuild running rounds by replay, re-arm timers."""
         self.people = {row["pid"]: row for row in self.db.participants()}
+        self.payments = {e["pid"]: e["data"] for e in self.db.events("payment")}
         for group_row in self.db.groups():
             group = GroupRun(self, group_row)
             self.groups[group.gid] = group
@@ -147,12 +163,30 @@ class StudyRuntime:
     async def join(
         self, kind: str = "human", fields: dict[str, str] | None = None
     ) -> tuple[str, str]:
-        """A new participant at the first page: (participant id, token)."""
+        """A participant from a link with query parameters ``fields``: a new one at the first page, or a returning
+        platform id as ``recruitment.returning`` says: (participant id, token). Raises
+        JoinRefused (what to tell them)."""
+        query = fields or {}
+        ids = link_ids(self.platform, query) if kind == "human" else {}
+        recruitment = self.study.recruitment
+        if (
+            kind == "human"
+            and self.platform.ids
+            and recruitment.require_ids
+            and not ids.get("participant")
+        ):
+            raise JoinRefused(
+                f"this link lacks your {self.platform.label} id "
+                f"({self.platform.ids['participant']}): please open the study from "
+                f"{self.platform.label}"
+            )
         token = secrets.token_urlsafe(18)
+        hashed = id_hash(ids["participant"], self.salt) if ids.get("participant") else None
+        earlier = self.db.participant_by_identity(hashed) if hashed else None
+        if earlier is not None and recruitment.returning != "new":
+            return self._returned(earlier, token)
         pid = f"p{secrets.token_hex(6)}"
-        allowed = {
-            k: str(v)[:200] for k, v in (fields or {}).items() if k in self.study.privacy.url_fields
-        }
+        allowed = {k: str(v)[:200] for k, v in query.items() if k in self.study.privacy.url_fields}
         first, now = self.flow.first, time.time()
         row = ParticipantRow(
             pid=pid,
@@ -170,11 +204,37 @@ class StudyRuntime:
             created=now,
             updated=now,
         )
+        kept = self.study.privacy.platform_ids
         with self.db.batch():
             self.db.add_participant(row)
-            self.db.event("join", pid=pid, node=first, kind=kind, fields=allowed)
+            if hashed:
+                self.db.add_identity(pid, hashed, {} if kept == "drop" else ids)
+            self.db.event(
+                "join",
+                pid=pid,
+                node=first,
+                kind=kind,
+                fields=allowed,
+                platform=exported_ids(ids if kept != "drop" else {}, kept, self.salt),
+                returning_of=earlier,
+            )
         self.people[pid] = row
         await self.enter(pid, first)
+        return pid, token
+
+    def _returned(self, pid: str, token: str) -> tuple[str, str]:
+        """A platform id that joined before: resumed with a new token, or refused."""
+        policy = self.study.recruitment.returning
+        self.db.event("return", pid=pid, node=self.node(pid), policy=policy)
+        if policy == "refuse":
+            raise JoinRefused(
+                "you have already taken part in this study (each person takes part once); "
+                f"please return to {self.platform.label}",
+                409,
+            )
+        with self.db.batch():
+            self.db.replace_token(pid, token_hash(token))
+        self.people[pid]["token_hash"] = token_hash(token)
         return pid, token
 
     def participant(self, token: str) -> str | None:
@@ -310,14 +370,62 @@ class StudyRuntime:
             await self._arrive(pid)
 
     def _finish(self, pid: str, page: EndPage) -> None:
-        code = None
+        code, payment = None, None
         if page.outcome == "completed":
             completion = self.study.completion
             code = secrets.token_hex(4).upper() if completion.unique else completion.code
+            payment = self._payment(pid)
+        elif page.outcome == "screened_out":
+            code = self.study.recruitment.screen_out_code
         with self.db.batch():
             self._store(pid, page=page.id, phase="", status=page.outcome, code=code)
             self.db.event("finished", pid=pid, node=page.id, outcome=page.outcome, code=code)
+            if payment is not None:
+                self.db.event("payment", pid=pid, node=page.id, **payment)
+        if payment is not None:
+            self.db.after_commit(partial(self.payments.__setitem__, pid, payment))
         self.db.after_commit(partial(self.notify, pid))
+
+    def _payment(self, pid: str) -> dict[str, Any] | None:
+        """What a completing participant is paid: the base fee and the bonus of their rounds
+        and answers (an expression that fails for them gives 0, with the error recorded)."""
+        pay = self.study.payment
+        if pay is None:
+            return None
+        bonus, error = 0.0, None
+        if pay.bonus:
+            answers = {
+                f"{e['data']['form']}.{q}": v
+                for e in self.db.events("answers", pid=pid)
+                for q, v in e["data"]["answers"].items()
+            }
+            names = bonus_names(self._rounds_played(pid), answers, self.compiled.question_ids)
+            try:
+                bonus = evaluate_bonus(pay.bonus, names, pay.max_bonus)
+            except ValueError as exc:
+                error = str(exc)
+        return {"base": pay.base, "bonus": bonus, "currency": pay.currency, "error": error}
+
+    @cached_property
+    def message_action(self) -> str:
+        """The game's message action (a game is built once, when a bonus first needs it)."""
+        return self.study.game.make_game().message_action
+
+    def _rounds_played(self, pid: str) -> list[dict[str, Any]]:
+        """The participant's finished rounds, in play order, as the bonus expression sees them."""
+        from collabrl.study.export import round_facts
+
+        group = self.group_of(pid)
+        seat = self.people[pid]["seat"]
+        if group is None or seat is None:
+            return []
+        rounds, metric = [], type(self.study.game).efficiency_metric
+        for position, cid in enumerate(group.row["conditions"]):
+            record = self.db.episode(group.gid, position)
+            if record is not None:
+                facts = round_facts(record, seat, metric, self.message_action)
+                rounds.append({**facts, "condition": cid})
+        return rounds
 
     async def release(self, pid: str, reason: ReleaseReason) -> None:
         """End a participant's session (idle, page or match timeout): to ``release_to``."""

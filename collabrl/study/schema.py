@@ -250,8 +250,9 @@ class EndPage(_Page):
 
     kind: Literal["end"] = "end"
     """end"""
-    outcome: Literal["completed", "declined", "released"] = "completed"
-    """Status recorded for participants who end here."""
+    outcome: Literal["completed", "declined", "released", "screened_out"] = "completed"
+    """Status recorded for participants who end here (screened_out: not eligible, e.g. by an
+    intake answer; they get recruitment.screen_out_code)."""
     show_code: bool = True
     """Show the completion code (completion.code) on this page."""
 
@@ -406,7 +407,68 @@ class Privacy(Strict):
     address, no user agent, no name)."""
 
     url_fields: list[Ident] = Field(default_factory=list)
-    """Query parameters of the join link recorded with the participant (e.g. a platform id)."""
+    """Further query parameters of the join link recorded with the participant, as given (the
+    recruitment platform's ids are captured by ``recruitment`` and kept as ``platform_ids``)."""
+    platform_ids: Literal["hash", "keep", "drop"] = "hash"
+    """The platform's participant and session ids: hash (research files hold a keyed hash; the
+    raw ids stay in the database for bonuses), keep (raw everywhere) or drop (only the hash of
+    the participant id, to recognise returns; no per-participant payment)."""
+
+
+class Recruitment(Strict):
+    """Where participants come from: the platform's ids in the link, returns, the way back."""
+
+    platform: str = "link"
+    """prolific, mturk, cloudresearch (its MTurk toolkit), sona or link (a plain link)."""
+    require_ids: bool = True
+    """Refuse a link without the platform's participant id (a participant who opened the study
+    outside the platform)."""
+    returning: Literal["resume", "refuse", "new"] = "resume"
+    """A participant id that joined before: resume their session, refuse (they took part), or
+    start a new session (recorded as a return)."""
+    completion_url: str | None = None
+    """Where finished participants go, over the platform's own ({code}: their code,
+    {participant}: their platform id; SONA needs it: the credit-granting link of the study)."""
+    screen_out_code: str | None = Field(None, max_length=64)
+    """The code of participants who end on a screened_out page (Prolific: the screen-out code)."""
+
+    @model_validator(mode="after")
+    def _known(self) -> Recruitment:
+        from collabrl.study.recruitment import PLATFORMS
+
+        if self.platform not in PLATFORMS:
+            raise ValueError(
+                f"platform: unknown platform {self.platform!r} (known: {', '.join(PLATFORMS)})"
+            )
+        url = self.completion_url
+        if url is not None and not url.startswith(("https://", "http://")):
+            raise ValueError(f"completion_url: {url!r} is not an http(s) link")
+        return self
+
+
+class Payment(Strict):
+    """What participants are paid: a base fee on completion and a computed bonus."""
+
+    currency: str = Field("GBP", pattern=r"^[A-Z]{3}$")
+    """ISO 4217 code of the amounts."""
+    base: float = Field(0.0, ge=0)
+    """Fee of every completed participant (the platform pays it; exported with the bonus)."""
+    bonus: str | None = None
+    """An expression over rounds, succeeded, round[i], answers["page.question"] (see
+    collabrl.study.payment); null: no bonus."""
+    max_bonus: float = Field(5.0, gt=0)
+    """The largest bonus the expression may give (its result is clipped to 0..max_bonus)."""
+    reason: str = Field("Bonus for your teamwork in the study", max_length=200)
+    """The reason the bonus file gives (MTurk shows it to the worker)."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _number_as_expression(cls, data: Any) -> Any:
+        """A fixed bonus may be written as a number (``bonus: 0.5``)."""
+        bonus = data.get("bonus") if isinstance(data, dict) else None
+        if isinstance(bonus, int | float) and not isinstance(bonus, bool):
+            return {**data, "bonus": str(bonus)}
+        return data
 
 
 class Study(Strict):
@@ -442,6 +504,10 @@ class Study(Strict):
     """Disclosure of AI partners."""
     privacy: Privacy = Field(default_factory=Privacy)
     """Personal fields."""
+    recruitment: Recruitment = Field(default_factory=Recruitment)
+    """Recruitment platform."""
+    payment: Payment | None = None
+    """Base fee and bonus (null: paid outside collabrl)."""
     pretest: Pretest = Field(default_factory=Pretest)
     """In-silico pretests."""
     output_dir: str = "runs/study"

@@ -12,6 +12,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
+from collabrl.study.recruitment import completion_link
 from collabrl.study.schema import (
     ConditionsPage,
     ConsentPage,
@@ -69,7 +70,28 @@ def page_view(rt: StudyRuntime, pid: str) -> dict[str, Any]:
     elif isinstance(page, EndPage):
         view["code"] = row["code"] if page.show_code else None
         view["debrief"] = markdown(study.disclosure.debrief) if study.disclosure.debrief else None
+        view.update(_way_back(rt, pid, page))
     return view
+
+
+def _way_back(rt: StudyRuntime, pid: str, page: EndPage) -> dict[str, Any]:
+    """An end page's link back to the recruitment platform (with the participant's code) and
+    what they are paid."""
+    recruitment, platform = rt.study.recruitment, rt.platform
+    template = recruitment.completion_url or platform.completion_url
+    out: dict[str, Any] = {"platform": platform.label, "redirect": None, "payment": None}
+    code = rt.people[pid]["code"]
+    if template and page.outcome in ("completed", "screened_out"):
+        raw = (
+            rt.db.identities(pid).get(pid, {}).get("participant")
+            if "{participant}" in template
+            else None
+        )
+        out["redirect"] = completion_link(template, code, raw)
+    paid = rt.payments.get(pid)
+    if paid is not None:
+        out["payment"] = {k: paid[k] for k in ("base", "bonus", "currency")}
+    return out
 
 
 def _round_view(rt: StudyRuntime, pid: str, page: ConditionsPage) -> dict[str, Any]:

@@ -153,6 +153,15 @@ function fullRender(msg) {
       $("form").appendChild(box);
     }
     if (msg.debrief) { const d = el("div", null, { class: "markdown", "data-testid": "debrief" }); d.innerHTML = msg.debrief; $("form").appendChild(d); }
+    if (msg.payment) {
+      const pay = msg.payment;
+      const text = pay.bonus > 0 ? `You earned a bonus of ${pay.bonus.toFixed(2)} ${pay.currency}, paid through ${msg.platform} with your fee.` : `Thank you: your fee is paid through ${msg.platform}.`;
+      $("form").appendChild(el("p", text, { "data-testid": "payment" }));
+    }
+    if (msg.redirect) {
+      const back = el("a", `Return to ${msg.platform} to finish`, { href: msg.redirect, class: "button", "data-testid": "redirect" });
+      $("form").appendChild(back);
+    }
   }
 }
 
