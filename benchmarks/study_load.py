@@ -64,7 +64,7 @@ class Page:
 
 async def play(base: str, token: str, view: dict, rate: float, latencies: list, sent: Counter):
     """One round on the game socket, until the round is over."""
-    path = view["game"]["url"].replace("/play/", "/ws/", 1)  # the page's socket
+    path = "/" + view["game"]["url"].replace("play/", "ws/", 1)  # the page's socket
     url = base.replace("http", "ws") + f"{path}?token={token}"
     async with websockets.connect(url) as ws:
         state = json.loads(await ws.recv())

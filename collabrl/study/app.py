@@ -10,7 +10,12 @@ Routes:
 - ``GET /play/{sid}/{seat}?token=T`` and ``WS /ws/{sid}/{seat}?token=T``: the game, embedded in
   the study page: collabrl serve's play page, reused as is, for the seat ``T`` plays now;
 - ``GET /admin?token=A`` and ``GET /admin/api/state?token=A``: the live admin view (a separate
-  token, printed at start and never stored).
+  token: ``COLLABRL_ADMIN_TOKEN`` if set, so it stays the same across restarts, else a new one
+  printed at each start; never stored).
+
+With ``base_path`` (``/study1``) every route lives under it, for a reverse proxy that forwards
+``lab.org/study1/...`` with the path as is; the pages only use URLs relative to themselves and
+the server's redirects carry the prefix, so nothing points outside it.
 """
 
 from __future__ import annotations
@@ -63,8 +68,10 @@ class Limits:
     action_burst: int = 20
 
 
-def make_study_app(rt: StudyRuntime, admin_token: str, limits: Limits | None = None):
-    """The app serving ``rt``'s study."""
+def make_study_app(
+    rt: StudyRuntime, admin_token: str, limits: Limits | None = None, base_path: str = ""
+):
+    """The app serving ``rt``'s study, under ``base_path`` ("" or ``/a/b``, no trailing /)."""
     limits = limits or Limits()
     join_key = rt.db.meta()["join_key"]
     joins = RateLimit(limits.joins_per_s, limits.join_burst)
@@ -89,19 +96,20 @@ def make_study_app(rt: StudyRuntime, admin_token: str, limits: Limits | None = N
         joined = await new_participant(request)
         if isinstance(joined, Response):
             return joined
-        return RedirectResponse(f"/s?token={joined[1]}", 303)
+        return RedirectResponse(f"{_root(request)}/s?token={joined[1]}", 303)
 
     async def api_join(request: Request) -> Response:
         joined = await new_participant(request)
         if isinstance(joined, Response):
             return joined
         pid, token = joined
+        root = _root(request)
         return JSONResponse(
             {
                 "participant": pid,
                 "token": token,
-                "page": f"/s?token={token}",
-                "socket": f"/study/ws?token={token}",
+                "page": f"{root}/s?token={token}",
+                "socket": f"{root}/study/ws?token={token}",
             }
         )
 
@@ -154,25 +162,43 @@ def make_study_app(rt: StudyRuntime, admin_token: str, limits: Limits | None = N
         yield
         rt.shutdown()
 
+    routes = [
+        Route("/join", join),
+        Route("/api/join", api_join, methods=["POST"]),
+        Route("/s", study_page),
+        WebSocketRoute("/study/ws", study_socket),
+        Route("/play/{sid}/{seat}", play_page),
+        WebSocketRoute("/ws/{sid}/{seat}", game_socket),
+        Route("/admin", admin_page),
+        Route("/admin/api/state", admin_api),
+        Mount("/static", StaticFiles(directory=str(WEB_STATIC)), name="static"),
+        Mount("/study-static", StaticFiles(directory=str(STUDY_STATIC)), name="study-static"),
+    ]
     app = Starlette(
-        routes=[
-            Route("/join", join),
-            Route("/api/join", api_join, methods=["POST"]),
-            Route("/s", study_page),
-            WebSocketRoute("/study/ws", study_socket),
-            Route("/play/{sid}/{seat}", play_page),
-            WebSocketRoute("/ws/{sid}/{seat}", game_socket),
-            Route("/admin", admin_page),
-            Route("/admin/api/state", admin_api),
-            Mount("/static", StaticFiles(directory=str(WEB_STATIC)), name="static"),
-            Mount("/study-static", StaticFiles(directory=str(STUDY_STATIC)), name="study-static"),
-        ],
+        routes=[Mount(base_path, routes=routes)] if base_path else routes,
         middleware=[Middleware(SecurityHeaders, headers=STUDY_HEADERS), Middleware(HostAndOrigin)],
         lifespan=lifespan,
     )
     app.state.runtime = rt
     app.state.join_key = join_key
     return app
+
+
+def _root(request: Request) -> str:
+    """The path prefix the app is mounted under ("" at the root)."""
+    return request.scope.get("root_path", "").rstrip("/")
+
+
+def check_base_path(path: str) -> str:
+    """``path`` as a mount prefix (``/study1``); raises ValueError (one line) for one that is
+    not a plain path."""
+    path = "/" + path.strip("/") if path.strip("/") else ""
+    if path and not all(
+        part and part.replace("-", "").replace("_", "").replace(".", "").isalnum()
+        for part in path[1:].split("/")
+    ):
+        raise ValueError(f"--base-path {path!r}: use letters, digits, - _ . and / (e.g. /study1)")
+    return path
 
 
 async def _connected(rt: StudyRuntime, pid: str, socket: str, serve) -> None:

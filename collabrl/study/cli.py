@@ -107,33 +107,70 @@ def lint(args: tuple[str, ...], graph: bool) -> None:
     is_flag=True,
     help="SQLite synchronous=NORMAL: survives a killed server, not a power cut (faster disks).",
 )
-def serve(args: tuple[str, ...], db: Path | None, host: str, port: int, fast_writes: bool) -> None:
-    """Run the study: participants join by its link, the admin page shows them live."""
+@click.option(
+    "--base-path",
+    default="",
+    help="Serve every page under this path (/study1) for a proxy that forwards lab.org/study1/.",
+)
+@click.option(
+    "--public-url",
+    default=None,
+    help="The address participants use (https://lab.org/study1), for the printed links.",
+)
+@click.option(
+    "--forwarded-allow-ips",
+    default=None,
+    help="Proxies whose X-Forwarded-For/-Proto headers are trusted (default: 127.0.0.1).",
+)
+def serve(
+    args: tuple[str, ...],
+    db: Path | None,
+    host: str,
+    port: int,
+    fast_writes: bool,
+    base_path: str,
+    public_url: str | None,
+    forwarded_allow_ips: str | None,
+) -> None:
+    """Run the study: participants join by its link, the admin page shows them live. The admin
+    token is COLLABRL_ADMIN_TOKEN when set (the same across restarts), else a new one."""
     from collabrl.web.server import free_port, require_web, run_foreground
 
     require_web()
     _require_study_extra("serve")
-    from collabrl.study.app import make_study_app
+    from collabrl.study.app import check_base_path, make_study_app
     from collabrl.study.db import open_database
     from collabrl.study.recruitment import PLATFORMS, study_link
     from collabrl.study.runtime import StudyRuntime
-    from collabrl.web.security import new_token
+    from collabrl.web.security import admin_token
 
+    try:
+        prefix = check_base_path(base_path)
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from None
     compiled = _compiled(args)
     path = db or Path(compiled.study.output_dir) / "study.sqlite"
     database = open_database(compiled.loaded, path, durable=not fast_writes)
-    admin = new_token()
-    app = make_study_app(StudyRuntime(compiled, database), admin)
+    admin = admin_token()
+    app = make_study_app(StudyRuntime(compiled, database), admin, base_path=prefix)
     port = port or free_port(host)
     shown = f"[{host}]" if ":" in host else host
+    public = (public_url or f"http://{shown}:{port}{prefix}").rstrip("/")
     click.echo(f"database: {path} (protocol {compiled.loaded.sha256[:12]})")
-    click.echo(f"admin page: http://{shown}:{port}/admin?token={admin}")
+    click.echo(f"admin page: {public}/admin?token={admin}")
     platform = PLATFORMS[compiled.study.recruitment.platform]
     if platform.placeholders:
-        link = study_link(platform, f"http://{shown}:{port}/join?key={app.state.join_key}")
+        link = study_link(platform, f"{public}/join?key={app.state.join_key}")
         click.echo(f"{platform.label} study link (its placeholders fill in the ids): {link}")
     try:
-        run_foreground(app, host, port, f"/join?key={app.state.join_key}", "participant link")
+        run_foreground(
+            app,
+            host,
+            port,
+            f"{prefix}/join?key={app.state.join_key}",
+            "participant link",
+            forwarded_allow_ips,
+        )
     finally:
         database.close()
 

@@ -128,6 +128,6 @@ def _round_view(rt: StudyRuntime, pid: str, page: ConditionsPage) -> dict[str, A
         "rounds": values["rounds"],
         "html": markdown(fill(page.text, values)),
         "disclosure": disclosure,
-        "game": {"url": f"/play/{session.sid}/{quote(seat, safe='')}", "seat": seat},
+        "game": {"url": f"play/{session.sid}/{quote(seat, safe='')}", "seat": seat},
         "deadline_s": rt.deadlines.remaining(("idle", group.gid, seat)),
     }

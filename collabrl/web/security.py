@@ -21,6 +21,8 @@ from urllib.parse import urlsplit
 from starlette.requests import HTTPConnection
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from collabrl.errors import CollabrlError
+
 
 def content_security_policy(frames_own_pages: bool = False) -> str:
     """Same-origin scripts, styles, images, sockets and form posts (the serve page's start
@@ -49,6 +51,24 @@ HEADERS = {
 def new_token() -> str:
     """A fresh random token for one server run."""
     return secrets.token_urlsafe(18)
+
+
+ADMIN_TOKEN_ENV = "COLLABRL_ADMIN_TOKEN"
+MIN_ADMIN_TOKEN = 16  # characters: a guessable admin token would expose every participant
+
+
+def admin_token() -> str:
+    """The study admin token: ``COLLABRL_ADMIN_TOKEN`` (stable across restarts, from the
+    deployment's secrets) or a new one. Raises CollabrlError for a set one that is too short."""
+    token = os.environ.get(ADMIN_TOKEN_ENV, "")
+    if not token:
+        return new_token()
+    if len(token) < MIN_ADMIN_TOKEN:
+        raise CollabrlError(
+            f"{ADMIN_TOKEN_ENV} is {len(token)} characters: use at least {MIN_ADMIN_TOKEN} "
+            "random ones (python -c 'import secrets; print(secrets.token_urlsafe(18))')"
+        )
+    return token
 
 
 def has_token(conn: HTTPConnection, token: str, name: str = "token") -> bool:

@@ -35,19 +35,30 @@ def free_port(host: str) -> int:
         return s.getsockname()[1]
 
 
-def _server(app: Any, host: str, port: int):
+def _server(app: Any, host: str, port: int, forwarded_allow_ips: str | None = None):
+    """A uvicorn server; ``forwarded_allow_ips``: the proxies whose X-Forwarded-For/-Proto
+    headers are trusted (None: uvicorn's default, 127.0.0.1 or FORWARDED_ALLOW_IPS)."""
     import uvicorn
 
     config = uvicorn.Config(
-        app, host=host, port=port, ws_max_size=WS_MAX_BYTES, log_level="warning", lifespan="on"
+        app,
+        host=host,
+        port=port,
+        ws_max_size=WS_MAX_BYTES,
+        log_level="warning",
+        lifespan="on",
+        proxy_headers=True,
+        forwarded_allow_ips=forwarded_allow_ips,
     )
     return uvicorn.Server(config)
 
 
-def run_foreground(app: Any, host: str, port: int, path: str, what: str) -> None:
+def run_foreground(
+    app: Any, host: str, port: int, path: str, what: str, forwarded_allow_ips: str | None = None
+) -> None:
     """Serve ``app`` until Ctrl-C, after printing the URL to open."""
     port = port or free_port(host)
-    server = _server(app, host, port)
+    server = _server(app, host, port, forwarded_allow_ips)
     shown = f"[{host}]" if ":" in host else host
     print(f"{what}: open http://{shown}:{port}{path}", flush=True)
     server.run()

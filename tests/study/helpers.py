@@ -24,10 +24,13 @@ def runtime(tmp_path: Path, name: str, *overrides: str) -> StudyRuntime:
     return StudyRuntime(study, open_database(study.loaded, tmp_path / "study.sqlite"))
 
 
-def study_app(tmp_path: Path, name: str, *overrides: str, db: Path | None = None):
-    """The study app of a shipped study (database ``db`` or ``tmp_path/study.sqlite``)."""
+def study_app(
+    tmp_path: Path, name: str, *overrides: str, db: Path | None = None, base_path: str = ""
+):
+    """The study app of a shipped study (database ``db`` or ``tmp_path/study.sqlite``), under
+    ``base_path`` if given."""
     from collabrl.study.app import make_study_app
 
     study = compiled(name, *overrides)
     database = open_database(study.loaded, db or tmp_path / "study.sqlite")
-    return make_study_app(StudyRuntime(study, database), ADMIN)
+    return make_study_app(StudyRuntime(study, database), ADMIN, base_path=base_path)

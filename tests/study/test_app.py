@@ -101,9 +101,9 @@ def test_a_participant_walks_the_pages_and_plays_a_round(tmp_path) -> None:
             text = str(page)
             for secret in ("base", "no_affective", "persona:", "cwah-0_read_book"):
                 assert secret not in text  # condition ids and players stay blind
-            game_url = f"{page['game']['url']}?token={me['token']}"
+            game_url = f"/{page['game']['url']}?token={me['token']}"
             assert client.get(game_url).status_code == 200
-            sid = page["game"]["url"].split("/")[2]
+            sid = page["game"]["url"].split("/")[1]
             with client.websocket_connect(f"/ws/{sid}/Alice?token={me['token']}") as game:
                 state = game.receive_json()
                 while not state["done"]:
@@ -136,3 +136,41 @@ def test_a_participant_walks_the_pages_and_plays_a_round(tmp_path) -> None:
         "episode_end",
         "group_formed",
     } <= kinds
+
+
+def test_under_a_base_path_every_route_and_redirect_carries_the_prefix(tmp_path) -> None:
+    from collabrl.study.app import check_base_path
+
+    app = study_app(tmp_path, "paper_user_study_cpu", base_path="/lab/study1")
+    with TestClient(app, base_url="http://127.0.0.1") as client:
+        key = app.state.join_key
+        assert client.get(f"/join?key={key}", follow_redirects=False).status_code == 404
+        joined = client.get(f"/lab/study1/join?key={key}", follow_redirects=False)
+        assert joined.status_code == 303
+        assert joined.headers["location"].startswith("/lab/study1/s?token=")
+        page = client.get(joined.headers["location"])
+        assert page.status_code == 200 and 'src="study-static/study.js"' in page.text
+        assert client.get("/lab/study1/study-static/study.js").status_code == 200
+        made = client.post(f"/lab/study1/api/join?key={key}").json()
+        assert made["page"].startswith("/lab/study1/s?") and made["socket"].startswith(
+            "/lab/study1/study/ws?"
+        )
+        with client.websocket_connect(made["socket"]) as ws:
+            assert ws.receive_json()["node"] == "consent"
+    assert check_base_path("lab/study1/") == "/lab/study1" and check_base_path("/") == ""
+    for bad in ("/a/../b", "/a b", "/a?x"):
+        with pytest.raises(ValueError, match="--base-path"):
+            check_base_path(bad)
+
+
+def test_the_admin_token_comes_from_the_environment_and_must_be_long(monkeypatch) -> None:
+    from collabrl.errors import CollabrlError
+    from collabrl.web.security import ADMIN_TOKEN_ENV, admin_token
+
+    monkeypatch.delenv(ADMIN_TOKEN_ENV, raising=False)
+    assert admin_token() != admin_token()  # a new one per start
+    monkeypatch.setenv(ADMIN_TOKEN_ENV, "s3cret-admin-token-of-the-lab")
+    assert admin_token() == "s3cret-admin-token-of-the-lab"
+    monkeypatch.setenv(ADMIN_TOKEN_ENV, "short")
+    with pytest.raises(CollabrlError, match="at least 16"):
+        admin_token()

@@ -46,7 +46,7 @@ function render(state) {
 
 async function poll() {
   try {
-    const response = await fetch(`/admin/api/state?token=${encodeURIComponent(token)}`);
+    const response = await fetch(`admin/api/state?token=${encodeURIComponent(token)}`);
     if (!response.ok) throw new Error(`HTTP ${response.status}`);
     render(await response.json());
     $("status").textContent = `updated ${new Date().toLocaleTimeString()}`;

@@ -20,11 +20,17 @@ function el(tag, text, attrs) {
   return node;
 }
 
+// A WebSocket URL relative to this page, so the study runs under any path prefix (a proxy's).
+function socketUrl(path) {
+  const url = new URL(path, location.href);
+  url.protocol = location.protocol === "https:" ? "wss:" : "ws:";
+  return url.href;
+}
+
 function clear(node) { while (node.firstChild) node.removeChild(node.firstChild); }
 
 function connect() {
-  const scheme = location.protocol === "https:" ? "wss:" : "ws:";
-  socket = new WebSocket(`${scheme}//${location.host}/study/ws?token=${encodeURIComponent(token)}`);
+  socket = new WebSocket(socketUrl(`study/ws?token=${encodeURIComponent(token)}`));
   socket.onopen = () => { backoff = 250; $("status").textContent = "connected"; };
   socket.onmessage = (event) => {
     const msg = JSON.parse(event.data);

@@ -2,7 +2,9 @@
 // The human seat's page: renders the pushed state and sends decisions over one WebSocket.
 // A dropped connection reconnects by itself and the server resends the episode's state.
 
-const [, , sid, seatPart] = location.pathname.split("/");
+// The page is .../play/{sid}/{seat}: every other URL is relative to it, so it runs under any
+// path prefix (a proxy's).
+const [sid, seatPart] = location.pathname.split("/").slice(-2);
 const seat = decodeURIComponent(seatPart);
 const token = pageToken();
 const WAIT_ACTION = "wait(x)";
@@ -19,9 +21,9 @@ let keyTimer = null;
 function $(id) { return document.getElementById(id); }
 
 function connect() {
-  const scheme = location.protocol === "https:" ? "wss:" : "ws:";
-  const url = `${scheme}//${location.host}/ws/${sid}/${encodeURIComponent(seat)}?token=${encodeURIComponent(token)}`;
-  socket = new WebSocket(url);
+  const url = new URL(`../../ws/${sid}/${encodeURIComponent(seat)}?token=${encodeURIComponent(token)}`, location.href);
+  url.protocol = location.protocol === "https:" ? "wss:" : "ws:";
+  socket = new WebSocket(url.href);
   socket.onopen = () => { backoff = 250; $("status").textContent = "connected"; };
   socket.onmessage = (event) => {
     const msg = JSON.parse(event.data);
@@ -148,7 +150,7 @@ function renderResult(msg) {
   clear(box);
   box.appendChild(el("p", msg.outcome));
   const again = el("a", "Play another episode");
-  again.href = `/?token=${encodeURIComponent(token)}`;
+  again.href = `../../?token=${encodeURIComponent(token)}`;
   box.appendChild(again);
   box.hidden = false;
 }

@@ -222,3 +222,66 @@ def test_an_idle_participant_times_out_as_declared(tmp_path, new_page) -> None:
     assert kinds.index("idle_timeout") < kinds.index("released") < kinds.index("finished")
     assert [e["gid"] for e in rt.db.events("group_abandoned")] == ["g0000"]
     assert json.loads(json.dumps(rt.db.events("released")[0]["data"])) == {"reason": "idle"}
+
+
+PROLIFIC_PAID = (
+    "recruitment.platform=prolific",
+    "completion.code=C0DE42",
+    "completion.unique=false",
+    "payment.base=2.5",
+    "payment.bonus=0.2 * succeeded + 0.1 * rounds",
+)
+
+
+def test_a_prolific_participant_under_a_path_prefix_is_paid_and_sent_back(
+    tmp_path, new_page, shot
+) -> None:
+    """Behind a proxy at lab.org/lab/study1/: every page, asset, socket and redirect stays under
+    the prefix; the Prolific ids are captured, the bonus computed and the way back offered."""
+    import csv
+
+    prefix = "/lab/study1"
+    app = study_app(
+        tmp_path, "paper_user_study_cpu", "game.max_ticks=4", *PROLIFIC_PAID, base_path=prefix
+    )
+    rt = app.state.runtime
+    ids = "PROLIFIC_PID=60aa0c0ffee0c0ffee0c0ffe&STUDY_ID=st1&SESSION_ID=se1"
+    with background(app) as base:
+        page = new_page()
+        requested: list[str] = []
+        page.on("request", lambda request: requested.append(request.url))
+        page.goto(f"{base}{prefix}/join?key={app.state.join_key}&{ids}")
+        page.get_by_test_id("agree").click()
+        page.get_by_test_id("q-gaming-4").check()
+        page.get_by_test_id("q-ai_familiarity-5").check()
+        page.get_by_test_id("submit").click()
+        page.get_by_test_id("continue").click()
+        for k in (1, 2, 3):
+            expect(page.get_by_test_id("progress")).to_have_text(f"Round {k} of 3")
+            play_round(page, f"rounds.play{k}")
+            rate(page, f"rounds.rate{k}", point=4)
+        expect(page.get_by_test_id("payment")).to_contain_text("bonus of")
+        link = page.get_by_test_id("redirect")
+        expect(link).to_have_attribute(
+            "href", "https://app.prolific.com/submissions/complete?cc=C0DE42"
+        )
+        shot(page, "study_end_prolific")
+        admin = new_page()
+        admin.goto(f"{base}{prefix}/admin?token={ADMIN}")
+        expect(admin.get_by_test_id("count-completed")).to_have_text("1")
+    outside = [u for u in requested if u.startswith(base) and not u.startswith(base + prefix + "/")]
+    assert requested and not outside, outside
+    (pid,) = rt.people
+    succeeded = sum(
+        bool(rt.db.episode(rt.people[pid]["gid"], i)["summary"]["success"]) for i in range(3)
+    )
+    expected = round(0.2 * succeeded + 0.3, 2)
+    export_study(rt.loaded, rt.db, tmp_path / "export")
+    with open(tmp_path / "export" / "participants.csv", encoding="utf-8", newline="") as f:
+        (person,) = list(csv.DictReader(f))
+    assert (
+        person["platform.participant"] != "60aa0c0ffee0c0ffee0c0ffe"
+        and person["platform.study"] == "st1"
+    )
+    bonuses = (tmp_path / "export" / "bonuses.csv").read_text()
+    assert bonuses == (f"60aa0c0ffee0c0ffee0c0ffe,{expected:.2f}\n" if expected > 0 else "")
