@@ -261,7 +261,7 @@ async def _serve_page(ws: WebSocket, rt: StudyRuntime, pid: str, limits: Limits)
             except StoragePaused as exc:  # not the participant's mistake: programs can tell
                 await send({"type": "error", "code": exc.code, "message": str(exc)})
             except FormError as exc:
-                await send({"type": "error", "message": str(exc)})
+                await send({"type": "error", "message": str(exc), "problems": exc.problems})
 
     await run_both(push, take)
 

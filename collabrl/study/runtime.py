@@ -614,7 +614,10 @@ class StudyRuntime:
     async def _rate(self, pid: str, payload: dict[str, Any]) -> None:
         group = self._member_group(pid)
         answers = ratings(
-            self.study.questionnaire, payload.get("ratings"), payload.get("free_text")
+            self.study.questionnaire,
+            payload.get("ratings"),
+            payload.get("free_text"),
+            group.condition().name,
         )
         position = group.position
         self.deadlines.cancel(("page", pid))

@@ -130,4 +130,5 @@ def _round_view(rt: StudyRuntime, pid: str, page: ConditionsPage) -> dict[str, A
         "disclosure": disclosure,
         "game": {"url": f"play/{session.sid}/{quote(seat, safe='')}", "seat": seat},
         "deadline_s": rt.deadlines.remaining(("idle", group.gid, seat)),
+        "on_idle": study.timers.on_idle,
     }

@@ -90,7 +90,9 @@ def test_a_participant_walks_the_pages_and_plays_a_round(tmp_path) -> None:
             page = next_page(ws, "consent")
             assert page["kind"] == "survey"
             ws.send_json({"type": "submit", "node": "intake", "answers": {"gaming": "often"}})
-            assert "gaming" in next_page(ws)["message"]
+            refused = next_page(ws)
+            assert refused["problems"]["gaming"] == "choose one of the options"
+            assert "How often do you play video games?" in refused["message"]
             answers = {"gaming": "weekly", "ai_familiarity": 4, "extra": "dropped"}
             ws.send_json({"type": "submit", "node": "intake", "answers": answers})
             assert next_page(ws, "intake")["kind"] == "text"
@@ -120,7 +122,8 @@ def test_a_participant_walks_the_pages_and_plays_a_round(tmp_path) -> None:
             assert page["node"] == "rounds.rate1" and len(page["items"]) == 5
             assert "Agent A" in page["items"][0]["text"]
             ws.send_json({"type": "submit", "node": "rounds.rate1", "ratings": {"help_plan": 9}})
-            assert "help_plan" in next_page(ws)["message"]
+            problems = next_page(ws)["problems"]
+            assert problems["help_plan"] == "choose a point from 1 to 5" and len(problems) == 5
     events = rt.db.events("answers")
     assert events[0]["data"]["answers"] == {"gaming": "weekly", "ai_familiarity": 4}
     kinds = {e["kind"] for e in rt.db.events()}

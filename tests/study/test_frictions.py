@@ -58,10 +58,23 @@ def test_every_problem_of_a_study_file_is_shown(tmp_path, capsys) -> None:
 def test_the_readme_shows_the_branch_syntax_and_it_validates() -> None:
     section = README.read_text(encoding="utf-8").split("## User studies", 1)[1].split("\n## ")[0]
     blocks = re.findall(r"```yaml\n(.*?)```", section, re.S)
-    pages = [p for b in blocks for p in yaml.safe_load(b) or [] if p.get("kind") == "survey"]
+    docs = [yaml.safe_load(b) for b in blocks]
+    pages = [p for d in docs if isinstance(d, list) for p in d if p.get("kind") == "survey"]
     assert pages and any(p.get("branches") for p in pages)
     for page in pages:
         SurveyPage.model_validate(page)
+
+
+def test_the_readme_recruitment_and_payment_block_validates() -> None:
+    from collabrl.study.payment import check_bonus
+    from collabrl.study.schema import Payment, Recruitment
+
+    section = README.read_text(encoding="utf-8").split("## User studies", 1)[1].split("\n## ")[0]
+    blocks = [yaml.safe_load(b) for b in re.findall(r"```yaml\n(.*?)```", section, re.S)]
+    (block,) = [b for b in blocks if isinstance(b, dict) and "payment" in b]
+    Recruitment.model_validate(block["recruitment"])
+    pay = Payment.model_validate(block["payment"])
+    check_bonus(pay.bonus, pay.max_bonus, [{"intake.cooks": "yes"}, {"intake.cooks": "no"}])
 
 
 # --- the questionnaire template -----------------------------------------------------------------

@@ -35,13 +35,32 @@ function connect() {
   socket.onmessage = (event) => {
     const msg = JSON.parse(event.data);
     if (msg.type === "page") render(msg);
-    else if (msg.type === "error") { $("error").textContent = msg.message; sending = false; }
+    else if (msg.type === "error") { showError(msg); sending = false; }
   };
   socket.onclose = () => {
     $("status").textContent = "reconnecting…";
     setTimeout(connect, backoff);
     backoff = Math.min(backoff * 2, 4000);
   };
+}
+
+// A refused form: each problem beside its question, in words, all at once; a summary below.
+function showError(msg) {
+  for (const node of document.querySelectorAll(".problem")) node.remove();
+  for (const box of document.querySelectorAll("fieldset[aria-invalid]")) box.removeAttribute("aria-invalid");
+  const problems = Object.entries(msg.problems || {});
+  let first = null;
+  for (const [id, text] of problems) {
+    const box = document.querySelector(`fieldset[data-field="${CSS.escape(id)}"]`);
+    if (!box) continue;
+    box.setAttribute("aria-invalid", "true");
+    box.appendChild(el("p", text, { class: "problem", "data-testid": `problem-${id}` }));
+    first = first || box;
+  }
+  if (first) {
+    $("error").textContent = problems.length === 1 ? "Please fix the marked answer above." : `Please fix the ${problems.length} marked answers above.`;
+    first.scrollIntoView({ block: "center" });
+  } else $("error").textContent = msg.message;
 }
 
 function submit(payload) {
@@ -79,7 +98,7 @@ function chosen(name) {
 }
 
 function question(q) {
-  const box = el("fieldset", null, { "data-testid": `q-${q.id}` });
+  const box = el("fieldset", null, { "data-testid": `q-${q.id}`, "data-field": q.id });
   box.appendChild(el("legend", q.text));
   if (q.kind === "likert") box.appendChild(scale(`q-${q.id}`, q.points, q.labels, `q-${q.id}`));
   else if (q.kind === "choice") {
@@ -133,13 +152,13 @@ function fullRender(msg) {
     });
   } else if (msg.kind === "conditions" && msg.phase === "rate") {
     for (const item of msg.items) {
-      const box = el("fieldset", null, { "data-testid": `item-${item.id}` });
+      const box = el("fieldset", null, { "data-testid": `item-${item.id}`, "data-field": item.id });
       box.appendChild(el("legend", item.text));
       box.appendChild(scale(`rate-${item.id}`, item.points, item.labels, `rate-${item.id}`));
       $("form").appendChild(box);
     }
     if (msg.free_text) {
-      const box = el("fieldset");
+      const box = el("fieldset", null, { "data-field": "free_text" });
       box.appendChild(el("legend", msg.free_text));
       box.appendChild(el("textarea", null, { id: "free-text", maxlength: "2000", rows: "3", "data-testid": "free-text" }));
       $("form").appendChild(box);
@@ -194,10 +213,16 @@ function render(msg) {
   update(msg);
 }
 
+// One clock: the game shows its own time; the study bar speaks only when a timeout is close.
+const WARN_S = 30;
+
 function tick() {
-  if (deadline === null) { $("timer").textContent = ""; return; }
-  const left = Math.max(0, Math.round((deadline - Date.now()) / 1000));
-  $("timer").textContent = `time left: ${left} s`;
+  const left = deadline === null ? null : Math.max(0, Math.round((deadline - Date.now()) / 1000));
+  if (left === null || left > WARN_S) { $("timer").textContent = ""; return; }
+  const playing = view && view.kind === "conditions" && view.phase === "play";
+  if (!playing) $("timer").textContent = `This page closes in ${left} s`;
+  else if (view.on_idle === "release") $("timer").textContent = `Your move: without one in ${left} s, the session ends`;
+  else $("timer").textContent = `Your move: without one in ${left} s, a stand-in moves for you`;
 }
 
 setInterval(tick, 1000);

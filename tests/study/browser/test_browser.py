@@ -213,7 +213,7 @@ def test_an_idle_participant_times_out_as_declared(tmp_path, new_page) -> None:
     with background(app) as base:
         page = new_page()
         walk_in(page, base, app.state.join_key)
-        expect(page.get_by_test_id("timer")).to_contain_text("time left")
+        expect(page.get_by_test_id("timer")).to_contain_text("Your move: without one in")
         expect(page.get_by_test_id("title")).to_have_text("The session has ended")
         expect(page.get_by_test_id("code")).to_have_count(0)
     (person,) = rt.people.values()
@@ -285,3 +285,42 @@ def test_a_prolific_participant_under_a_path_prefix_is_paid_and_sent_back(
     )
     bonuses = (tmp_path / "export" / "bonuses.csv").read_text()
     assert bonuses == (f"60aa0c0ffee0c0ffee0c0ffe,{expected:.2f}\n" if expected > 0 else "")
+
+
+def test_form_errors_stand_beside_their_questions_all_at_once(tmp_path, new_page, shot) -> None:
+    app = study_app(tmp_path, "paper_user_study_cpu")
+    with background(app) as base:
+        page = new_page()
+        page.goto(f"{base}/join?key={app.state.join_key}")
+        page.get_by_test_id("agree").click()
+        page.get_by_test_id("submit").click()  # nothing answered
+        for qid in ("gaming", "ai_familiarity"):
+            problem = page.get_by_test_id(f"q-{qid}").get_by_test_id(f"problem-{qid}")
+            expect(problem).to_have_text("please answer this question")
+        expect(page.get_by_test_id("error")).to_have_text("Please fix the 2 marked answers above.")
+        assert "ai_familiarity" not in page.locator("main").inner_text()  # no internal ids
+        shot(page, "study_form_errors")
+        page.get_by_test_id("q-gaming-4").check()
+        page.get_by_test_id("submit").click()  # one left: the fixed one is no longer marked
+        expect(page.get_by_test_id("problem-gaming")).to_have_count(0)
+        expect(page.get_by_test_id("problem-ai_familiarity")).to_be_visible()
+        page.get_by_test_id("q-ai_familiarity-5").check()
+        page.get_by_test_id("submit").click()
+        expect(page.locator("body")).to_have_attribute("data-node", "instructions")
+
+
+def test_no_countdown_where_nothing_is_about_to_time_out(tmp_path, new_page) -> None:
+    """The consent page of a study with a 30-minute page limit shows no clock; a page about to
+    close says so in words."""
+    app = study_app(tmp_path, "paper_user_study_cpu")
+    with background(app) as base:
+        page = new_page()
+        page.goto(f"{base}/join?key={app.state.join_key}")
+        expect(page.get_by_test_id("agree")).to_be_visible()
+        page.wait_for_timeout(1100)  # one tick of the page's clock
+        expect(page.get_by_test_id("timer")).to_have_text("")
+    app = study_app(tmp_path / "short", "paper_user_study_cpu", "timers.page_s=20")
+    with background(app) as base:
+        page = new_page()
+        page.goto(f"{base}/join?key={app.state.join_key}")
+        expect(page.get_by_test_id("timer")).to_contain_text("This page closes in")
