@@ -88,6 +88,13 @@ def _play_record(record: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def efficiency_metric(game: str | None) -> str | None:
+    """The name of a game's efficiency column (household: steps, kitchen: score), for labels;
+    None for a game not installed here."""
+    section = registered_games().get(game) if game else None
+    return section.efficiency_metric if section else None
+
+
 def success(record: dict[str, Any]) -> bool | None:
     summary = record.get("summary") or {}
     return summary.get("success") if "success" in summary else None
@@ -142,6 +149,7 @@ class Library:
             row = {k: r.get(k) for k in LIST_FIELDS}
             row.update(id=n, source=r["source"], file=r["file"], success=success(r))
             row["score"] = (r.get("summary") or {}).get("score")
+            row["efficiency_metric"] = efficiency_metric(r.get("game"))
             row["decisions"] = len(r.get("turns", []))
             rows.append(row)
         return rows, warnings

@@ -23,7 +23,7 @@ from collabrl.errors import CollabrlError
 from collabrl.web.frames import board_of, drawing, replay_frames
 from collabrl.web.security import HostAndOrigin, SecurityHeaders, has_token
 from collabrl.web.serve_app import STATIC
-from collabrl.web.trajectories import Library
+from collabrl.web.trajectories import Library, efficiency_metric
 
 if TYPE_CHECKING:
     from collabrl.eval.ratings import RatingStore
@@ -75,6 +75,7 @@ def make_view_app(root: Path, token: str, ratings: RatingStore | None = None) ->
         except (KeyError, ValueError):
             return Response("no such episode\n", 404)
         record.update(board_replay(record))
+        record["efficiency_metric"] = efficiency_metric(record.get("game"))
         return JSONResponse(record)
 
     rating: list[Route] = []

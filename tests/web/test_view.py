@@ -182,3 +182,38 @@ def test_a_kitchen_training_episode_replays_on_the_board(more_runs) -> None:
     assert {t["seat"] for t in episode["turns"]} == {"Player 0", "Player 1"}
     assert "replay_note" not in episode and episode["board"]["kind"] == "overcooked-grid"
     assert [f["tick"] for f in episode["frames"]] == list(range(21))
+
+
+def test_a_long_list_pages_and_labels_results_by_the_games_column(tmp_path, page) -> None:
+    """120 household episodes: 50 rows a page, a pager, and "success: 36 steps", not
+    "efficiency 36"."""
+    lines = [
+        json.dumps(
+            {
+                "game": "household",
+                "task": "0_read_book",
+                "seed": i,
+                "summary": {"success": i % 3 > 0, "steps": 30 + i},
+                "turns": [],
+                "efficiency": 30 + i,
+            }
+        )
+        for i in range(120)
+    ]
+    (tmp_path / "trajectories.jsonl").write_text("\n".join(lines) + "\n")
+    with background(make_view_app(tmp_path, TOKEN)) as base:
+        page.goto(f"{base}/?token={TOKEN}")
+        expect(page.get_by_test_id("count")).to_have_text("120 episodes")
+        expect(page.locator("tr.episode")).to_have_count(50)
+        expect(page.get_by_test_id("pager")).to_contain_text("1–50 of 120")
+        expect(page.get_by_test_id("page-previous")).to_be_disabled()
+        expect(page.locator("tr.episode").nth(1)).to_contain_text("success: 31 steps")
+        page.get_by_test_id("page-next").click()
+        expect(page.get_by_test_id("pager")).to_contain_text("51–100 of 120")
+        page.get_by_test_id("page-next").click()
+        expect(page.locator("tr.episode")).to_have_count(20)
+        expect(page.get_by_test_id("page-next")).to_be_disabled()
+        page.locator("tr.episode").first.click()
+        expect(page.get_by_test_id("detail")).to_contain_text("steps 130")
+        page.get_by_test_id("filter-success").select_option("false")  # a filter starts at page 1
+        expect(page.get_by_test_id("pager")).to_contain_text("1–40 of 40")

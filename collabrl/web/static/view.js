@@ -5,7 +5,9 @@
 
 const token = pageToken();
 const FILTERS = ["source", "game", "task", "profile", "player_type", "seat", "iteration", "success"];
+const PAGE_SIZE = 50; // rows of the list shown at once
 let episodes = [];
+let page = 0;
 const chosen = {};
 
 async function api(path) {
@@ -43,7 +45,7 @@ function renderFilters() {
       select.appendChild(option);
     }
     select.value = chosen[key] || "";
-    select.addEventListener("change", () => { chosen[key] = select.value; renderList(); });
+    select.addEventListener("change", () => { chosen[key] = select.value; page = 0; renderList(); });
     const label = el("label", key.replace("_", " "));
     label.htmlFor = select.id;
     box.appendChild(label);
@@ -51,20 +53,43 @@ function renderFilters() {
   }
 }
 
+// "success: 36 steps", "score 40": the game's own efficiency column, never "efficiency".
+function result(e) {
+  const metric = e.efficiency_metric || "efficiency";
+  if (e.success === null || e.success === undefined) return `${metric} ${fmt(e.efficiency ?? e.score)}`;
+  return e.success ? `success: ${fmt(e.efficiency)} ${metric}` : "failed";
+}
+
 function renderList() {
   const body = document.getElementById("episodes");
   clear(body);
   const shown = episodes.filter((e) => FILTERS.every((k) => !chosen[k] || String(e[k]) === chosen[k]));
-  for (const e of shown) {
+  const pages = Math.max(1, Math.ceil(shown.length / PAGE_SIZE));
+  page = Math.min(page, pages - 1);
+  for (const e of shown.slice(page * PAGE_SIZE, (page + 1) * PAGE_SIZE)) {
     const row = el("tr", undefined, "episode");
     row.dataset.id = e.id;
-    const result = e.success === null || e.success === undefined
-      ? `score ${e.score}` : e.success ? `success (${e.efficiency})` : "failed";
-    for (const cell of [e.id, e.source, e.task, e.profile || "", e.seat_name || e.seat || "", e.iteration ?? "", result]) {
+    for (const cell of [e.id, e.source, e.task, e.profile || "", e.seat_name || e.seat || "", e.iteration ?? "", result(e)]) {
       row.appendChild(el("td", cell));
     }
     row.addEventListener("click", () => openEpisode(e.id, row));
     body.appendChild(row);
+  }
+  renderPager(shown.length, pages);
+}
+
+function renderPager(count, pages) {
+  const box = document.getElementById("pager");
+  clear(box);
+  const first = count ? page * PAGE_SIZE + 1 : 0;
+  box.appendChild(el("span", `${first}–${Math.min(count, (page + 1) * PAGE_SIZE)} of ${count}`, "meta"));
+  for (const [label, to, testid] of [["previous", page - 1, "page-previous"], ["next", page + 1, "page-next"]]) {
+    const b = el("button", label);
+    b.type = "button";
+    b.dataset.testid = testid;
+    b.disabled = to < 0 || to >= pages;
+    b.addEventListener("click", () => { page = to; renderList(); });
+    box.appendChild(b);
   }
 }
 
@@ -81,7 +106,7 @@ async function openEpisode(id, row) {
   clear(box);
   box.appendChild(el("h2", `${record.game} · ${record.task} · ${record.source}`));
   const meta = [`seed ${record.seed}`, `seat ${record.seat_name || record.seat || "all"}`,
-    `profile ${record.profile || "–"} (${record.player_type || "–"})`, `efficiency ${fmt(record.efficiency)}`];
+    `profile ${record.profile || "–"} (${record.player_type || "–"})`, `${record.efficiency_metric || "efficiency"} ${fmt(record.efficiency)}`];
   if (record.iteration !== undefined) meta.push(`iteration ${record.iteration}`);
   box.appendChild(el("p", meta.join(" · "), "meta"));
   const summary = el("details");
