@@ -13,6 +13,11 @@ from collabrl.envs.base import Decision, Game, letter
 from collabrl.envs.registry import BoardDrawer, Frame, GameSection, load_addon
 
 
+# Headings of the games' recent-messages blocks: the page's chat panel shows every message, so
+# these blocks are marked ``chat`` for the page to leave out (one chat, not two).
+CHAT_HEADINGS = ("Dialogue", "Messages", "Recent chat")
+
+
 def sections(text: str) -> list[dict[str, Any]]:
     """The observation text as titled blocks of lines, without the lettered action list (the
     page shows buttons instead). A line such as ``Dialogue (last 5):`` opens a block."""
@@ -22,7 +27,8 @@ def sections(text: str) -> list[dict[str, Any]]:
             break
         heading = line.endswith(":") and not line.startswith(("-", " ")) and len(line) < 60
         if heading:
-            blocks.append({"title": line[:-1], "lines": []})
+            chat = line.startswith(CHAT_HEADINGS)
+            blocks.append({"title": line[:-1], "lines": [], "chat": chat})
         elif line.strip():
             blocks[-1]["lines"].append(line)
     return [b for b in blocks if b["title"] or b["lines"]]

@@ -23,6 +23,13 @@ def test_household_episode_beside_the_expert_to_success(tmp_path, page, shot) ->
     with background(app) as base:
         open_new_episode(page, base)
         expect(page.get_by_test_id("turn")).to_have_text("Your turn")
+        explore = page.locator('#actions button[data-action^="[goexplore]"]').first
+        room = explore.get_attribute("data-action").split("<")[1].split(">")[0].replace("_", " ")
+        expect(explore).to_contain_text(f"Go to the {room} and look around")  # words, not codes
+        expect(page.get_by_test_id("rules")).to_have_attribute("open", "")
+        expect(page.locator("#observation")).not_to_contain_text("Dialogue")  # one chat
+        expect(page.get_by_test_id("chat")).to_contain_text("tick 0 Alice:")
+        expect(page.get_by_test_id("chat")).not_to_contain_text("[0]")
         shot(page, "household_start")
         session = only_session(app)
         # a message with markup: shown as text, never run
@@ -56,6 +63,9 @@ def test_kitchen_episode_for_a_set_number_of_ticks(tmp_path, page, shot) -> None
         expect(page.get_by_test_id("turn")).to_have_text("Your turn")
         expect(page.get_by_test_id("chef-0")).to_be_visible()
         expect(page.get_by_test_id("chef-1")).to_be_visible()
+        onion = page.locator('#actions button[data-action="pickup(onion)"]')
+        expect(onion).to_contain_text("Pick up an onion")
+        expect(page.get_by_label("ticks to wait")).to_be_visible()
         session = only_session(app)
         decisions = 0
         while not session.done:

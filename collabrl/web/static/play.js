@@ -84,6 +84,7 @@ function renderObservation(obs) {
   box.classList.remove("stale");
   clear(box);
   for (const block of obs.sections) {
+    if (block.chat) continue; // the chat panel shows every message
     const section = el("section", undefined, "obs-block");
     if (block.title) section.appendChild(el("h3", block.title));
     const list = el("ul");
@@ -91,6 +92,34 @@ function renderObservation(obs) {
     section.appendChild(list);
     box.appendChild(section);
   }
+}
+
+// What a button says: the game's action strings (the agent's prompt keeps them) in words a
+// newcomer reads at first sight; the button's data-action keeps the string it sends.
+const KITCHEN_LABELS = {
+  "pickup(onion)": "Pick up an onion",
+  "pickup(dish)": "Pick up a dish",
+  "pickup(soup)": "Pick up a soup",
+  "put_onion_in_pot()": "Put the onion in the pot",
+  "place_obj_on_counter()": "Put what you hold on a counter",
+  "fill_dish_with_soup()": "Fill the dish with soup",
+  "deliver_soup()": "Deliver the soup",
+  "start_cooking()": "Start cooking",
+  "wait(x)": "Wait, for this many ticks:",
+};
+const HOUSEHOLD_VERBS = {
+  goexplore: (what) => `Go to the ${what} and look around`,
+  gocheck: (what) => `Look inside the ${what}`,
+  gograb: (what) => `Pick up the ${what}`,
+  goput: (what) => `Put what you hold on the ${what}`,
+};
+const HOUSEHOLD_ACTION = /^\[(\w+)\] <([^>]+)> \((\d+)\)$/;
+
+function actionLabel(action) {
+  if (KITCHEN_LABELS[action]) return KITCHEN_LABELS[action];
+  const m = action.match(HOUSEHOLD_ACTION);
+  if (m && HOUSEHOLD_VERBS[m[1]]) return HOUSEHOLD_VERBS[m[1]](m[2].replace(/_/g, " "));
+  return action;
 }
 
 function renderActions(obs) {
@@ -103,10 +132,12 @@ function renderActions(obs) {
     button.dataset.key = letter;
     button.dataset.action = action;
     button.appendChild(el("kbd", letter));
-    button.appendChild(el("span", action));
+    button.appendChild(el("span", actionLabel(action)));
+    button.title = action;
     if (action === WAIT_ACTION) {
       const ticks = el("input");
       ticks.type = "number"; ticks.min = "1"; ticks.max = "20"; ticks.value = "1"; ticks.id = "wait-ticks";
+      ticks.setAttribute("aria-label", "ticks to wait");
       ticks.addEventListener("click", (e) => e.stopPropagation());
       button.addEventListener("click", () => decide(`wait(${Math.max(1, Math.min(20, Number(ticks.value) || 1))})`));
       box.appendChild(button);
@@ -136,7 +167,7 @@ function renderChat(lines) {
   clear(box);
   for (const line of lines) {
     const item = el("li");
-    item.appendChild(el("span", `[${line.tick}] `, "tick"));
+    item.appendChild(el("span", `tick ${line.tick} `, "tick"));
     item.appendChild(el("b", `${line.speaker}: `));
     item.appendChild(el("span", line.text, "said"));
     box.appendChild(item);
