@@ -12,7 +12,6 @@ from typing import Any
 from collabrl.envs.base import Decision, Game, letter
 from collabrl.envs.registry import BoardDrawer, Frame, GameSection, load_addon
 
-
 # Headings of the games' recent-messages blocks: the page's chat panel shows every message, so
 # these blocks are marked ``chat`` for the page to leave out (one chat, not two).
 CHAT_HEADINGS = ("Dialogue", "Messages", "Recent chat")
