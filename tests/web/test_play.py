@@ -73,6 +73,11 @@ def test_kitchen_episode_for_a_set_number_of_ticks(tmp_path, page, shot) -> None
             page.keyboard.type("A")  # the first legal skill each time (or wait)
             expect(page.locator("body")).not_to_have_attribute("data-version", version)
             decisions += 1
+            # one state per message: the board is drawn at the tick the text shows
+            shown = page.evaluate(
+                "[document.body.dataset.boardTick, document.getElementById('clock').textContent]"
+            )
+            assert shown[1].startswith(f"tick {shown[0]} of"), shown
             if decisions == 3:
                 shot(page, "kitchen_mid")
         expect(page.get_by_test_id("result")).to_contain_text("Final score")

@@ -13,8 +13,6 @@ let socket = null;
 let state = null;
 let backoff = 250;
 let sent = false; // a decision is on its way: ignore further clicks until the next state
-let frameQueue = [];
-let frameTimer = null;
 let keyBuffer = "";
 let keyTimer = null;
 
@@ -70,7 +68,7 @@ function render(msg) {
   renderObservation(msg.observation);
   renderActions(msg.observation);
   renderChat(msg.chat);
-  if (canDraw(msg.board)) queueFrames(msg.board, msg.frames);
+  if (canDraw(msg.board)) drawLatest(msg.board, msg.frames);
   renderResult(msg);
   setEnabled(msg.your_turn);
 }
@@ -186,17 +184,15 @@ function renderResult(msg) {
   box.hidden = false;
 }
 
-function queueFrames(board, frames) {
+// One state per message: the board shows the message's last frame at once, with the text,
+// score and buttons of the same message (no animation that lags behind them).
+function drawLatest(board, frames) {
   const svg = $("drawing");
   svg.removeAttribute("hidden");
-  frameQueue.push(...frames);
-  if (frameTimer) return;
-  const tick = () => {
-    const frame = frameQueue.shift();
-    if (frame) $("caption").textContent = drawBoard(svg, board, frame);
-    frameTimer = frameQueue.length ? setTimeout(tick, 40) : null;
-  };
-  tick();
+  const frame = frames[frames.length - 1];
+  if (!frame) return;
+  $("caption").textContent = drawBoard(svg, board, frame);
+  document.body.dataset.boardTick = String(frame.tick);
 }
 
 $("message-form").addEventListener("submit", (event) => {
