@@ -130,6 +130,7 @@ class GroupRun:
             seed=seed,
             kinds=public,
             on_finish=self._finished,
+            names=self.rt.study.agent_names(condition.id),
         )
 
     async def start(self, position: int) -> None:

@@ -591,5 +591,11 @@ class Study(Strict):
     def condition(self, cid: str) -> Condition:
         return next(c for c in self.conditions if c.id == cid)
 
+    def agent_names(self, cid: str) -> dict[str, str]:
+        """The names participants see for the agent seats in condition ``cid``: the condition's
+        neutral name (with the seat's when the agent plays several)."""
+        name, seats = self.condition(cid).name, self.seats.agents
+        return {seat: name if len(seats) == 1 else f"{name} ({seat})" for seat in seats}
+
     def page(self, pid: str) -> Page:
         return next(p for p in self.pages if p.id == pid)

@@ -114,11 +114,12 @@ def _round_view(rt: StudyRuntime, pid: str, page: ConditionsPage) -> dict[str, A
             ],
             "free_text": fill(questionnaire.free_text, values) if questionnaire.free_text else None,
         }
-    agents = ", ".join(study.seats.agents)
+    names = list(study.agent_names(condition.id).values())
+    together = " and ".join(names)
     disclosure = (
-        f"{agents} is an AI agent ({condition.name})."
+        f"{together} {'is an AI agent' if len(names) == 1 else 'are AI agents'}."
         if study.disclosure.ai_partners
-        else f"You play with {agents}."
+        else f"You play with {together}."
     )
     seat, session = row["seat"], group.session
     assert seat is not None  # a group's member has a seat in it

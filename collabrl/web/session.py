@@ -73,6 +73,7 @@ class Session:
     seed: int
     kinds: dict[str, str]  # seat -> player label (human, expert, persona:<id>, llm:<model>)
     on_finish: Callable[[Session], None]
+    names: dict[str, str] = field(default_factory=dict)  # seat -> name pages show (default: seat)
     turns: list[dict[str, Any]] = field(default_factory=list)
     frames: list[Frame] = field(default_factory=list)
     seats: dict[str, SeatSlot] = field(default_factory=dict)
@@ -212,6 +213,7 @@ class Session:
             "game": self.game.name,
             "seat": seat,
             "seats": list(self.game.agents),
+            "names": {seat: self.names.get(seat, seat) for seat in self.game.agents},
             "kinds": self.kinds,
             "tick": self.game.tick,
             "limit": self.section.tick_limit(self.game),

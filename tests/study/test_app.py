@@ -99,7 +99,7 @@ def test_a_participant_walks_the_pages_and_plays_a_round(tmp_path) -> None:
             ws.send_json({"type": "submit", "node": "instructions"})
             page = next_page(ws, "instructions")
             assert page["node"] == "rounds.play1" and page["round"] == 1 and page["rounds"] == 3
-            assert page["disclosure"] == "Bob is an AI agent (Agent A)."
+            assert page["disclosure"] == "Agent A is an AI agent."
             text = str(page)
             for secret in ("base", "no_affective", "persona:", "cwah-0_read_book"):
                 assert secret not in text  # condition ids and players stay blind

@@ -58,19 +58,50 @@ function render(msg) {
   state = msg;
   sent = false;
   document.body.dataset.version = String(msg.version);
-  $("title").textContent = `${msg.game}: you are ${msg.seat}`;
+  $("title").textContent = `${msg.game}: you are ${nameOf(msg.seat)}`;
   $("clock").textContent = `tick ${msg.tick} of ${msg.limit} (${msg.limit - msg.tick} left)`;
   $("turn").textContent = msg.done ? "Episode over"
     : msg.your_turn ? "Your turn"
-    : `Waiting for ${msg.waiting_for.length ? msg.waiting_for.join(", ") : "your teammates"}…`;
+    : `Waiting for ${msg.waiting_for.length ? msg.waiting_for.map(nameOf).join(", ") : "your teammates"}…`;
   $("turn").className = msg.your_turn ? "mine" : "";
-  $("intro").textContent = msg.intro;
+  $("intro").textContent = named(msg.intro);
+  renderTeam(msg);
   renderObservation(msg.observation);
   renderActions(msg.observation);
   renderChat(msg.chat);
   if (canDraw(msg.board)) drawLatest(msg.board, msg.frames);
   renderResult(msg);
   setEnabled(msg.your_turn);
+}
+
+// Names: the study's (or the recipe's seat) names everywhere on the page, each seat in the
+// colour of its piece on the board; the agent's prompt keeps the game's seat names.
+function nameOf(seat) { return (state && state.names && state.names[seat]) || seat; }
+
+function seatClass(seat) {
+  const i = state && state.seats ? state.seats.indexOf(seat) : -1;
+  return i < 0 ? "" : `seat-${i}`;
+}
+
+function named(text) {
+  if (!state || !state.names || !text) return text;
+  const renamed = Object.entries(state.names).filter(([seat, name]) => seat !== name);
+  renamed.sort((a, b) => b[0].length - a[0].length); // "Player 10" before "Player 1"
+  for (const [seat, name] of renamed) {
+    const escaped = seat.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    text = text.replace(new RegExp(`(^|[^\\w])${escaped}(?![\\w])`, "g"), (_, before) => before + name);
+  }
+  return text;
+}
+
+function renderTeam(msg) {
+  const box = $("team");
+  clear(box);
+  for (const seat of msg.seats) {
+    const item = el("li", seat === msg.seat ? `${nameOf(seat)} (you)` : nameOf(seat), seatClass(seat));
+    item.dataset.testid = `team-${msg.seats.indexOf(seat)}`;
+    box.appendChild(item);
+  }
 }
 
 function renderObservation(obs) {
@@ -86,7 +117,7 @@ function renderObservation(obs) {
     const section = el("section", undefined, "obs-block");
     if (block.title) section.appendChild(el("h3", block.title));
     const list = el("ul");
-    for (const line of block.lines) list.appendChild(el("li", line.replace(/^- /, "")));
+    for (const line of block.lines) list.appendChild(el("li", named(line.replace(/^- /, ""))));
     section.appendChild(list);
     box.appendChild(section);
   }
@@ -166,8 +197,9 @@ function renderChat(lines) {
   for (const line of lines) {
     const item = el("li");
     item.appendChild(el("span", `tick ${line.tick} `, "tick"));
-    item.appendChild(el("b", `${line.speaker}: `));
-    item.appendChild(el("span", line.text, "said"));
+    item.appendChild(el("b", `${nameOf(line.speaker)}: `, seatClass(line.speaker)));
+    item.dataset.testid = "chat-line";
+    item.appendChild(el("span", named(line.text), "said"));
     box.appendChild(item);
   }
   box.scrollTop = box.scrollHeight;

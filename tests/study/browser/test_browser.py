@@ -9,6 +9,7 @@ expect / wait_for_function), none on a clock.
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 
 import pytest
@@ -96,10 +97,17 @@ def test_three_participants_complete_a_within_subject_study(tmp_path, new_page, 
             page = new_page()
             walk_in(page, base, app.state.join_key, shot if n == 0 else None)
             for k in (1, 2, 3):
-                expect(page.get_by_test_id("note")).to_contain_text("is an AI agent (Agent")
+                expect(page.get_by_test_id("note")).to_contain_text("Agent")
+                expect(page.get_by_test_id("note")).to_contain_text("is an AI agent.")
                 expect(page.get_by_test_id("progress")).to_have_text(f"Round {k} of 3")
                 if n == 0 and k == 1:
                     turn(page, "rounds.play1")
+                    game = page.frame_locator("#game")  # the study's names, not the seats'
+                    expect(game.get_by_test_id("team-0")).to_have_text("Alice (you)")
+                    expect(game.get_by_test_id("team-1")).to_have_class("seat-1")
+                    expect(game.get_by_test_id("team-1")).to_have_text(re.compile(r"^Agent [ABC]$"))
+                    expect(game.locator("#observation")).not_to_contain_text("Bob")
+                    expect(game.locator("#intro")).not_to_contain_text("Bob")
                     shot(page, "study_round")
                 assert play_round(page, f"rounds.play{k}") > 0
                 if n == 0 and k == 1:
