@@ -54,6 +54,9 @@ def bonus_names(
 def evaluate_bonus(expression: str, names: dict[str, Any], cap: float) -> float:
     """The bonus for ``names``, clipped to ``[0, cap]`` and rounded to cents. Raises ValueError
     (one line) when the expression cannot be computed."""
+    from collabrl.engines.factory import require
+
+    require(("simpleeval",), "pip install 'collabrl[study]'", "a payment bonus expression")
     from simpleeval import EvalWithCompoundTypes, FunctionNotDefined, NameNotDefined
 
     evaluator = EvalWithCompoundTypes(names=names, functions=FUNCTIONS)
