@@ -57,9 +57,9 @@ def test_the_pretest_plays_the_practice_round_first_and_records_it_apart(both) -
     assert kinds.count("practice_start") == kinds.count("practice_end") == 3
     for gid in {e["gid"] for e in events if e["kind"] == "practice_start"}:
         mine = [e["kind"] for e in events if e["gid"] == gid]
-        start, end = mine.index("practice_start"), mine.index("practice_end")
-        assert start < end < mine.index("episode_start")  # before round 1, which follows it
-        assert "questionnaire" not in mine[start : end + 1]
+        begin, end = mine.index("practice_start"), mine.index("practice_end")
+        assert begin < end < mine.index("episode_start")  # before round 1, which follows it
+        assert "questionnaire" not in mine[begin : end + 1]
     start = next(e for e in events if e["kind"] == "practice_start")
     assert start["node"] == "rounds.practice" and start["data"]["task"] == "5_read_book"
     assert start["data"]["agent"] == "expert"  # no condition named: the rule-based expert
