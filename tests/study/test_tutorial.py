@@ -11,11 +11,14 @@ from pathlib import Path
 import pytest
 
 from collabrl.cli import main
-from collabrl.study.db import StudyDB
+from collabrl.study.db import StudyDB, open_database
 from collabrl.study.export import export_study
 from collabrl.study.pretest import run_pretest
 from collabrl.study.report import summarize
-from tests.study.helpers import compiled
+from collabrl.study.runtime import StudyRuntime
+from collabrl.study.signals import run_coroutine
+from collabrl.web.session import Session
+from tests.study.helpers import compiled, runtime
 
 STUDY = "paper_user_study_cpu"
 PAGE = "pages.3"  # the rounds page of paper_user_study (consent, intake, instructions, rounds)
@@ -32,6 +35,12 @@ def pretest(tmp_path: Path, name: str, *overrides: str) -> tuple[Path, dict]:
     out = tmp_path / name
     info = export_study(study.loaded, StudyDB(tmp_path / f"{name}.sqlite"), out)
     return out, info
+
+
+def session_of(rt: StudyRuntime, pid: str) -> Session:
+    group = rt.group_of(pid)
+    assert group is not None and group.session is not None
+    return group.session
 
 
 def read_csv(path: Path) -> list[dict]:
@@ -153,3 +162,52 @@ def test_a_condition_partners_the_practice_under_the_tutorial_name(tmp_path) -> 
     assert start["data"]["agent"] == "persona:cwah-0_read_book-test-01"
     practice = next(t for t in jsonl(out / "trajectories.jsonl") if t["practice"])
     assert practice["stamp"]["condition"] == "full" and practice["condition_name"] == "Agent C"
+
+
+def test_a_restart_mid_practice_replays_it_then_round_one_follows(tmp_path) -> None:
+    overrides = (SHORT, TUTORIAL)
+    steps = (
+        {"node": "consent", "agree": True},
+        {"node": "intake", "answers": {"gaming": "weekly", "ai_familiarity": 3}},
+        {"node": "instructions"},
+    )
+
+    async def before() -> tuple[str, list]:
+        rt = runtime(tmp_path, STUDY, *overrides)
+        await rt.recover()
+        pid, _ = await rt.join()
+        for step in steps:
+            await rt.submit(pid, step)
+        assert rt.node(pid) == "rounds.practice" and rt.view(pid)["practice"] is True
+        session = session_of(rt, pid)
+        for _ in range(3):
+            obs = session.seats["Alice"].obs
+            assert obs is not None
+            await rt.decide(pid, obs.actions[-1], "")
+        turns = [t["response"] for t in session.turns]
+        rt.shutdown()
+        rt.db.close()
+        return pid, turns
+
+    async def after(pid: str) -> tuple[list, list, str]:
+        study = compiled(STUDY, *overrides)
+        rt = StudyRuntime(study, open_database(study.loaded, tmp_path / "study.sqlite"))
+        await rt.recover()
+        session = session_of(rt, pid)
+        replayed = [t["response"] for t in session.turns]
+        while rt.node(pid) == "rounds.practice":  # finish the practice
+            obs = session.seats["Alice"].obs
+            if obs is not None and not session.done:
+                await rt.decide(pid, obs.actions[-1], "")
+            else:
+                await rt.wait(pid, rt.notifier.version(pid))
+        kinds = [e["kind"] for e in rt.db.events()]
+        node = rt.node(pid)
+        rt.shutdown()
+        return replayed, kinds, node
+
+    pid, turns = run_coroutine(before())
+    replayed, kinds, node = run_coroutine(after(pid))
+    assert replayed == turns and node == "rounds.play1"
+    assert kinds.count("practice_start") == 1 and "episode_replayed" in kinds
+    assert kinds.index("practice_end") < kinds.index("episode_start")
