@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from collabrl.cli import main
+from collabrl.study.admin import admin_state
 from collabrl.study.db import StudyDB, open_database
 from collabrl.study.export import export_study
 from collabrl.study.pretest import run_pretest
@@ -179,6 +180,7 @@ def test_a_restart_mid_practice_replays_it_then_round_one_follows(tmp_path) -> N
         for step in steps:
             await rt.submit(pid, step)
         assert rt.node(pid) == "rounds.practice" and rt.view(pid)["practice"] is True
+        assert admin_state(rt)["groups"][0]["round"] == "practice"
         session = session_of(rt, pid)
         for _ in range(3):
             obs = session.seats["Alice"].obs
