@@ -99,10 +99,13 @@ def make_expert(game_spec: GameSection) -> Player:
     return load_addon(game_spec.expert, "rule-based expert", game_spec.name)()
 
 
-def make_persona(profile: Profile) -> Player:
-    """The persona-scripted player of ``profile`` (its game's persona class)."""
+def make_persona(profile: Profile, vary_wording: bool = True) -> Player:
+    """The persona-scripted player of ``profile`` (its game's persona class); ``vary_wording``:
+    never the same chat line twice in an episode (a class without the option keeps its own)."""
     persona = load_addon(get_game(profile.game).persona, "persona player", profile.game)
-    return persona(profile)
+    if vary_wording:
+        return persona(profile)
+    return persona(profile, vary_wording=False)
 
 
 def make_llm_player(
@@ -138,7 +141,7 @@ def make_player(
         return make_llm_player(engine, game, spec.sampling, seed, role=role, persona=persona)
     if spec.kind == "persona":
         assert spec.profile is not None, "PlayerSpec refuses a persona seat without a profile"
-        return make_persona(get_profile(spec.profile))
+        return make_persona(get_profile(spec.profile), spec.vary_wording)
     if spec.kind == "expert":
         return make_expert(game_spec)
     if spec.kind == "idle":
@@ -164,7 +167,7 @@ def make_partner(
     if spec.kind == "persona":
         if profile is None:
             raise CollabrlError(f"a persona partner needs a profile ({game_spec.name} game)")
-        return make_persona(profile)
+        return make_persona(profile, spec.vary_wording)
     if spec.kind == "llm":
         persona = profile.persona() if profile is not None and spec.use_profile else None
         return make_llm_player(

@@ -90,6 +90,8 @@ class PlayerSpec(Strict):
     """The llm player's engine."""
     sampling: SamplingSpec = Field(default_factory=SamplingSpec)
     """The llm player's sampling."""
+    vary_wording: bool = True
+    """A persona never sends the same chat line twice in an episode: a phrase said already gives way to the next unsaid one of its bank, then to two joined, then to a marked repeat ("Again: ..."); its random draws and actions are unchanged. False: the earlier wording (repeats and all), which the README's pinned learning and team figures were measured with."""
 
     @model_validator(mode="after")
     def _complete(self) -> PlayerSpec:
@@ -127,6 +129,8 @@ class PartnerSpec(Strict):
     """The llm partner's engine."""
     sampling: SamplingSpec = Field(default_factory=SamplingSpec)
     """The llm partner's sampling."""
+    vary_wording: bool = True
+    """A persona never sends the same chat line twice in an episode: a phrase said already gives way to the next unsaid one of its bank, then to two joined, then to a marked repeat ("Again: ..."); its random draws and actions are unchanged. False: the earlier wording (repeats and all), which the README's pinned learning and team figures were measured with."""
 
     @field_validator("profiles")
     @classmethod

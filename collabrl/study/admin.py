@@ -12,6 +12,8 @@ import time
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
+from collabrl.study.tutorial import PRACTICE
+
 if TYPE_CHECKING:
     from collabrl.study.runtime import StudyRuntime
 
@@ -51,7 +53,7 @@ def admin_state(rt: StudyRuntime) -> dict[str, Any]:
                 "unit": g.row["unit"],
                 "task": g.row["task"],
                 "order": g.row["conditions"],
-                "round": g.position + 1,
+                "round": "practice" if g.position == PRACTICE else g.position + 1,
                 "phase": g.row["phase"],
                 "members": g.members,
                 "tick": g.session.game.tick if g.session is not None else None,

@@ -37,6 +37,7 @@ from collabrl.study.schema import (
     Study,
     SurveyPage,
 )
+from collabrl.study.tutorial import check_tutorial, practice_node
 
 LOCAL_BACKENDS = ("transformers", "vllm")  # engines that load ``model`` from a folder
 MAX_COMBINATIONS = 10_000  # answer combinations simulated per survey page
@@ -110,7 +111,9 @@ class Flow:
 
 def _page_nodes(page: Page, rounds: int) -> list[str]:
     if isinstance(page, ConditionsPage):
-        return [f"{page.id}.{phase}{k}" for k in range(1, rounds + 1) for phase in ("play", "rate")]
+        practice = [practice_node(page.id)] if page.tutorial is not None else []
+        played = [(phase, k) for k in range(1, rounds + 1) for phase in ("play", "rate")]
+        return practice + [f"{page.id}.{phase}{k}" for phase, k in played]
     return [page.id]
 
 
@@ -157,6 +160,11 @@ def _edges(study: Study, rounds: int) -> list[Edge]:
             else:
                 add(page.id, "timeout: simulated partners", following, page.id)
         elif isinstance(page, ConditionsPage):
+            if page.tutorial is not None:
+                practice = practice_node(page.id)
+                edges.append(Edge(practice, "practice over", f"{page.id}.play1"))
+                if timers.idle_s and timers.on_idle == "release":
+                    add(practice, "idle", timers.release_to, page.id)
             for k in range(1, rounds + 1):
                 play, rate = f"{page.id}.play{k}", f"{page.id}.rate{k}"
                 edges.append(Edge(play, "episode over", rate))
@@ -544,5 +552,6 @@ def compile_study(loaded: LoadedStudy) -> CompiledStudy:
         check_condition(study, index, condition)
     _check_simulated(study)
     _check_recruitment(study)
+    check_tutorial(study)
     assigner = Assigner(study.design, [c.id for c in study.conditions], study.task_list, study.seed)
     return CompiledStudy(loaded, flow, assigner)

@@ -18,7 +18,8 @@
 - ``trajectories.jsonl`` (and ``trajectories_hf/``): every round in ``collabrl eval``'s
   trajectory schema, stamped with study, group, position and condition, with the condition
   and its participant-facing name also as top-level ``condition`` and ``condition_name``
-  columns (what an analysis filters on first);
+  columns (what an analysis filters on first), and ``practice`` (true: the tutorial's
+  practice round, which no row counts);
 - ``manifest.json``: the resolved study and its hash, the files it came from, the agents' model
   identifiers, collabrl's version, and each exported file's hash.
 
@@ -251,10 +252,12 @@ def manifest(loaded: LoadedStudy, db: StudyDB, counts: dict[str, int]) -> dict[s
 
 
 def _with_condition(loaded: LoadedStudy, record: dict[str, Any]) -> dict[str, Any]:
-    """A round's trajectory with its condition as top-level columns (from its stamp)."""
+    """A round's trajectory with its condition as top-level columns (from its stamp), and
+    whether it was the practice round (:mod:`collabrl.study.tutorial`)."""
     cid = (record.get("stamp") or {}).get("condition")
     name = next((c.name for c in loaded.study.conditions if c.id == cid), None)
-    return {**record, "condition": cid, "condition_name": name}
+    practice = bool(record.get("practice"))
+    return {**record, "condition": cid, "condition_name": name, "practice": practice}
 
 
 def export_study(loaded: LoadedStudy, db: StudyDB, out: Path) -> dict[str, Any]:

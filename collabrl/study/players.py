@@ -50,7 +50,7 @@ def simulated_player(
         return make_expert(section)
     assert profile is not None, f"a {spec.kind} player plays a profile"
     if spec.kind == "persona":
-        return make_persona(profile)
+        return make_persona(profile, spec.vary_wording)
     engine = engines.get(spec.engine)
     return make_llm_player(
         engine, game, spec.sampling, seed, role="player", persona=profile.persona()

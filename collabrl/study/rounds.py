@@ -36,6 +36,17 @@ from collabrl.study.db import (
 )
 from collabrl.study.players import agent_player, simulated_player, task_profiles
 from collabrl.study.schema import Condition
+from collabrl.study.tutorial import (
+    PRACTICE,
+    mark_practice,
+    practice_condition,
+    practice_names,
+    practice_node,
+    practice_over,
+    practice_section,
+    practice_seed,
+    start_event,
+)
 from collabrl.web.session import DecisionError, Session
 
 if TYPE_CHECKING:
@@ -73,16 +84,28 @@ class GroupRun:
         return self.row["members"]
 
     def condition(self, position: int | None = None) -> Condition:
-        cid = self.row["conditions"][self.position if position is None else position]
-        return self.rt.study.condition(cid)
+        position = self.position if position is None else position
+        if position == PRACTICE:
+            return practice_condition(self.rt.study)
+        return self.rt.study.condition(self.row["conditions"][position])
 
     def section(self, position: int | None = None) -> GameSection:
         """The game section of round ``position`` (default: the current one): the group's
         task, with the round's condition's game options."""
+        if (self.position if position is None else position) == PRACTICE:
+            return practice_section(self.rt.study)
         return self.rt.study.section(self.condition(position).id, self.row["task"])
 
     def seed(self, position: int) -> int:
+        if position == PRACTICE:
+            return practice_seed(self.rt.study, self.row["unit"])
         return self.rt.study.seed + self.row["unit"] * self.rt.flow.rounds + position
+
+    def agent_names(self, position: int | None = None) -> dict[str, str]:
+        """The names participants see for the agent seats in round ``position``."""
+        if (self.position if position is None else position) == PRACTICE:
+            return practice_names(self.rt.study)
+        return self.rt.study.agent_names(self.condition(position).id)
 
     def active(self) -> list[str]:
         """Members still taking part (not released, not finished)."""
@@ -107,6 +130,8 @@ class GroupRun:
 
     def node(self, phase: Phase, position: int | None = None) -> str:
         k = (self.position if position is None else position) + 1
+        if k == PRACTICE + 1:
+            return practice_node(self.rt.flow.conditions_page.id)
         return f"{self.rt.flow.conditions_page.id}.{phase}{k}"
 
     # --- rounds -----------------------------------------------------------------------------
@@ -130,22 +155,15 @@ class GroupRun:
             seed=seed,
             kinds=public,
             on_finish=self._finished,
-            names=self.rt.study.agent_names(condition.id),
+            names=self.agent_names(position),
         )
 
     async def start(self, position: int) -> None:
         """Start round ``position``: a new session; the members' pages move to it."""
         self.store(position=position, phase="play", attempt=self.row["attempt"])
         self.session = self._build(position)
-        self.rt.db.event(
-            "episode_start",
-            gid=self.gid,
-            node=self.node("play"),
-            position=position,
-            condition=self.condition().id,
-            seed=self.seed(position),
-            attempt=self.row["attempt"],
-        )
+        name, fields = start_event(self)
+        self.rt.db.event(name, **fields)
         await self.session.start()  # before any page can reach the session
         for pid in self.active():
             self.rt.move(pid, page=self.rt.flow.conditions_page.id, position=position, phase="play")
@@ -206,6 +224,9 @@ class GroupRun:
             return
         self._log_messages(session)
         record = self.trajectory(session)
+        if self.position == PRACTICE:
+            practice_over(self, session, record)
+            return
         summary = record["summary"]
         metric = type(self.section()).efficiency_metric
         with self.rt.db.batch():  # the episode, its event and the move to the questionnaire
@@ -247,7 +268,7 @@ class GroupRun:
             policy=player_label(condition.agent),
             partners=", ".join(sorted(set(labels.values()))),
         )
-        return record
+        return mark_practice(record, self.rt.study) if self.position == PRACTICE else record
 
     # --- decisions --------------------------------------------------------------------------
 

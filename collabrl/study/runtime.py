@@ -49,6 +49,7 @@ from collabrl.study.schema import (
     TextPage,
 )
 from collabrl.study.signals import Deadlines, Notifier
+from collabrl.study.tutorial import PRACTICE, opening_position, practice_node
 from collabrl.study.views import page_view
 from collabrl.web.session import DecisionError, Session
 
@@ -312,6 +313,8 @@ class StudyRuntime:
     def _node_at(self, row: Mapping[str, Any]) -> str:
         """The graph node of a participant row (also one not yet committed)."""
         page = self.study.page(row["page"])
+        if isinstance(page, ConditionsPage) and row["position"] == PRACTICE:
+            return practice_node(page.id)
         if isinstance(page, ConditionsPage):
             phase = row["phase"] or "wait"
             return f"{page.id}.{phase}{row['position'] + 1}"
@@ -597,7 +600,7 @@ class StudyRuntime:
             for p in active
         )
         if phase == "wait" and ready:
-            await group.start(0)
+            await group.start(opening_position(self.study, group.row))
         elif phase == "rate" and set(active) <= group.rated.get(group.position, set()):
             if group.position + 1 < self.flow.rounds:
                 await group.start(group.position + 1)

@@ -235,6 +235,27 @@ class MatchPage(_Page):
         return self
 
 
+class Tutorial(Strict):
+    """A practice round before the real rounds (:mod:`collabrl.study.tutorial`): one episode,
+    recorded apart (events ``practice_start`` / ``practice_end``, its trajectory marked
+    ``practice: true``), with no questionnaire after it, and left out of the export's rows, the
+    report and its statistics, and the bonus."""
+
+    condition: Ident | None = None
+    """The condition whose agent (and game options) partners the practice round (null: the game's rule-based expert)."""
+    task: str | None = None
+    """The practice task (null: the game section's own); best one that no real round plays."""
+    name: str = Field("Practice partner", min_length=1, max_length=60)
+    """What participants see as the practice partner's name."""
+    text: Text = (
+        "**Practice round.** Get to know the game with {partner}. This round does not count "
+        "and no questions follow it; the real rounds start right after it."
+    )
+    """Shown above the practice game ({partner} is filled in)."""
+    game_options: dict[str, Any] = Field(default_factory=dict)
+    """Game-section options of the practice round over the study's (and its condition's), e.g. a shorter time limit ({max_ticks: 40} in a game whose limit is max_ticks); not the task, the seats or the game's name."""
+
+
 class ConditionsPage(_Page):
     """The rounds: one game episode per condition of the participant's order, each followed by
     the questionnaire."""
@@ -243,6 +264,8 @@ class ConditionsPage(_Page):
     """conditions"""
     text: Text = "Round {round} of {rounds}: you play with {partner}."
     """Shown above the game ({round}, {rounds}, {partner} are filled in)."""
+    tutorial: Tutorial | None = None
+    """A practice round played before the first real round (null: none)."""
 
 
 class EndPage(_Page):
@@ -328,6 +351,8 @@ class Simulated(Strict):
     """llm: the engine."""
     sampling: SamplingSpec = Field(default_factory=SamplingSpec)
     """llm: sampling."""
+    vary_wording: bool = True
+    """persona: never the same chat line twice in an episode (same draws and actions as false, the earlier wording); as a recipe seat's ``vary_wording``."""
 
     @model_validator(mode="after")
     def _complete(self) -> Simulated:

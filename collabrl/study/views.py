@@ -21,6 +21,7 @@ from collabrl.study.schema import (
     SurveyPage,
     TextPage,
 )
+from collabrl.study.tutorial import PRACTICE, tutorial_of
 
 if TYPE_CHECKING:
     from collabrl.study.runtime import StudyRuntime
@@ -114,7 +115,7 @@ def _round_view(rt: StudyRuntime, pid: str, page: ConditionsPage) -> dict[str, A
             ],
             "free_text": fill(questionnaire.free_text, values) if questionnaire.free_text else None,
         }
-    names = list(study.agent_names(condition.id).values())
+    names = list(group.agent_names().values())
     together = " and ".join(names)
     disclosure = (
         f"{together} {'is an AI agent' if len(names) == 1 else 'are AI agents'}."
@@ -123,7 +124,7 @@ def _round_view(rt: StudyRuntime, pid: str, page: ConditionsPage) -> dict[str, A
     )
     seat, session = row["seat"], group.session
     assert seat is not None  # a group's member has a seat in it
-    return {
+    view = {
         "phase": "play",
         "round": values["round"],
         "rounds": values["rounds"],
@@ -133,3 +134,7 @@ def _round_view(rt: StudyRuntime, pid: str, page: ConditionsPage) -> dict[str, A
         "deadline_s": rt.deadlines.remaining(("idle", group.gid, seat)),
         "on_idle": study.timers.on_idle,
     }
+    tutorial = tutorial_of(study) if group.position == PRACTICE else None
+    if tutorial is not None:  # the practice round: no round number; the page says practice
+        view.update(round=None, practice=True, html=markdown(fill(tutorial.text, values)))
+    return view

@@ -174,7 +174,7 @@ class AnalysisPersona(PersonaBase):
         if mates and self.chance(self.temperament.doubt):
             self.stats["doubts"] += 1
             result = f"{fresh['name']} = {fresh['value']}" if fresh["name"] else str(fresh["value"])
-            doubt = self.voice.pick(DOUBTS).format(result=result)
+            doubt = self.voice.phrase(DOUBTS).format(result=result)
             return self.voice.think("That number worries me."), doubt, MESSAGE
         if may_run and fresh["seat"] == self.seat and self.chance(self.temperament.recheck):
             self.stats["rechecks"] += 1

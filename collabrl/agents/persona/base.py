@@ -15,19 +15,12 @@ from collections import Counter
 
 from collabrl.agents.persona.temperament import Temperament, stable_seed
 from collabrl.agents.persona.voice import Voice
-from collabrl.envs.base import MAX_MESSAGE_CHARS, Observation, format_response
+from collabrl.agents.persona.wording import clip_message
+from collabrl.envs.base import Observation, format_response, sends_message
 from collabrl.envs.structures import StructureView, pick_owner
 from collabrl.profiles.schema import Profile
 
 Reply = tuple[str, str, str]  # (think, message, action)
-
-
-def clip_message(text: str, limit: int = MAX_MESSAGE_CHARS) -> str:
-    """``text`` cut at a word boundary so it fits the game's message limit."""
-    text = " ".join(text.split())
-    if len(text) <= limit:
-        return text
-    return text[:limit].rsplit(" ", 1)[0]
 
 
 _NAMELESS = "\x00"
@@ -52,15 +45,19 @@ class PersonaBase(ABC):
     ``doubts`` (reassurance questions), ``instructions`` given, ``dawdles``, ``rechecks``,
     ``hesitations``, ``slips`` (deliberately unavailable actions), and as a gate owner
     ``approvals`` and ``denials``.
+
+    ``vary_wording``: no chat line is sent twice in an episode (:mod:`.wording`); the random
+    stream and the actions are those of ``vary_wording=False``, the wording of earlier versions.
     """
 
-    def __init__(self, profile: Profile) -> None:
+    def __init__(self, profile: Profile, vary_wording: bool = True) -> None:
         game = self.game()
         if profile.game != game:
             raise ValueError(f"profile {profile.id!r} is for {profile.game}, not {game}")
         self.profile = profile
         self.temperament = Temperament.from_profile(profile)
         self.name = f"persona:{profile.id}"
+        self.vary_wording = vary_wording
         self.reset("", 0)
 
     @classmethod
@@ -74,7 +71,7 @@ class PersonaBase(ABC):
     def reset(self, seat: str, seed: int) -> None:
         self.seat = seat
         self.rng = random.Random(stable_seed(self.profile.id, seat, seed))
-        self.voice = Voice(self.temperament, self.rng)
+        self.voice = Voice(self.temperament, self.rng, self.vary_wording)
         self.stats: Counter[str] = Counter()
         self.reply: str | None = None  # acceptance or refusal still to be said
         self.opened = False
@@ -149,7 +146,10 @@ class PersonaBase(ABC):
                 think = self.voice.think("That should do, I think.")
                 return format_response(think, "", blunder)
         think, message, action = self._decide(obs)
-        return format_response(think, clip_message(message), action)
+        message = clip_message(message)
+        if self.vary_wording and sends_message(action, message, obs.message_action):
+            message = self.voice.said.sent(message)
+        return format_response(think, message, action)
 
     # ----------------------------------------------------------------- game-specific parts
     @abstractmethod

@@ -225,11 +225,11 @@ class HouseholdPersona(PersonaBase):
                 self.doubted.add(obj)
                 self.stats["doubts"] += 1
                 at = heard.apartment.fixture_token(fixture)
-                doubt = self.voice.pick(DOUBTS).format(obj=token(heard.names[obj], obj), at=at)
+                doubt = self.voice.phrase(DOUBTS).format(obj=token(heard.names[obj], obj), at=at)
                 return self._say(view, "evidence", doubt, False)
         if self.chance(0.3):
             self.stats["doubts"] += 1
-            return self._say(view, "evidence", self.voice.pick(VAGUE_DOUBTS), False)
+            return self._say(view, "evidence", self.voice.phrase(VAGUE_DOUBTS), False)
         return None
 
     def _chatter(self, obs: Observation, view: StructureView | None) -> Reply | None:

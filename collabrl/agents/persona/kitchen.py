@@ -142,7 +142,7 @@ class KitchenPersona(PersonaBase):
         if not self.chance(self.temperament.doubt * 0.4):
             return None
         self.stats["doubts"] += 1
-        return self.voice.pick(DOUBTS)
+        return self.voice.phrase(DOUBTS)
 
     def _chatter(self, v: dict[str, Any]) -> str | None:
         """Unprompted talk: a leader asks for the job most needed, others narrate or cheer."""
@@ -158,7 +158,7 @@ class KitchenPersona(PersonaBase):
         self.asked[job] = v["tick"]
         self.stats["instructions"] += 1
         partners = [p["name"] for p in v["partners"]]
-        return named(self.voice.pick(ASKS[job]), " and ".join(partners), len(partners))
+        return named(self.voice.phrase(ASKS[job]), " and ".join(partners), len(partners))
 
     # ----------------------------------------------------------------- moves
     def _stall(self, v: dict[str, Any], actions: list[str]) -> Reply | None:

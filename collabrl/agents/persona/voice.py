@@ -9,6 +9,7 @@ from __future__ import annotations
 import random
 
 from collabrl.agents.persona.temperament import Temperament
+from collabrl.agents.persona.wording import SaidLog
 
 # Openers and sign-offs that make a talkative persona's message sound like them.
 UPBEAT = (
@@ -78,11 +79,16 @@ THINK_OPENERS = {
 
 
 class Voice:
-    """Picks phrases for one persona with its seeded rng (so wording is reproducible)."""
+    """Picks phrases for one persona with its seeded rng (so wording is reproducible).
 
-    def __init__(self, temperament: Temperament, rng: random.Random) -> None:
+    ``vary``: a phrase already said this episode gives way to a fresh one (:class:`SaidLog`);
+    the draw from ``rng`` is the same either way, so the persona's choices do not change."""
+
+    def __init__(self, temperament: Temperament, rng: random.Random, vary: bool = True) -> None:
         self.t = temperament
         self.rng = rng
+        self.vary = vary
+        self.said = SaidLog()
 
     def mood(self) -> str:
         """The disposition that colours this persona's inner monologue."""
@@ -105,31 +111,37 @@ class Voice:
         """Wrap a factual message in this persona's register (talkative: more words)."""
         parts = []
         if self.rng.random() < self.t.wordiness * 0.7:
-            parts.append(self.rng.choice(UPBEAT))
+            parts.append(self.phrase(UPBEAT))
         parts.append(core)
         if self.rng.random() < self.t.doubt:
-            parts.append(self.rng.choice(WORRIED_ENDINGS))
+            parts.append(self.phrase(WORRIED_ENDINGS))
         elif self.rng.random() < self.t.wordiness * self.t.comply * 0.6:
-            parts.append(self.rng.choice(WARM_ENDINGS))
+            parts.append(self.phrase(WARM_ENDINGS))
         return " ".join(parts)
 
     def greeting(self) -> str:
         style = "warm" if self.t.comply >= 0.6 else "blunt" if self.t.comply <= 0.3 else "neutral"
-        return self.rng.choice(GREETINGS[style])
+        return self.phrase(GREETINGS[style])
 
     def accept(self) -> str:
-        return self.rng.choice(ACCEPT)
+        return self.phrase(ACCEPT)
 
     def refuse(self) -> str:
-        return self.rng.choice(REFUSE)
+        return self.phrase(REFUSE)
 
     def hesitation(self) -> str:
-        return self.rng.choice(HESITATIONS)
+        return self.phrase(HESITATIONS)
 
     def cheer(self) -> str | None:
         """Encouragement from a warm persona; a cold one keeps it to itself (None)."""
-        return self.rng.choice(CHEERS) if self.rng.random() < self.t.comply else None
+        return self.phrase(CHEERS) if self.rng.random() < self.t.comply else None
+
+    def phrase(self, bank: tuple[str, ...] | list[str]) -> str:
+        """A phrase (or template) of ``bank`` to say: one draw from the rng, kept fresh when
+        ``vary`` (game modules keep their own banks of templates)."""
+        drawn = self.rng.choice(bank)
+        return self.said.fresh(drawn, bank) if self.vary else drawn
 
     def pick(self, options: tuple[str, ...] | list[str]) -> str:
-        """One of ``options`` (game modules keep their own banks of templates)."""
+        """One of ``options``, as drawn: a move or a table, never wording (see :meth:`phrase`)."""
         return self.rng.choice(options)

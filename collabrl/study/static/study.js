@@ -193,7 +193,7 @@ function fullRender(msg) {
 function update(msg) {
   // Parts of the page that change without a new page: progress, disclosure, waiting, game frame.
   $("study").textContent = msg.study;
-  $("progress").textContent = msg.round ? `Round ${msg.round} of ${msg.rounds}` : "";
+  $("progress").textContent = msg.practice ? "Practice round" : msg.round ? `Round ${msg.round} of ${msg.rounds}` : "";
   if (msg.kind === "match") $("note").textContent = `${msg.waiting} waiting`;
   if (msg.kind === "conditions" && msg.phase === "play") {
     $("note").textContent = msg.disclosure;
