@@ -26,6 +26,7 @@ from typing import Any
 from collabrl.errors import RecipeError
 from collabrl.study.design import Assigner
 from collabrl.study.load import LoadedStudy
+from collabrl.study.room_lint import GROUP_PAGES, check_page_needs
 from collabrl.study.schema import (
     Condition,
     ConditionsPage,
@@ -326,10 +327,11 @@ def _reachable(start: str, edges: list[Edge], skip: frozenset[str] = frozenset()
 def _check_graph(flow: Flow) -> None:
     study, edges = flow.study, flow.edges
     conditions = [p for p in study.pages if isinstance(p, ConditionsPage)]
-    if len(conditions) != 1:
+    if len(conditions) > 1:
         raise RecipeError(
-            f"pages: give exactly one page of kind conditions (got {len(conditions)})"
+            f"pages: give at most one page of kind conditions (got {len(conditions)})"
         )
+    check_page_needs(study)
     if isinstance(study.pages[0], EndPage):
         raise RecipeError(f"pages: the first page ({study.pages[0].id}) is an end page")
     pages = {p.id: p for p in study.pages}
@@ -351,14 +353,16 @@ def _check_graph(flow: Flow) -> None:
     stuck = [n for n in nodes if n not in finishing]
     if stuck:
         raise RecipeError(f"pages: no end page can be reached from {', '.join(stuck)}")
-    play = f"{conditions[0].id}.play1"
-    if len(study.seats.humans) > 1:
+    humans = len(study.human_seats)
+    if humans > 1:
         rooms = frozenset(p.id for p in study.pages if isinstance(p, MatchPage))
-        if play in _reachable(nodes[0], edges, rooms):
-            raise RecipeError(
-                f"pages: {len(study.seats.humans)} human seats, but participants can reach "
-                f"{conditions[0].id} without a match page: add a page of kind match before it"
-            )
+        for page in (p for p in study.pages if isinstance(p, GROUP_PAGES)):
+            entry = _entry(page, flow.rounds)
+            if entry in _reachable(nodes[0], edges, rooms):
+                raise RecipeError(
+                    f"pages: groups of {humans}, but participants can reach {page.id} without "
+                    "a match page: add a page of kind match before it"
+                )
 
 
 def _release_targets(study: Study) -> list[tuple[str, str]]:
@@ -374,8 +378,8 @@ def _release_targets(study: Study) -> list[tuple[str, str]]:
 
 
 def _check_balance(study: Study, flow: Flow) -> None:
-    design, humans = study.design, len(study.seats.humans)
-    if design.kind == "between" and len(study.conditions) < 2:
+    design, humans = study.design, len(study.human_seats)
+    if design.kind == "between" and 0 < len(study.conditions) < 2:
         raise RecipeError("design.kind=between needs at least two conditions")
     assigner = Assigner(design, [c.id for c in study.conditions], study.task_list, study.seed)
     unit = assigner.block * humans
@@ -393,6 +397,8 @@ def _check_balance(study: Study, flow: Flow) -> None:
 def check_condition(study: Study, index: int, condition: Condition) -> None:
     """A condition's agent must exist: a local checkpoint on disk, a profile of this game."""
     agent = condition.agent
+    if agent is None:  # a chat or document round: its chat agent was checked by the schema
+        return
     where = f"conditions.{index} ({condition.id})"
     engine = agent.engine if agent.kind == "llm" else None  # an llm agent always has one
     if engine is not None and engine.backend in LOCAL_BACKENDS and not condition.hub_model:
@@ -406,6 +412,7 @@ def check_condition(study: Study, index: int, condition: Condition) -> None:
         from collabrl.profiles import get_profile
 
         profile = get_profile(agent.profile)
+        assert study.game is not None  # check_page_needs: game rounds need a game
         if agent.kind == "persona" and profile.game != study.game.name:
             raise RecipeError(
                 f"{where}: profile {profile.id!r} is a {profile.game} profile, not {study.game.name}"
@@ -497,6 +504,8 @@ def _check_simulated(study: Study) -> None:
     """Simulated participants and stand-ins need profiles for every task of the study."""
     from collabrl.profiles import get_profile, load_profiles
 
+    if study.game is None:
+        return
     for what, spec in (
         ("simulated", study.simulated),
         ("pretest.participants", study.pretest.participants),
