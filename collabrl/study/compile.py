@@ -331,7 +331,6 @@ def _check_graph(flow: Flow) -> None:
         raise RecipeError(
             f"pages: give at most one page of kind conditions (got {len(conditions)})"
         )
-    check_page_needs(study)
     if isinstance(study.pages[0], EndPage):
         raise RecipeError(f"pages: the first page ({study.pages[0].id}) is an end page")
     pages = {p.id: p for p in study.pages}
@@ -543,6 +542,7 @@ class CompiledStudy:
 def compile_study(loaded: LoadedStudy) -> CompiledStudy:
     """Compile and check a loaded study; raises RecipeError (one line) on the first problem."""
     study = loaded.study
+    check_page_needs(study)
     flow = Flow(study, [])
     flow.edges = _edges(study, flow.rounds)
     _check_branches(study)
