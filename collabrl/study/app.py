@@ -264,9 +264,7 @@ async def _serve_page(ws: WebSocket, rt: StudyRuntime, pid: str, limits: Limits)
                 extra = getattr(exc, "extra", {})
                 code = {"code": exc.code} if hasattr(exc, "code") else {}
                 await send(
-                    {"type": "error", "message": str(exc), "problems": exc.problems}
-                    | code
-                    | extra
+                    {"type": "error", "message": str(exc), "problems": exc.problems} | code | extra
                 )
 
     await run_both(push, take)

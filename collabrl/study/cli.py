@@ -76,6 +76,7 @@ NO_REPORT = (
     "and document"
 )
 
+
 @click.group("study")
 def study() -> None:
     """User studies declared in one file: lint, serve, pretest, export, report."""

@@ -358,9 +358,10 @@ def _check_graph(flow: Flow) -> None:
         for page in (p for p in study.pages if isinstance(p, GROUP_PAGES)):
             entry = _entry(page, flow.rounds)
             if entry in _reachable(nodes[0], edges, rooms):
+                who = f"{humans} human seats" if study.seats else f"groups of {humans}"
                 raise RecipeError(
-                    f"pages: groups of {humans}, but participants can reach {page.id} without "
-                    "a match page: add a page of kind match before it"
+                    f"pages: {who}, but participants can reach {page.id} without a match "
+                    "page: add a page of kind match before it"
                 )
 
 

@@ -125,7 +125,9 @@ def answer(hub: RoomHub, pid: str, room: Room, accept: bool, proposal: Any) -> N
     if accept and open_one["text"] is None:
         raise FormError("there is no text to accept: dismiss it")
     if accept and open_one["base"] != room.version:
-        raise FormError("the document changed since the proposal was made: dismiss it and ask again")
+        raise FormError(
+            "the document changed since the proposal was made: dismiss it and ask again"
+        )
     hub.record("document_proposal_answer", room, pid, id=open_one["id"], accepted=accept)
     if accept:
         _store(hub, room, open_one["text"], None, by="agent", name=open_one["agent"])

@@ -140,8 +140,10 @@ class SimulatedParticipant:
         if self.player is None or self.sid != session.sid:
             spec, study = self.rt.study.pretest.participants, self.rt.study
             if self.profile is None and spec.kind != "expert":
-                profiles = task_profiles(spec, study.game.name, group.row["task"])
-                slot = group.row["unit"] * len(study.seats.humans) + study.seats.humans.index(seat)
+                profiles = task_profiles(spec, study.played_game.name, group.row["task"])
+                slot = group.row["unit"] * len(
+                    study.game_seats.humans
+                ) + study.game_seats.humans.index(seat)
                 self.profile = profiles[slot % len(profiles)]
                 self.rt.describe(self.pid, profile=self.profile.id)
             self.player = simulated_player(
@@ -171,14 +173,17 @@ class SimulatedParticipant:
         assert group is not None and study.questionnaire is not None  # a round is being rated
         if self.rt.rooms.is_room_round(group, group.position):  # no episode: uniform ratings
             items = study.questionnaire.items
-            return {"ratings": {i.id: self.rng.randint(1, i.points) for i in items}, "free_text": ""}
+            return {
+                "ratings": {i.id: self.rng.randint(1, i.points) for i in items},
+                "free_text": "",
+            }
         assert self.answers is not None  # built for every study with a questionnaire
         group, session, seat = self._round()
         record = self.rt.db.episode(group.gid, group.position)
         assert record is not None  # saved with the move to the questionnaire
         efficiency = group.section().efficiency(record["summary"])
         facts = round_facts(
-            record, efficiency, seat, study.seats.agents, session.game.message_action
+            record, efficiency, seat, study.game_seats.agents, session.game.message_action
         )
         ratings = self.answers.answer(
             facts,

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from collabrl.study.forms import FormError
 from collabrl.study.room import Room, RoomKind, open_room, room_events, room_key, rooms_from_events
 from collabrl.study.schema import ChatAgent, ChatPage, ConditionsPage, DocumentPage, RoomLimits
-from collabrl.study.views import fill, markdown
+from collabrl.study.views import fill
 
 if TYPE_CHECKING:
     from collabrl.study.rounds import GroupRun
@@ -114,7 +114,7 @@ class RoomHub:
         position: int | None = None,
         condition: str | None = None,
     ) -> Room:
-        data = {
+        data: dict[str, Any] = {
             "room": key,
             "kind": spec.kind,
             "page": page,
@@ -123,13 +123,15 @@ class RoomHub:
             "members": members,
             "initial": spec.initial,
         }
-        self.rt.db.event("room_open", gid=gid, node=page, **data)
+        self.rt.db.event("room_open", None, gid, page, **data)
         room = open_room({"kind": "room_open", "gid": gid, "t": time.time(), "data": data})
         self.rooms[key] = room
         if spec.kind == "chat":
             for agent in spec.agents:
                 if agent.opening:
-                    self.record("chat_message", room, by="agent", name=agent.name, text=agent.opening)
+                    self.record(
+                        "chat_message", room, by="agent", name=agent.name, text=agent.opening
+                    )
         self._arm(room, spec.limits)
         return room
 
@@ -171,7 +173,10 @@ class RoomHub:
                 condition=condition.id,
                 round=condition.round,
             )
-        key, spec = room_key(page.id, group.gid, position), self.spec_of(page.id, position, condition.id)
+        key, spec = (
+            room_key(page.id, group.gid, position),
+            self.spec_of(page.id, position, condition.id),
+        )
         self._open(key, page.id, spec, members, group.gid, position, condition.id)
         for pid in group.active():
             self.rt.move(pid, page=page.id, position=position, phase="play")
@@ -257,7 +262,6 @@ class RoomHub:
         out: dict[str, Any] = {
             "kind_of_room": room.kind,
             "room": room.key,
-            "task": markdown(spec.task) if room.position is not None else None,
             "agents": [a.name for a in spec.agents],
             "max_chars": limits.max_chars,
             "turns_left": None if limits.max_turns is None else limits.max_turns - room.turns(pid),

@@ -420,7 +420,7 @@ class StudyRuntime:
     @cached_property
     def message_action(self) -> str:
         """The game's message action (a game is built once, when a bonus first needs it)."""
-        return self.study.game.make_game().message_action
+        return self.study.played_game.make_game().message_action
 
     def _rounds_played(self, pid: str) -> list[dict[str, Any]]:
         """The participant's finished rounds, in play order, as the bonus expression sees them."""
@@ -439,7 +439,7 @@ class StudyRuntime:
                 continue
             record = self.db.episode(group.gid, position)
             if record is not None:
-                metric = type(self.study.game).efficiency_metric
+                metric = type(self.study.played_game).efficiency_metric
                 facts = round_facts(record, seat, metric, self.message_action)
                 rounds.append({**facts, "condition": cid})
         return rounds

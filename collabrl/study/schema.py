@@ -341,7 +341,13 @@ class EndPage(_Page):
 
 
 AnyPage = (
-    TextPage | ConsentPage | SurveyPage | MatchPage | ConditionsPage | ChatPage | DocumentPage
+    TextPage
+    | ConsentPage
+    | SurveyPage
+    | MatchPage
+    | ConditionsPage
+    | ChatPage
+    | DocumentPage
     | EndPage
 )
 Page = Annotated[AnyPage, Field(discriminator="kind")]
@@ -382,6 +388,12 @@ class Condition(Strict):
     """Game-section options this condition plays with, over the study's game section (e.g.
     {structure: scaffolded}: the collaboration structure as a condition); not the task, the
     seats or the game's name, which every condition shares."""
+
+    @property
+    def player(self) -> PlayerSpec:
+        """The agent of a game round (the schema requires it there)."""
+        assert self.agent is not None, f"condition {self.id} plays no game round"
+        return self.agent
 
     @model_validator(mode="after")
     def _not_human(self) -> Condition:
@@ -711,6 +723,18 @@ class Study(Strict):
 
     def page(self, pid: str) -> Page:
         return next(p for p in self.pages if p.id == pid)
+
+    @property
+    def played_game(self) -> GameSection:
+        """The game of a study that has one (only game rounds and their stand-ins ask)."""
+        assert self.game is not None, "a game round in a study without a game"
+        return self.game
+
+    @property
+    def game_seats(self) -> Seats:
+        """The seats of a study with a game (only game rounds and their stand-ins ask)."""
+        assert self.seats is not None, "a game round in a study without a game"
+        return self.seats
 
     @property
     def human_seats(self) -> list[str]:

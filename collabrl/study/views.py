@@ -16,8 +16,8 @@ from collabrl.study.recruitment import completion_link
 from collabrl.study.schema import (
     ChatPage,
     ConditionsPage,
-    DocumentPage,
     ConsentPage,
+    DocumentPage,
     EndPage,
     MatchPage,
     SurveyPage,

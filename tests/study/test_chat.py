@@ -21,13 +21,16 @@ from tests.study.room_helpers import (
     failing,
     room_runtime,
     say,
-    settle,
     transcript,
     with_llm,
     write_study,
 )
 
-SURVEY = {"id": "intake", "kind": "survey", "questions": [{"id": "age", "text": "Age?", "kind": "number", "min": 18, "max": 99}]}
+SURVEY = {
+    "id": "intake",
+    "kind": "survey",
+    "questions": [{"id": "age", "text": "Age?", "kind": "number", "min": 18, "max": 99}],
+}
 AGENT = {"name": "Sam", "opening": "Hi, I am Sam.", "lines": ["First reply.", "Second reply."]}
 
 
@@ -49,16 +52,27 @@ def test_a_survey_only_study_needs_no_game_conditions_or_questionnaire(tmp_path)
     [
         (
             [{"id": "rounds", "kind": "conditions"}],
-            {"conditions": [{"id": "a", "name": "A", "agent": {"kind": "expert"}}], "questionnaire": {"template": "collabbench"}},
+            {
+                "conditions": [{"id": "a", "name": "A", "agent": {"kind": "expert"}}],
+                "questionnaire": {"template": "collabbench"},
+            },
             "page rounds: condition a plays a game round, but the study has no game",
         ),
-        ([{"id": "rounds", "kind": "conditions"}], {}, "page rounds: a conditions page needs conditions"),
+        (
+            [{"id": "rounds", "kind": "conditions"}],
+            {},
+            "page rounds: a conditions page needs conditions",
+        ),
         (
             [{"id": "rounds", "kind": "conditions"}],
             {"conditions": [{"id": "a", "name": "A", "round": "chat", "chat_agent": AGENT}]},
             "page rounds: a conditions page needs questionnaire",
         ),
-        ([{"id": "wait", "kind": "match"}, chat()], {}, "page wait: a match page in a study without a game needs size"),
+        (
+            [{"id": "wait", "kind": "match"}, chat()],
+            {},
+            "page wait: a match page in a study without a game needs size",
+        ),
         ([chat(agents=[])], {}, "page chat: a chat with one participant and no agents has nobody"),
         (
             [chat(agents=[]), {"id": "wait", "kind": "match", "size": 2}],
@@ -280,5 +294,9 @@ def test_the_pretest_chats_and_the_export_holds_the_transcripts(tmp_path) -> Non
     assert sum(line["speaker"] == "participant" for line in lines) == 16  # two each round
     with open(tmp_path / "export" / "responses.csv", encoding="utf-8") as f:
         rows = list(csv.DictReader(f))
-    assert {r["condition"] for r in rows} == {"warm", "terse"} and all(r["turns"] == "2" for r in rows)
-    assert (tmp_path / "export" / "bonuses.csv").read_text().count(",0.70\n") == 4  # 0.25 * 2 + 0.05 * 4
+    assert {r["condition"] for r in rows} == {"warm", "terse"} and all(
+        r["turns"] == "2" for r in rows
+    )
+    assert (tmp_path / "export" / "bonuses.csv").read_text().count(
+        ",0.70\n"
+    ) == 4  # 0.25 * 2 + 0.05 * 4

@@ -132,7 +132,10 @@ def test_an_llm_agent_rewrites_the_document_and_a_failure_is_an_apology(tmp_path
 
     rt, pid, engine, first = run_coroutine(scenario())
     assert first["text"] == "Plan:\n- rewritten"
-    assert "Write a plan." in engine.calls[0][1]["content"] and "Plan:" in engine.calls[0][1]["content"]
+    assert (
+        "Write a plan." in engine.calls[0][1]["content"]
+        and "Plan:" in engine.calls[0][1]["content"]
+    )
     failed = rt.view(pid)["document"]["proposal"]
     assert failed["text"] is None and failed["apology"] == "Sorry, I cannot answer right now."
     assert rt.db.events("agent_failure")[0]["data"]["agent"] == "Ada"
@@ -196,7 +199,8 @@ def test_a_chat_round_then_a_document_round_and_the_export(tmp_path) -> None:
         (doc,) = list(csv.DictReader(f))
     assert doc["text"] == "Our cooking plan:\n- soup" and doc["condition"] == "terse"
     assert (doc["versions"], doc["position"], doc["closed"]) == ("1", "2", "ended")
-    history = [json.loads(line) for line in open(tmp_path / "export" / "document_history.jsonl")]
+    lines = (tmp_path / "export" / "document_history.jsonl").read_text().splitlines()
+    history = [json.loads(line) for line in lines]
     assert [h["participant"] for h in history] == [pid] and "+- soup" in history[0]["diff"]
     with open(tmp_path / "export" / "responses.csv", encoding="utf-8") as f:
         rows = list(csv.DictReader(f))

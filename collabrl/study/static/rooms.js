@@ -22,7 +22,6 @@ function roomButton(parent, label, testid, onclick) {
 
 function buildRoom(msg, form, send) {
   const box = roomNode("div", null, { class: "room", "data-testid": "room", "data-room": msg.room });
-  if (msg.task) { const task = roomNode("div", null, { class: "markdown" }); task.innerHTML = msg.task; box.appendChild(task); }
   if (msg.kind_of_room === "chat") {
     box.appendChild(roomNode("ol", null, { class: "chat-log", "data-testid": "chat-log", "aria-live": "polite" }));
     box.appendChild(roomNode("p", "", { class: "note", "data-testid": "chat-pending" }));
@@ -33,7 +32,9 @@ function buildRoom(msg, form, send) {
   } else {
     roomState.dirty = false; roomState.base = null;
     box.appendChild(roomNode("p", "", { class: "note", "data-testid": "doc-version" }));
+    box.appendChild(roomNode("h3", "The saved text"));
     box.appendChild(roomNode("pre", "", { class: "doc-current", "data-testid": "doc-current", "aria-label": "the saved text" }));
+    box.appendChild(roomNode("h3", "Your draft"));
     const draft = roomNode("textarea", null, { id: "doc-draft", rows: "10", maxlength: String(msg.max_chars), "data-testid": "doc-draft", "aria-label": "your draft" });
     draft.addEventListener("input", () => { roomState.dirty = true; });
     box.appendChild(draft);
