@@ -50,6 +50,15 @@ async def say(hub: RoomHub, pid: str, room: Room, spec: RoomSpec, text: Any) -> 
         hub.rt.spawn(_reply(hub, room, spec, agent))
 
 
+def resume_replies(hub: RoomHub, room: Room, spec: RoomSpec) -> None:
+    """After a restart: ask the agents again when the last line of an open chat is a
+    participant's (their replies were in flight when the server stopped)."""
+    if room.kind == "chat" and room.messages and room.messages[-1]["by"] == "participant":
+        for agent in spec.agents:
+            room.pending += 1
+            hub.rt.spawn(_reply(hub, room, spec, agent))
+
+
 async def _reply(hub: RoomHub, room: Room, spec: RoomSpec, agent: ChatAgent) -> None:
     try:
         async with hub.lock(room.key):

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import time
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from collabrl.study.forms import FormError
@@ -123,17 +124,22 @@ class RoomHub:
             "members": members,
             "initial": spec.initial,
         }
-        self.rt.db.event("room_open", None, gid, page, **data)
         room = open_room({"kind": "room_open", "gid": gid, "t": time.time(), "data": data})
-        self.rooms[key] = room
-        if spec.kind == "chat":
-            for agent in spec.agents:
-                if agent.opening:
-                    self.record(
-                        "chat_message", room, by="agent", name=agent.name, text=agent.opening
-                    )
-        self._arm(room, spec.limits)
+        with self.rt.db.batch():  # the room and its agents' openings, or nothing
+            self.rt.db.event("room_open", None, gid, page, **data)
+            if spec.kind == "chat":
+                for agent in spec.agents:
+                    if agent.opening:
+                        self.record(
+                            "chat_message", room, by="agent", name=agent.name, text=agent.opening
+                        )
+        self.rt.db.after_commit(partial(self._opened, room, spec.limits))
         return room
+
+    def _opened(self, room: Room, limits: RoomLimits) -> None:
+        """A room whose opening is stored: known from now on, its time limit running."""
+        self.rooms[room.key] = room
+        self._arm(room, limits)
 
     def _arm(self, room: Room, limits: RoomLimits) -> None:
         if limits.time_s is None or room.closed:
@@ -163,7 +169,9 @@ class RoomHub:
         page = self.rt.flow.conditions_page
         condition = group.condition(position)
         members = [p for p in group.members.values() if p]
-        with self.rt.db.batch():
+        key = room_key(page.id, group.gid, position)
+        spec = self.spec_of(page.id, position, condition.id)
+        with self.rt.db.batch():  # the round starts, its room opens and its members move at once
             group.store(position=position, phase="play", attempt=group.row["attempt"])
             self.rt.db.event(
                 "round_start",
@@ -173,13 +181,9 @@ class RoomHub:
                 condition=condition.id,
                 round=condition.round,
             )
-        key, spec = (
-            room_key(page.id, group.gid, position),
-            self.spec_of(page.id, position, condition.id),
-        )
-        self._open(key, page.id, spec, members, group.gid, position, condition.id)
-        for pid in group.active():
-            self.rt.move(pid, page=page.id, position=position, phase="play")
+            self._open(key, page.id, spec, members, group.gid, position, condition.id)
+            for pid in group.active():
+                self.rt.move(pid, page=page.id, position=position, phase="play")
 
     async def end(self, pid: str, room: Room) -> None:
         """The participant pressed the end button: a page room lets them go on; a round (and
@@ -295,12 +299,24 @@ class RoomHub:
 
     # --- restart and payment ----------------------------------------------------------------
 
-    def recover(self) -> None:
-        """Rebuild every room from the event log; re-arm the time limits of open ones."""
+    async def recover(self) -> None:
+        """Rebuild every room from the event log; re-arm the time limits of open ones, ask
+        again for chat replies a stop cut off, and open the room of a participant who reached
+        a room page just before the stop."""
+        from collabrl.study.chat import resume_replies
+
         self.rooms = rooms_from_events(room_events(self.rt.db))
-        for room in self.rooms.values():
+        for room in list(self.rooms.values()):
             if not room.closed:
-                self._arm(room, self.spec(room).limits)
+                spec = self.spec(room)
+                self._arm(room, spec.limits)
+                resume_replies(self, room, spec)
+        for pid, row in self.rt.people.items():
+            page = self.rt.study.page(row["page"])
+            inside = row["status"] == "active" and isinstance(page, ROOM_PAGES)
+            if inside and self.current(pid) is None:
+                assert isinstance(page, ROOM_PAGES)
+                await self.arrive(pid, page)
 
     def round_facts(self, group: GroupRun, position: int, pid: str) -> dict[str, Any] | None:
         """What a participant did in a chat or document round (the bonus's ``round[i]``)."""

@@ -110,7 +110,7 @@ class StudyRuntime:
             self.groups[group.gid] = group
             for event in self.db.events("questionnaire", group.gid):
                 group.rated.setdefault(event["data"]["position"], set()).add(event["pid"])
-        self.rooms.recover()
+        await self.rooms.recover()
         for pid, row in self.people.items():
             page = self.study.page(row["page"])
             if row["status"] != "active":

@@ -21,6 +21,7 @@ from tests.study.room_helpers import (
     failing,
     room_runtime,
     say,
+    settle,
     transcript,
     with_llm,
     write_study,
@@ -300,3 +301,66 @@ def test_the_pretest_chats_and_the_export_holds_the_transcripts(tmp_path) -> Non
     assert (tmp_path / "export" / "bonuses.csv").read_text().count(
         ",0.70\n"
     ) == 4  # 0.25 * 2 + 0.05 * 4
+
+
+def test_a_reply_cut_off_by_a_restart_is_asked_again(tmp_path) -> None:
+    import time
+
+    agent = {"name": "Max", "kind": "llm", "engine": LLM}
+    path, db = write_study(tmp_path, [chat(agents=[agent])]), tmp_path / "db.sqlite"
+
+    def slow(conversation):
+        time.sleep(0.2)
+        return "never heard"
+
+    async def before():
+        rt = room_runtime(path, db)
+        with_llm(rt, slow)
+        pid = await at_chat(rt)
+        await rt.submit(pid, {"node": "chat", "action": "say", "text": "anyone?"})
+        await asyncio.sleep(0.05)  # the engine is answering
+        rt.shutdown()  # the reply is in flight
+        rt.db.close()
+        return pid
+
+    async def after(pid):
+        rt = room_runtime(path, db)
+        with_llm(rt, lambda conv: "here I am")
+        await rt.recover()
+        await settle(rt)
+        return rt
+
+    pid = run_coroutine(before())
+    rt = run_coroutine(after(pid))
+    assert transcript(rt, pid) == [("You", "anyone?"), ("Max", "here I am")]
+
+
+def test_a_chat_round_survives_a_restart_and_the_admin_page_shows_the_study(tmp_path) -> None:
+    from collabrl.study.admin import admin_state
+
+    db = tmp_path / "db.sqlite"
+
+    async def before():
+        rt = room_runtime("chat_rounds_study", db)
+        await rt.recover()
+        pid, _ = await rt.join("human", {"PROLIFIC_PID": "abc"})
+        await rt.submit(pid, {"node": "consent", "agree": True})
+        await rt.submit(pid, {"node": "intake", "answers": {"cooks": "daily"}})
+        await say(rt, pid, "before")
+        seen = transcript(rt, pid)
+        rt.shutdown()
+        rt.db.close()
+        return pid, seen
+
+    async def after(pid):
+        rt = room_runtime("chat_rounds_study", db)
+        await rt.recover()
+        seen = transcript(rt, pid)
+        await rt.submit(pid, {"node": "rounds.play1", "action": "end"})
+        return rt, seen
+
+    pid, seen = run_coroutine(before())
+    rt, again = run_coroutine(after(pid))
+    assert again == seen and rt.node(pid) == "rounds.rate1"
+    counts = admin_state(rt)["counts"]
+    assert (counts["joined"], counts["active"]) == (1, 1)
