@@ -70,7 +70,8 @@ class RoomHub:
         assert agent is not None and condition.round != "game"  # checked by the schema
         values = {"round": (position or 0) + 1, "rounds": self.rt.flow.rounds}
         task = fill(page.text, {**values, "partner": agent.name})
-        return RoomSpec(condition.round, [agent], page.limits, page.initial, task)
+        limits = page.limits if condition.round == "chat" else page.document_limits
+        return RoomSpec(condition.round, [agent], limits, page.initial, task)
 
     def is_room_round(self, group: GroupRun, position: int) -> bool:
         return group.condition(position).round != "game"

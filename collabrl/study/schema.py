@@ -299,7 +299,11 @@ class ConditionsPage(_Page):
     initial: str = Field("", max_length=100_000)
     """Document rounds: the text the shared document starts with."""
     limits: RoomLimits = Field(default_factory=lambda: RoomLimits())
-    """Chat and document rounds: turn, length and time limits, and the end button."""
+    """Chat rounds: message, length and time limits, and the end button."""
+    document_limits: RoomLimits = Field(
+        default_factory=lambda: RoomLimits(max_turns=50, max_chars=20_000)
+    )
+    """Document rounds: save, length and time limits, and the end button."""
 
 
 class ChatPage(_Page):
@@ -325,7 +329,7 @@ class DocumentPage(_Page):
     agent: ChatAgent | None = None
     """The agent that proposes edits on request (null: none)."""
     limits: RoomLimits = Field(default_factory=lambda: RoomLimits(max_turns=50, max_chars=20_000))
-    """Save, length and time limits, and the end button."""
+    """Save, length and time limits, and the end button (max_chars: the whole text)."""
 
 
 class EndPage(_Page):
