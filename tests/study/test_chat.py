@@ -364,3 +364,23 @@ def test_a_chat_round_survives_a_restart_and_the_admin_page_shows_the_study(tmp_
     assert again == seen and rt.node(pid) == "rounds.rate1"
     counts = admin_state(rt)["counts"]
     assert (counts["joined"], counts["active"]) == (1, 1)
+
+
+@pytest.mark.parametrize(
+    ("name", "says"),
+    [
+        ("chat_document_study", "no conditions, so no report"),
+        ("chat_rounds_study", "| terse       | 2   | 2.00"),
+    ],
+)
+def test_the_shipped_examples_pass_lint_and_pretest(name, says, tmp_path, capsys) -> None:
+    from collabrl.cli import main
+
+    for args in (["lint", name], ["pretest", name, "--out", str(tmp_path), "--participants", "2"]):
+        try:
+            main(["study", *args])
+        except SystemExit as exc:
+            assert exc.code == 0, capsys.readouterr().err
+    out = capsys.readouterr().out
+    assert says in out and "2 simulated participants" in out
+    assert (tmp_path / "export" / "chat_transcripts.csv").is_file()
