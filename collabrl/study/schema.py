@@ -400,7 +400,7 @@ class Condition(Strict):
         return self.agent
 
     @model_validator(mode="after")
-    def _not_human(self) -> Condition:
+    def _agent_fits_the_round(self) -> Condition:
         if self.round != "game" and self.chat_agent is None:
             raise ValueError(f"condition {self.id}: a {self.round} round needs chat_agent")
         if self.round == "game" and self.agent is None:
