@@ -265,6 +265,9 @@ class ChatAgent(Strict):
     """Said in the room when the agent fails (its engine errs or times out)."""
     timeout_s: float = Field(60.0, gt=0, le=3600)
     """llm: seconds one reply may take before the agent counts as failed."""
+    hub_model: bool = False
+    """llm: the model is a Hugging Face hub id, not a local checkpoint folder (lint then does
+    not look for it on disk)."""
 
     @model_validator(mode="after")
     def _complete(self) -> ChatAgent:

@@ -384,3 +384,28 @@ def test_the_shipped_examples_pass_lint_and_pretest(name, says, tmp_path, capsys
     out = capsys.readouterr().out
     assert says in out and "2 simulated participants" in out
     assert (tmp_path / "export" / "chat_transcripts.csv").is_file()
+
+
+def test_an_llm_agent_answers_through_a_real_engine_of_a_tiny_model(tmp_path) -> None:
+    """No scripted stand-in: a transformers engine over a tiny random model, as a lab's own
+    checkpoint would be loaded (its words are noise; a reply or an apology, never a crash)."""
+    from collabrl.models.tiny import make_tiny_model
+
+    model = make_tiny_model(tmp_path / "tiny")
+    engine = {"backend": "transformers", "model": str(model), "options": {"device": "cpu"}}
+    agent = {"name": "Tiny", "kind": "llm", "engine": engine, "sampling": {"max_new_tokens": 6}}
+    path = write_study(tmp_path, [chat(agents=[agent])])
+    with pytest.raises(RecipeError, match=r"pages.1.agents.0 \(Tiny\): checkpoint 'nowhere'"):
+        compile_study(load_study(str(path), ["pages.1.agents.0.engine.model=nowhere"]))
+
+    async def scenario():
+        rt = room_runtime(path, tmp_path / "db.sqlite")
+        pid = await at_chat(rt)
+        await say(rt, pid, "hello")
+        return rt, pid
+
+    rt, pid = run_coroutine(scenario())
+    said = transcript(rt, pid)
+    assert said[0] == ("You", "hello") and said[1][0] == "Tiny" and len(said) == 2
+    failures = rt.db.events("agent_failure")
+    assert (said[1][1] == "Sorry, I cannot answer right now.") == bool(failures)
