@@ -5,8 +5,9 @@ into one ``play`` and one ``rate`` (questionnaire) node per round. :func:`compil
 refuses, in one line each: a route to a page that does not exist, a branch value that no
 answer to its question can take, pages no participant can reach, a path that can never end, a
 loop a participant is caught in, a group study whose players could reach the game without the
-waiting room, a recruitment target that cannot balance orders and tasks, conditions that name
-checkpoints or profiles that do not exist, a recruitment platform without what it needs (a
+waiting room, a recruitment target that cannot balance orders and tasks, conditions (and chat
+agents) that name checkpoints or profiles that do not exist, what a page lacks
+(:mod:`collabrl.study.room_lint`), a recruitment platform without what it needs (a
 completion code, a completion link, ids to pay), and a bonus expression that does not parse or
 names what does not exist. Every ``collabrl study`` command compiles first.
 
@@ -26,7 +27,7 @@ from typing import Any
 from collabrl.errors import RecipeError
 from collabrl.study.design import Assigner
 from collabrl.study.load import LoadedStudy
-from collabrl.study.room_lint import GROUP_PAGES, check_page_needs
+from collabrl.study.room_lint import GROUP_PAGES, chat_agents, check_page_needs
 from collabrl.study.schema import (
     Condition,
     ConditionsPage,
@@ -419,6 +420,19 @@ def check_condition(study: Study, index: int, condition: Condition) -> None:
             )
 
 
+def check_chat_agents(study: Study) -> None:
+    """An LLM chat agent's local checkpoint must be on disk, as a game condition's must."""
+    for where, agent in chat_agents(study):
+        engine = agent.engine
+        if engine is None or engine.backend not in LOCAL_BACKENDS or agent.hub_model:
+            continue
+        if not Path(engine.model).expanduser().is_dir():
+            raise RecipeError(
+                f"{where} ({agent.name}): checkpoint {engine.model!r} does not exist; override "
+                f"{where}.engine.model=PATH (or set hub_model: true for a hub id)"
+            )
+
+
 def question_ids(study: Study) -> list[str]:
     """``page.question`` of every survey question (the export's columns, the bonus's answers)."""
     return [f"{p.id}.{q.id}" for p in study.pages if isinstance(p, SurveyPage) for q in p.questions]
@@ -552,6 +566,7 @@ def compile_study(loaded: LoadedStudy) -> CompiledStudy:
     _check_balance(study, flow)
     for index, condition in enumerate(study.conditions):
         check_condition(study, index, condition)
+    check_chat_agents(study)
     _check_simulated(study)
     _check_recruitment(study)
     assigner = Assigner(study.design, [c.id for c in study.conditions], study.task_list, study.seed)

@@ -1,12 +1,9 @@
 """Lint of what a page needs from the rest of the study file, for studies with and without a
 game: a conditions page needs conditions and a questionnaire, a game round needs a game, a
-match page without a game needs a group ``size``, a chat alone needs an agent, an LLM agent's
-local checkpoint must exist. One line each,
+match page without a game needs a group ``size``, a chat alone needs an agent. One line each,
 naming the page and what it lacks (:func:`check_page_needs`, run by every compile)."""
 
 from __future__ import annotations
-
-from pathlib import Path
 
 from collabrl.errors import RecipeError
 from collabrl.study.schema import (
@@ -46,7 +43,6 @@ def check_page_needs(study: Study) -> None:
     for page in study.pages:
         if isinstance(page, MatchPage):
             _check_match(study, page)
-    _check_agents(study)
     alone = len(study.human_seats) == 1
     for page in study.pages:
         if isinstance(page, ChatPage) and alone and not page.agents:
@@ -68,21 +64,6 @@ def chat_agents(study: Study) -> list[tuple[str, ChatAgent]]:
         if condition.chat_agent is not None:
             found.append((f"conditions.{k}.chat_agent", condition.chat_agent))
     return found
-
-
-def _check_agents(study: Study) -> None:
-    """An LLM agent's local checkpoint must be on disk (as a game condition's must)."""
-    from collabrl.study.compile import LOCAL_BACKENDS
-
-    for where, agent in chat_agents(study):
-        engine = agent.engine
-        if engine is None or engine.backend not in LOCAL_BACKENDS or agent.hub_model:
-            continue
-        if not Path(engine.model).expanduser().is_dir():
-            raise RecipeError(
-                f"{where} ({agent.name}): checkpoint {engine.model!r} does not exist; override "
-                f"{where}.engine.model=PATH (or set hub_model: true for a hub id)"
-            )
 
 
 def _check_match(study: Study, page: MatchPage) -> None:
