@@ -260,8 +260,12 @@ async def _serve_page(ws: WebSocket, rt: StudyRuntime, pid: str, limits: Limits)
                 await rt.submit(pid, data)
             except StoragePaused as exc:  # not the participant's mistake: programs can tell
                 await send({"type": "error", "code": exc.code, "message": str(exc)})
-            except FormError as exc:
-                await send({"type": "error", "message": str(exc), "problems": exc.problems})
+            except FormError as exc:  # a stale document save also carries the current text
+                extra = getattr(exc, "extra", {})
+                code = {"code": exc.code} if hasattr(exc, "code") else {}
+                await send(
+                    {"type": "error", "message": str(exc), "problems": exc.problems} | code | extra
+                )
 
     await run_both(push, take)
 

@@ -71,6 +71,12 @@ def _existing(compiled, db: Path | None, pretest: bool = False):
     return open_database(compiled.loaded, path, writing=False)  # reads only: beside a server
 
 
+NO_REPORT = (
+    "no conditions, so no report to compare them: the export holds every answer, transcript "
+    "and document"
+)
+
+
 @click.group("study")
 def study() -> None:
     """User studies declared in one file: lint, serve, pretest, export, report."""
@@ -91,8 +97,9 @@ def lint(args: tuple[str, ...], graph: bool) -> None:
         f"ok: {study.name} ({compiled.loaded.sha256[:12]}): {len(study.pages)} pages, "
         f"{len(study.conditions)} conditions, {study.design.kind}-subject with "
         f"{len(assigner.orders)} order(s) x {len(assigner.tasks)} task(s), balanced every "
-        f"{assigner.block} session(s); {len(study.seats.humans)} human and "
-        f"{len(study.seats.agents)} agent seat(s); target {study.design.participants}",
+        f"{assigner.block} session(s); {len(study.human_seats)} participant(s) per group and "
+        f"{len(study.seats.agents) if study.seats else 0} agent seat(s); "
+        f"target {study.design.participants}",
         err=graph,
     )
 
@@ -220,7 +227,9 @@ def pretest(args, participants: int | None, db: Path | None, out: Path | None, o
     database = open_database(compiled.loaded, path)
     try:
         info = export_study(compiled.loaded, database, out)
-        text, _ = write_report(compiled.study, response_rows(compiled.loaded, database), out)
+        text = NO_REPORT
+        if compiled.study.conditions:
+            text, _ = write_report(compiled.study, response_rows(compiled.loaded, database), out)
     finally:
         database.close()
     click.echo(text.split("\n![](report.png)")[0])
@@ -267,6 +276,8 @@ def report(args: tuple[str, ...], db: Path | None, pretest: bool, out: Path | No
     from collabrl.study.report import write_report
 
     compiled = _compiled(args)
+    if not compiled.study.conditions:
+        raise CollabrlError(NO_REPORT)
     database = _existing(compiled, db, pretest)
     try:
         out = out or _folder(compiled, pretest) / "report"

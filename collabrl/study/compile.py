@@ -5,8 +5,9 @@ into one ``play`` and one ``rate`` (questionnaire) node per round. :func:`compil
 refuses, in one line each: a route to a page that does not exist, a branch value that no
 answer to its question can take, pages no participant can reach, a path that can never end, a
 loop a participant is caught in, a group study whose players could reach the game without the
-waiting room, a recruitment target that cannot balance orders and tasks, conditions that name
-checkpoints or profiles that do not exist, a recruitment platform without what it needs (a
+waiting room, a recruitment target that cannot balance orders and tasks, conditions (and chat
+agents) that name checkpoints or profiles that do not exist, what a page lacks
+(:mod:`collabrl.study.room_lint`), a recruitment platform without what it needs (a
 completion code, a completion link, ids to pay), and a bonus expression that does not parse or
 names what does not exist. Every ``collabrl study`` command compiles first.
 
@@ -26,6 +27,7 @@ from typing import Any
 from collabrl.errors import RecipeError
 from collabrl.study.design import Assigner
 from collabrl.study.load import LoadedStudy
+from collabrl.study.room_lint import GROUP_PAGES, chat_agents, check_page_needs
 from collabrl.study.schema import (
     Condition,
     ConditionsPage,
@@ -334,9 +336,9 @@ def _reachable(start: str, edges: list[Edge], skip: frozenset[str] = frozenset()
 def _check_graph(flow: Flow) -> None:
     study, edges = flow.study, flow.edges
     conditions = [p for p in study.pages if isinstance(p, ConditionsPage)]
-    if len(conditions) != 1:
+    if len(conditions) > 1:
         raise RecipeError(
-            f"pages: give exactly one page of kind conditions (got {len(conditions)})"
+            f"pages: give at most one page of kind conditions (got {len(conditions)})"
         )
     if isinstance(study.pages[0], EndPage):
         raise RecipeError(f"pages: the first page ({study.pages[0].id}) is an end page")
@@ -359,14 +361,17 @@ def _check_graph(flow: Flow) -> None:
     stuck = [n for n in nodes if n not in finishing]
     if stuck:
         raise RecipeError(f"pages: no end page can be reached from {', '.join(stuck)}")
-    play = f"{conditions[0].id}.play1"
-    if len(study.seats.humans) > 1:
+    humans = len(study.human_seats)
+    if humans > 1:
         rooms = frozenset(p.id for p in study.pages if isinstance(p, MatchPage))
-        if play in _reachable(nodes[0], edges, rooms):
-            raise RecipeError(
-                f"pages: {len(study.seats.humans)} human seats, but participants can reach "
-                f"{conditions[0].id} without a match page: add a page of kind match before it"
-            )
+        for page in (p for p in study.pages if isinstance(p, GROUP_PAGES)):
+            entry = _entry(page, flow.rounds)
+            if entry in _reachable(nodes[0], edges, rooms):
+                who = f"{humans} human seats" if study.seats else f"groups of {humans}"
+                raise RecipeError(
+                    f"pages: {who}, but participants can reach {page.id} without a match "
+                    "page: add a page of kind match before it"
+                )
 
 
 def _release_targets(study: Study) -> list[tuple[str, str]]:
@@ -382,8 +387,8 @@ def _release_targets(study: Study) -> list[tuple[str, str]]:
 
 
 def _check_balance(study: Study, flow: Flow) -> None:
-    design, humans = study.design, len(study.seats.humans)
-    if design.kind == "between" and len(study.conditions) < 2:
+    design, humans = study.design, len(study.human_seats)
+    if design.kind == "between" and 0 < len(study.conditions) < 2:
         raise RecipeError("design.kind=between needs at least two conditions")
     assigner = Assigner(design, [c.id for c in study.conditions], study.task_list, study.seed)
     unit = assigner.block * humans
@@ -401,6 +406,8 @@ def _check_balance(study: Study, flow: Flow) -> None:
 def check_condition(study: Study, index: int, condition: Condition) -> None:
     """A condition's agent must exist: a local checkpoint on disk, a profile of this game."""
     agent = condition.agent
+    if agent is None:  # a chat or document round: its chat agent was checked by the schema
+        return
     where = f"conditions.{index} ({condition.id})"
     engine = agent.engine if agent.kind == "llm" else None  # an llm agent always has one
     if engine is not None and engine.backend in LOCAL_BACKENDS and not condition.hub_model:
@@ -414,9 +421,23 @@ def check_condition(study: Study, index: int, condition: Condition) -> None:
         from collabrl.profiles import get_profile
 
         profile = get_profile(agent.profile)
+        assert study.game is not None  # check_page_needs: game rounds need a game
         if agent.kind == "persona" and profile.game != study.game.name:
             raise RecipeError(
                 f"{where}: profile {profile.id!r} is a {profile.game} profile, not {study.game.name}"
+            )
+
+
+def check_chat_agents(study: Study) -> None:
+    """An LLM chat agent's local checkpoint must be on disk, as a game condition's must."""
+    for where, agent in chat_agents(study):
+        engine = agent.engine
+        if engine is None or engine.backend not in LOCAL_BACKENDS or agent.hub_model:
+            continue
+        if not Path(engine.model).expanduser().is_dir():
+            raise RecipeError(
+                f"{where} ({agent.name}): checkpoint {engine.model!r} does not exist; override "
+                f"{where}.engine.model=PATH (or set hub_model: true for a hub id)"
             )
 
 
@@ -505,6 +526,8 @@ def _check_simulated(study: Study) -> None:
     """Simulated participants and stand-ins need profiles for every task of the study."""
     from collabrl.profiles import get_profile, load_profiles
 
+    if study.game is None:
+        return
     for what, spec in (
         ("simulated", study.simulated),
         ("pretest.participants", study.pretest.participants),
@@ -542,6 +565,7 @@ class CompiledStudy:
 def compile_study(loaded: LoadedStudy) -> CompiledStudy:
     """Compile and check a loaded study; raises RecipeError (one line) on the first problem."""
     study = loaded.study
+    check_page_needs(study)
     flow = Flow(study, [])
     flow.edges = _edges(study, flow.rounds)
     _check_branches(study)
@@ -550,6 +574,7 @@ def compile_study(loaded: LoadedStudy) -> CompiledStudy:
     _check_balance(study, flow)
     for index, condition in enumerate(study.conditions):
         check_condition(study, index, condition)
+    check_chat_agents(study)
     _check_simulated(study)
     _check_recruitment(study)
     check_tutorial(study)

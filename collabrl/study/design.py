@@ -70,7 +70,7 @@ class Assigner:
     """Assignments for groups 0, 1, 2, ...: deterministic given the study seed."""
 
     def __init__(self, design: Design, conditions: list[str], tasks: list[str], seed: int):
-        self.orders = condition_orders(design, conditions)
+        self.orders = condition_orders(design, conditions) or [[]]  # no conditions: one order
         self.tasks = list(tasks)
         self.block = block_size(len(self.orders), len(self.tasks))
         self.shuffle, self.seed = design.shuffle, seed

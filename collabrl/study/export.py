@@ -20,6 +20,8 @@
   and its participant-facing name also as top-level ``condition`` and ``condition_name``
   columns (what an analysis filters on first), and ``practice`` (true: the tutorial's
   practice round, which no row counts);
+- ``chat_transcripts.csv``, ``documents.csv`` and ``document_history.jsonl``: chat rooms and
+  shared documents (:mod:`collabrl.study.room_export`);
 - ``manifest.json``: the resolved study and its hash, the files it came from, the agents' model
   identifiers, collabrl's version, and each exported file's hash.
 
@@ -45,6 +47,12 @@ from collabrl.study.db import StudyDB
 from collabrl.study.load import LoadedStudy
 from collabrl.study.payment import bonus_file
 from collabrl.study.recruitment import PLATFORMS
+from collabrl.study.room_export import (
+    chat_transcript_rows,
+    document_history,
+    document_rows,
+    room_response_rows,
+)
 from collabrl.web.recording import HF_NESTED
 
 STAND_IN = ("stand-in", "idle-substitute")
@@ -77,8 +85,12 @@ def round_facts(
 
 
 def response_rows(loaded: LoadedStudy, db: StudyDB) -> list[dict[str, Any]]:
-    """One row per participant x round played (rated or not), in group and order position."""
+    """One row per participant x round played (rated or not), in group and order position;
+    chat and document rounds after the game rounds (:mod:`collabrl.study.room_export`)."""
     study = loaded.study
+    rooms = room_response_rows(loaded, db, _intake(db))
+    if study.game is None:
+        return rooms
     metric = type(study.game).efficiency_metric
     message_action = study.game.make_game().message_action
     people = {p["pid"]: p for p in db.participants()}
@@ -90,6 +102,7 @@ def response_rows(loaded: LoadedStudy, db: StudyDB) -> list[dict[str, Any]]:
         if d["by"] in STAND_IN:
             stood_in[(event["gid"], d["position"], d["seat"])] += 1
     intake = _intake(db)
+    assert study.questionnaire is not None  # compile: a conditions page needs one
     dimensions = list(dict.fromkeys(item.dimension for item in study.questionnaire.items))
     rows = []
     for group in db.groups():
@@ -99,9 +112,9 @@ def response_rows(loaded: LoadedStudy, db: StudyDB) -> list[dict[str, Any]]:
             person = people[pid]
             for position, cid in enumerate(group["conditions"]):
                 record = episodes.get((group["gid"], position))
-                if record is None:
-                    continue
                 condition = study.condition(cid)
+                if record is None or condition.agent is None:
+                    continue
                 facts = round_facts(record, seat, metric, message_action)
                 summary = record["summary"]
                 answers = rated.get((pid, position), {})
@@ -146,7 +159,7 @@ def response_rows(loaded: LoadedStudy, db: StudyDB) -> list[dict[str, Any]]:
                 row.update(intake[pid])
                 row.update({f"field.{k}": v for k, v in person["fields"].items()})
                 rows.append(row)
-    return rows
+    return rows + rooms
 
 
 def participant_rows(db: StudyDB) -> list[dict[str, Any]]:
@@ -234,20 +247,41 @@ def manifest(loaded: LoadedStudy, db: StudyDB, counts: dict[str, int]) -> dict[s
             {
                 "id": c.id,
                 "name": c.name,
-                "agent": player_label(c.agent),
-                "kind": c.agent.kind,
-                "backend": c.agent.engine.backend if c.agent.engine else None,
-                "model": c.agent.engine.model if c.agent.engine else None,
-                "sampling": c.agent.sampling.model_dump() if c.agent.kind == "llm" else None,
-                "profile": c.agent.profile,
+                "round": c.round,
+                **(_agent_manifest(c.agent) if c.agent else _chat_agent_manifest(c.chat_agent)),
             }
             for c in study.conditions
         ],
-        "stand_in": player_label(study.simulated),
+        "stand_in": player_label(study.simulated) if study.game is not None else None,
         "collabrl": __version__,
         "python": platform.python_version(),
         "exported": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         "counts": counts,
+    }
+
+
+def _agent_manifest(agent: Any) -> dict[str, Any]:
+    """A game round's agent, as the manifest records it."""
+    return {
+        "agent": player_label(agent),
+        "kind": agent.kind,
+        "backend": agent.engine.backend if agent.engine else None,
+        "model": agent.engine.model if agent.engine else None,
+        "sampling": agent.sampling.model_dump() if agent.kind == "llm" else None,
+        "profile": agent.profile,
+    }
+
+
+def _chat_agent_manifest(agent: Any) -> dict[str, Any]:
+    """A chat or document round's agent, as the manifest records it."""
+    llm = agent.kind == "llm"
+    return {
+        "agent": f"{agent.kind}:{agent.name}",
+        "kind": agent.kind,
+        "backend": agent.engine.backend if llm else None,
+        "model": agent.engine.model if llm else None,
+        "sampling": agent.sampling.model_dump() if llm else None,
+        "profile": None,
     }
 
 
@@ -284,6 +318,9 @@ def export_study(loaded: LoadedStudy, db: StudyDB, out: Path) -> dict[str, Any]:
         write_jsonl(staging / "trajectories.jsonl", trajectories)
         if bonuses is not None:
             write_text(staging / "bonuses.csv", bonuses)
+        write_csv(staging / "chat_transcripts.csv", chat_transcript_rows(db, _iso))
+        write_csv(staging / "documents.csv", document_rows(db))
+        write_jsonl(staging / "document_history.jsonl", document_history(db, _iso))
         if rows:
             write_hf_dataset(staging / "responses_hf", rows)
         if trajectories:

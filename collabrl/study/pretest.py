@@ -27,6 +27,7 @@ from collabrl.study.compile import CompiledStudy
 from collabrl.study.db import StudyDB, open_database
 from collabrl.study.forms import FormError
 from collabrl.study.players import simulated_player, task_profiles
+from collabrl.study.room_pretest import act_in_room
 from collabrl.study.rounds import GroupRun
 from collabrl.study.runtime import StudyRuntime
 from collabrl.study.signals import run_coroutine
@@ -57,13 +58,14 @@ def survey_answer(question: dict[str, Any], rng: random.Random) -> Any:
 class SimulatedParticipant:
     """One simulated participant, driving the runtime through its public calls."""
 
-    def __init__(self, rt: StudyRuntime, answers: AnswerModel, index: int) -> None:
+    def __init__(self, rt: StudyRuntime, answers: AnswerModel | None, index: int) -> None:
         self.rt, self.answers, self.index = rt, answers, index
         self.rng = random.Random(stable_seed(rt.study.seed, "participant", index))
         self.pid = ""
         self.profile: Profile | None = None
         self.player: Player | None = None
         self.sid = ""  # the session self.player plays
+        self.rooms: dict[str, Any] = {}  # what it did in each chat room and document
 
     async def run(self) -> None:
         """Go through the study; raises PretestStuck where a live participant would be stuck:
@@ -113,6 +115,8 @@ class SimulatedParticipant:
             elif kind == "survey":
                 answers = {q["id"]: survey_answer(q, self.rng) for q in view["questions"]}
                 await self.rt.submit(self.pid, {"node": node, "answers": answers})
+            elif view.get("room"):
+                await act_in_room(self.rt, self.pid, view, self.index, self.rooms)
             elif kind == "conditions" and view["phase"] == "play":
                 await self.play()
             elif kind == "conditions" and view["phase"] == "rate":
@@ -136,8 +140,10 @@ class SimulatedParticipant:
         if self.player is None or self.sid != session.sid:
             spec, study = self.rt.study.pretest.participants, self.rt.study
             if self.profile is None and spec.kind != "expert":
-                profiles = task_profiles(spec, study.game.name, group.row["task"])
-                slot = group.row["unit"] * len(study.seats.humans) + study.seats.humans.index(seat)
+                profiles = task_profiles(spec, study.played_game.name, group.row["task"])
+                slot = group.row["unit"] * len(
+                    study.game_seats.humans
+                ) + study.game_seats.humans.index(seat)
                 self.profile = profiles[slot % len(profiles)]
                 self.rt.describe(self.pid, profile=self.profile.id)
             self.player = simulated_player(
@@ -162,13 +168,22 @@ class SimulatedParticipant:
         await self.rt.decide(self.pid, parsed.action or "", parsed.message)
 
     def rate(self) -> dict[str, Any]:
-        group, session, seat = self._round()
         study = self.rt.study
+        group = self.rt.group_of(self.pid)
+        assert group is not None and study.questionnaire is not None  # a round is being rated
+        if self.rt.rooms.is_room_round(group, group.position):  # no episode: uniform ratings
+            items = study.questionnaire.items
+            return {
+                "ratings": {i.id: self.rng.randint(1, i.points) for i in items},
+                "free_text": "",
+            }
+        assert self.answers is not None  # built for every study with a questionnaire
+        group, session, seat = self._round()
         record = self.rt.db.episode(group.gid, group.position)
         assert record is not None  # saved with the move to the questionnaire
         efficiency = group.section().efficiency(record["summary"])
         facts = round_facts(
-            record, efficiency, seat, study.seats.agents, session.game.message_action
+            record, efficiency, seat, study.game_seats.agents, session.game.message_action
         )
         ratings = self.answers.answer(
             facts,
@@ -184,7 +199,12 @@ class SimulatedParticipant:
 async def _run(compiled: CompiledStudy, db: StudyDB, participants: int, progress: bool) -> dict:
     rt = StudyRuntime(compiled, db)
     await rt.recover()
-    answers = AnswerModel(compiled.study.pretest.answers, compiled.study.questionnaire, rt.engines)
+    questionnaire = compiled.study.questionnaire
+    answers = (
+        AnswerModel(compiled.study.pretest.answers, questionnaire, rt.engines)
+        if questionnaire is not None
+        else None
+    )
     clients = [SimulatedParticipant(rt, answers, i) for i in range(participants)]
     bar = tqdm(total=participants, desc="simulated participants", disable=not progress)
 
@@ -197,7 +217,8 @@ async def _run(compiled: CompiledStudy, db: StudyDB, participants: int, progress
     finally:
         bar.close()
         rt.shutdown()
-    return {"participants": participants, "answer_fallbacks": answers.fallbacks}
+    fallbacks = answers.fallbacks if answers is not None else 0
+    return {"participants": participants, "answer_fallbacks": fallbacks}
 
 
 def run_pretest(compiled: CompiledStudy, db_path: Path, participants: int, progress: bool = True):

@@ -27,14 +27,18 @@ from typing import Any
 from tabulate import tabulate
 
 from collabrl.records import write_text
+from collabrl.study.room_export import ROOM_MEASURE
 from collabrl.study.schema import Study
 from collabrl.study.stats import Interval, holm, mann_whitney, mean_ci, wilcoxon
 
 
 def measures(study: Study) -> list[str]:
-    """The efficiency column, then the questionnaire dimensions in item order."""
-    dims = dict.fromkeys(item.dimension for item in study.questionnaire.items)
-    return [type(study.game).efficiency_metric, *dims]
+    """The efficiency column (without a game: the turns of chat and document rounds), then
+    the questionnaire dimensions in item order."""
+    items = study.questionnaire.items if study.questionnaire else []
+    dims = dict.fromkeys(item.dimension for item in items)
+    metric = type(study.game).efficiency_metric if study.game is not None else ROOM_MEASURE
+    return [metric, *dims]
 
 
 def _values(rows: list[dict[str, Any]], condition: str, measure: str) -> dict[str, float]:
@@ -49,7 +53,7 @@ def _values(rows: list[dict[str, Any]], condition: str, measure: str) -> dict[st
 def scales(study: Study) -> dict[str, tuple[int, int]]:
     """Each questionnaire dimension's scale: 1 to the most points of its items."""
     out: dict[str, tuple[int, int]] = {}
-    for item in study.questionnaire.items:
+    for item in study.questionnaire.items if study.questionnaire else []:
         out[item.dimension] = (1, max(item.points, out.get(item.dimension, (1, 0))[1]))
     return out
 
@@ -199,7 +203,8 @@ def plot(study: Study, summary: dict[str, Any], path: Path) -> Path:
                 label=c if j == 0 else None,
                 width=width,
             )
-    points = max((item.points for item in study.questionnaire.items), default=5)
+    items = study.questionnaire.items if study.questionnaire else []
+    points = max((item.points for item in items), default=5)
     right.set_xticks(range(len(dims)), [d.capitalize() for d in dims])
     right.set_ylim(0, points + 0.8)
     right.set_ylabel(f"rating 1-{points} (mean, 95% CI)")

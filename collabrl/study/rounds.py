@@ -141,17 +141,17 @@ class GroupRun:
         section, condition = self.section(position), self.condition(position)
         game, seed = section.make_game(), self.seed(position)
         agents = {
-            seat: agent_player(condition.agent, section, game, seed, self.rt.engines)
-            for seat in self.rt.study.seats.agents
+            seat: agent_player(condition.player, section, game, seed, self.rt.engines)
+            for seat in self.rt.study.game_seats.agents
         }
-        public = {seat: "participant" for seat in self.rt.study.seats.humans}
+        public = {seat: "participant" for seat in self.rt.study.game_seats.humans}
         public.update({seat: condition.name for seat in agents})
         self.stand_ins, self.busy, self.logged = {}, set(), 0
         return Session(
             sid=f"{self.gid}-{position + 1}-{self.row['attempt']}",
             game=game,
             players=agents,
-            humans=list(self.rt.study.seats.humans),
+            humans=list(self.rt.study.game_seats.humans),
             seed=seed,
             kinds=public,
             on_finish=self._finished,
@@ -248,14 +248,14 @@ class GroupRun:
         """The episode in the evaluation's trajectory schema, stamped with the study's facts."""
         record = session.record(None)
         condition = self.condition()
-        labels = {seat: player_label(condition.agent) for seat in self.rt.study.seats.agents}
+        labels = {seat: player_label(condition.player) for seat in self.rt.study.game_seats.agents}
         for seat, pid in self.members.items():
             labels[seat] = f"participant:{pid}" if pid else "stand-in"
         record["players"] = labels
-        if condition.agent.profile:  # the partner's profile, as collabrl serve records it
+        if condition.player.profile:  # the partner's profile, as collabrl serve records it
             from collabrl.profiles import get_profile
 
-            partner = get_profile(condition.agent.profile)
+            partner = get_profile(condition.player.profile)
             record.update(profile=partner.id, player_type=partner.player_type)
         record["stamp"].update(
             source="study",
@@ -265,7 +265,7 @@ class GroupRun:
             unit=self.row["unit"],
             position=self.position + 1,
             condition=condition.id,
-            policy=player_label(condition.agent),
+            policy=player_label(condition.player),
             partners=", ".join(sorted(set(labels.values()))),
         )
         return mark_practice(record, self.rt.study) if self.position == PRACTICE else record
@@ -413,11 +413,13 @@ class GroupRun:
         and group)."""
         if seat not in self.stand_ins:
             spec, study = self.rt.study.simulated, self.rt.study
-            index = self.row["unit"] * len(study.seats.humans) + study.seats.humans.index(seat)
+            index = self.row["unit"] * len(study.game_seats.humans) + study.game_seats.humans.index(
+                seat
+            )
             profiles = (
                 []
                 if spec.kind == "expert"
-                else task_profiles(spec, study.game.name, self.row["task"])
+                else task_profiles(spec, study.played_game.name, self.row["task"])
             )
             profile = profiles[index % len(profiles)] if profiles else None
             seed = self.seed(self.position)

@@ -39,6 +39,7 @@ from collabrl.study.db import (
 from collabrl.study.forms import FormError, ratings, survey_answers
 from collabrl.study.payment import bonus_names, evaluate_bonus
 from collabrl.study.recruitment import PLATFORMS, exported_ids, id_hash, id_salt, link_ids
+from collabrl.study.rooms import ROOM_PAGES, RoomHub
 from collabrl.study.rounds import GroupRun
 from collabrl.study.schema import (
     ConditionsPage,
@@ -97,6 +98,7 @@ class StudyRuntime:
         self.platform = PLATFORMS[self.study.recruitment.platform]
         self.salt = id_salt(db.meta().get("id_salt", ""))
         self.payments: dict[str, dict[str, Any]] = {}  # participant -> their payment event
+        self.rooms = RoomHub(self)  # chat rooms and shared documents
 
     # --- start and stop ---------------------------------------------------------------------
 
@@ -109,6 +111,7 @@ class StudyRuntime:
             self.groups[group.gid] = group
             for event in self.db.events("questionnaire", group.gid):
                 group.rated.setdefault(event["data"]["position"], set()).add(event["pid"])
+        await self.rooms.recover()
         for pid, row in self.people.items():
             page = self.study.page(row["page"])
             if row["status"] != "active":
@@ -117,7 +120,11 @@ class StudyRuntime:
                 self._wait_in_pool(pid)
             elif isinstance(page, TIMED_PAGES) or row["phase"] == "rate":
                 self._arm_page_timer(pid)
-        resumed = [g for g in self.groups.values() if g.row["phase"] == "play"]
+        resumed = [
+            g
+            for g in self.groups.values()
+            if g.row["phase"] == "play" and not self.rooms.is_room_round(g, g.position)
+        ]
         for group in resumed:
             await group.resume()
         for group in self.groups.values():
@@ -284,6 +291,8 @@ class StudyRuntime:
             await self.enter(pid, self.flow.after_survey(page, answers))
         elif isinstance(page, ConditionsPage) and row["phase"] == "rate":
             await self._rate(pid, payload)
+        elif self.rooms.current(pid) is not None:
+            await self.rooms.submit(pid, payload)
         else:
             raise FormError("nothing to submit on this page")
 
@@ -371,6 +380,8 @@ class StudyRuntime:
                 await self._match()
         elif isinstance(page, ConditionsPage):
             await self._arrive(pid)
+        elif isinstance(page, ROOM_PAGES):
+            await self.rooms.arrive(pid, page)
 
     def _finish(self, pid: str, page: EndPage) -> None:
         code, payment = None, None
@@ -412,7 +423,7 @@ class StudyRuntime:
     @cached_property
     def message_action(self) -> str:
         """The game's message action (a game is built once, when a bonus first needs it)."""
-        return self.study.game.make_game().message_action
+        return self.study.played_game.make_game().message_action
 
     def _rounds_played(self, pid: str) -> list[dict[str, Any]]:
         """The participant's finished rounds, in play order, as the bonus expression sees them."""
@@ -422,10 +433,16 @@ class StudyRuntime:
         seat = self.people[pid]["seat"]
         if group is None or seat is None:
             return []
-        rounds, metric = [], type(self.study.game).efficiency_metric
+        rounds: list[dict[str, Any]] = []
         for position, cid in enumerate(group.row["conditions"]):
+            if self.rooms.is_room_round(group, position):
+                facts = self.rooms.round_facts(group, position, pid)
+                if facts is not None:
+                    rounds.append({**facts, "condition": cid})
+                continue
             record = self.db.episode(group.gid, position)
             if record is not None:
+                metric = type(self.study.played_game).efficiency_metric
                 facts = round_facts(record, seat, metric, self.message_action)
                 rounds.append({**facts, "condition": cid})
         return rounds
@@ -491,7 +508,7 @@ class StudyRuntime:
 
     async def _match(self) -> None:
         """Form groups while enough participants wait (call with ``self.lock``)."""
-        humans = len(self.study.seats.humans)
+        humans = len(self.study.human_seats)
         while len(self.pool) >= humans:
             await self._form([self.pool.pop(0) for _ in range(humans)], "matched")
         self._arm_match_timer()
@@ -522,7 +539,7 @@ class StudyRuntime:
                 then=page.on_timeout,
             )
             if page.on_timeout == "simulate":
-                humans = len(self.study.seats.humans)
+                humans = len(self.study.human_seats)
                 members = [self.pool.pop(0) for _ in range(min(humans, len(self.pool)))]
                 await self._form(members, "timeout")
                 self._arm_match_timer()
@@ -536,7 +553,7 @@ class StudyRuntime:
         unit's order and task; its members go on from the waiting room."""
         unit = self.db.next_unit()
         assignment = self.compiled.assigner(unit)
-        seats = self.study.seats.humans
+        seats = self.study.human_seats
         members = {seat: (pids[i] if i < len(pids) else None) for i, seat in enumerate(seats)}
         gid = f"g{unit:04d}"
         row = GroupRow(
@@ -600,14 +617,21 @@ class StudyRuntime:
             for p in active
         )
         if phase == "wait" and ready:
-            await group.start(opening_position(self.study, group.row))
+            await self._start_round(group, opening_position(self.study, group.row))
         elif phase == "rate" and set(active) <= group.rated.get(group.position, set()):
             if group.position + 1 < self.flow.rounds:
-                await group.start(group.position + 1)
+                await self._start_round(group, group.position + 1)
             else:
                 group.store(phase="done")
                 for p in active:
                     await self.enter(p, self.flow.successor(conditions))
+
+    async def _start_round(self, group: GroupRun, position: int) -> None:
+        """Round ``position`` of ``group``: a game episode, or a chat or document room."""
+        if self.rooms.is_room_round(group, position):
+            await self.rooms.start_round(group, position)
+        else:
+            await group.start(position)
 
     def round_over(self, group: GroupRun) -> None:
         """The round's episode ended: its active members rate it."""
@@ -616,6 +640,7 @@ class StudyRuntime:
 
     async def _rate(self, pid: str, payload: dict[str, Any]) -> None:
         group = self._member_group(pid)
+        assert self.study.questionnaire is not None  # compile: a conditions page needs one
         answers = ratings(
             self.study.questionnaire,
             payload.get("ratings"),

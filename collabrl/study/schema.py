@@ -28,6 +28,7 @@ Ident = Annotated[str, Field(pattern=r"^[A-Za-z][A-Za-z0-9_-]{0,63}$")]
 Text = Annotated[str, Field(max_length=20_000)]
 """Markdown shown to participants (rendered without raw HTML)."""
 
+NO_TASK = "none"  # the one task of a study without a game
 MAX_TIMEOUT_S = 7 * 24 * 3600.0  # a week: far above any real wait, but finite
 YAML_BOOLEAN = 'unquoted yes/no/on/off/true/false are YAML booleans, not words: quote them ("yes")'
 
@@ -227,6 +228,9 @@ class MatchPage(_Page):
     release: send the waiting participant to ``release_to``."""
     release_to: Ident | None = None
     """on_timeout=release: the (end) page a released participant goes to."""
+    size: int | None = Field(None, ge=1, le=100)
+    """Participants per group (default: the game's human seats); a study without a game sets
+    it to form chat or document groups."""
 
     @model_validator(mode="after")
     def _target(self) -> MatchPage:
@@ -256,6 +260,58 @@ class Tutorial(Strict):
     """Game-section options of the practice round over the study's (and its condition's), e.g. a shorter time limit ({max_ticks: 40} in a game whose limit is max_ticks); not the task, the seats or the game's name."""
 
 
+class ChatAgent(Strict):
+    """An agent in a chat room or at a shared document: scripted (fixed lines) or an LLM
+    through any engine collabrl supports."""
+
+    name: str = Field("Assistant", min_length=1, max_length=60)
+    """What participants see (keep it neutral to keep conditions blind)."""
+    kind: Literal["scripted", "llm"] = "scripted"
+    """scripted: says ``lines`` in order, one per participant message (or edit proposal);
+    llm: answers through ``engine`` in the role ``prompt`` gives it."""
+    opening: str | None = Field(None, max_length=2000)
+    """A first line said when the room opens (null: none)."""
+    lines: list[str] = Field(default_factory=list)
+    """scripted: the replies, in order (then silence); at a document: text it proposes to
+    add, one line per request."""
+    prompt: Text = "You are a friendly assistant working with people on a task. Be brief."
+    """llm: the system prompt (the agent's role and persona)."""
+    engine: EngineSpec | None = None
+    """llm: the engine."""
+    sampling: SamplingSpec = Field(
+        default_factory=lambda: SamplingSpec(temperature=0.7, max_new_tokens=200)
+    )
+    """llm: sampling."""
+    apology: str = Field("Sorry, I cannot answer right now.", max_length=500)
+    """Said in the room when the agent fails (its engine errs or times out)."""
+    timeout_s: float = Field(60.0, gt=0, le=3600)
+    """llm: seconds one reply may take before the agent counts as failed."""
+    hub_model: bool = False
+    """llm: the model is a Hugging Face hub id, not a local checkpoint folder (lint then does
+    not look for it on disk)."""
+
+    @model_validator(mode="after")
+    def _complete(self) -> ChatAgent:
+        require_engine(self.kind, self.engine, "chat agent")
+        if self.kind == "scripted" and not self.lines and not self.opening:
+            raise ValueError(f"chat agent {self.name}: a scripted agent needs lines or an opening")
+        return self
+
+
+class RoomLimits(Strict):
+    """Limits of a chat room or a shared document."""
+
+    max_turns: int | None = Field(10, ge=1, le=10_000)
+    """Messages (chat) or saves (document) each participant may make (null: no limit)."""
+    max_chars: int = Field(500, ge=1, le=100_000)
+    """Longest message (chat) or text (document), in characters."""
+    time_s: float | None = Field(None, gt=0, le=MAX_TIMEOUT_S)
+    """Seconds the room stays open after its first participant arrives; then everyone in it
+    goes on (null: until each ends it)."""
+    end: str = "I am done"
+    """Label of the button that ends the room for the participant."""
+
+
 class ConditionsPage(_Page):
     """The rounds: one game episode per condition of the participant's order, each followed by
     the questionnaire."""
@@ -266,6 +322,40 @@ class ConditionsPage(_Page):
     """Shown above the game ({round}, {rounds}, {partner} are filled in)."""
     tutorial: Tutorial | None = None
     """A practice round played before the first real round (null: none)."""
+    initial: str = Field("", max_length=100_000)
+    """Document rounds: the text the shared document starts with."""
+    limits: RoomLimits = Field(default_factory=lambda: RoomLimits())
+    """Chat rounds: message, length and time limits, and the end button."""
+    document_limits: RoomLimits = Field(
+        default_factory=lambda: RoomLimits(max_turns=50, max_chars=20_000)
+    )
+    """Document rounds: save, length and time limits, and the end button."""
+
+
+class ChatPage(_Page):
+    """A chat room: the participant's group (from a match page with ``size``) or the
+    participant alone, with agents; transcripts are events and export rows."""
+
+    kind: Literal["chat"] = "chat"
+    """chat"""
+    agents: list[ChatAgent] = Field(default_factory=list)
+    """The agents in the room (an empty list: people only)."""
+    limits: RoomLimits = Field(default_factory=RoomLimits)
+    """Turn, length and time limits, and the end button."""
+
+
+class DocumentPage(_Page):
+    """A shared document: a text the group edits together, with an agent that proposes edits;
+    every saved version is an event with its diff."""
+
+    kind: Literal["document"] = "document"
+    """document"""
+    initial: str = Field("", max_length=100_000)
+    """The text the document starts with."""
+    agent: ChatAgent | None = None
+    """The agent that proposes edits on request (null: none)."""
+    limits: RoomLimits = Field(default_factory=lambda: RoomLimits(max_turns=50, max_chars=20_000))
+    """Save, length and time limits, and the end button (max_chars: the whole text)."""
 
 
 class EndPage(_Page):
@@ -280,7 +370,16 @@ class EndPage(_Page):
     """Show the completion code (completion.code) on this page."""
 
 
-AnyPage = TextPage | ConsentPage | SurveyPage | MatchPage | ConditionsPage | EndPage
+AnyPage = (
+    TextPage
+    | ConsentPage
+    | SurveyPage
+    | MatchPage
+    | ConditionsPage
+    | ChatPage
+    | DocumentPage
+    | EndPage
+)
 Page = Annotated[AnyPage, Field(discriminator="kind")]
 """One page of the study file, its class chosen by ``kind``."""
 PAGE_KINDS: dict[str, type[AnyPage]] = {
@@ -304,9 +403,14 @@ class Condition(Strict):
     """Id in the export, the report and the graph (never shown to participants)."""
     name: str = Field(min_length=1, max_length=60)
     """What participants see (keep it neutral, e.g. "Agent A", to keep conditions blind)."""
-    agent: PlayerSpec
-    """The agent: llm (a checkpoint through any engine, optionally with a profile), persona or
-    expert."""
+    agent: PlayerSpec | None = None
+    """Game rounds: the agent: llm (a checkpoint through any engine, optionally with a
+    profile), persona or expert."""
+    round: Literal["game", "chat", "document"] = "game"
+    """What a round of this condition is: a game episode, a chat with ``chat_agent`` or a
+    shared document written with ``chat_agent`` (the conditions page's limits apply)."""
+    chat_agent: ChatAgent | None = None
+    """Chat and document rounds: the agent participants talk or write with."""
     hub_model: bool = False
     """The llm's model is a Hugging Face hub id, not a local checkpoint folder (lint then does
     not look for it on disk)."""
@@ -315,9 +419,24 @@ class Condition(Strict):
     {structure: scaffolded}: the collaboration structure as a condition); not the task, the
     seats or the game's name, which every condition shares."""
 
+    @property
+    def player(self) -> PlayerSpec:
+        """The agent of a game round (the schema requires it there)."""
+        assert self.agent is not None, f"condition {self.id} plays no game round"
+        return self.agent
+
     @model_validator(mode="after")
-    def _not_human(self) -> Condition:
-        if self.agent.kind == "human":
+    def _agent_fits_the_round(self) -> Condition:
+        if self.round != "game" and self.chat_agent is None:
+            raise ValueError(f"condition {self.id}: a {self.round} round needs chat_agent")
+        if self.round == "game" and self.agent is None:
+            raise ValueError(
+                f"condition {self.id}: a game round needs agent (or set round: chat/document)"
+            )
+        if self.chat_agent is not None and "name" not in self.chat_agent.model_fields_set:
+            # the agent speaks under the condition's neutral name unless given its own
+            self.chat_agent = self.chat_agent.model_copy(update={"name": self.name})
+        if self.agent is not None and self.agent.kind == "human":
             raise ValueError(f"condition {self.id}: an agent cannot be kind human")
         return self
 
@@ -505,20 +624,20 @@ class Study(Strict):
     """Heading of every page."""
     seed: Seed = 0
     """Seed of assignments, episodes and simulated participants."""
-    game: GameSpec
-    """The game: a recipe's game section."""
-    seats: Seats
-    """Which seats are human and which are the agent's."""
+    game: GameSpec | None = None
+    """The game: a recipe's game section (null: a study without a game)."""
+    seats: Seats | None = None
+    """Which seats are human and which are the agent's (with a game)."""
     tasks: list[str] = Field(default_factory=list)
     """Tasks (or kitchen layouts) balanced across sessions (empty: the game section's)."""
-    conditions: list[Condition] = Field(min_length=1)
-    """The agent variants."""
+    conditions: list[Condition] = Field(default_factory=list)
+    """The agent variants (empty: no conditions page)."""
     design: Design = Field(default_factory=Design)
     """Counterbalancing and task assignment."""
     pages: list[Page] = Field(min_length=2)
     """The pages, in default order (the first is where participants arrive)."""
-    questionnaire: Questionnaire
-    """Rated after each condition."""
+    questionnaire: Questionnaire | None = None
+    """Rated after each condition (a study with conditions needs it)."""
     simulated: Simulated = Field(default_factory=lambda: Simulated(kind="expert"))
     """Who plays a human seat nobody plays: a match that timed out, an idle participant."""
     timers: Timers = Field(default_factory=Timers)
@@ -540,6 +659,10 @@ class Study(Strict):
 
     @model_validator(mode="after")
     def _seats_cover_the_game(self) -> Study:
+        if self.game is None or self.seats is None:
+            if self.game is not None or self.seats is not None:
+                raise ValueError("game and seats: give both (a game's seats) or neither")
+            return self
         declared = [*self.seats.humans, *self.seats.agents]
         if sorted(declared) != sorted(self.game.seats) or len(set(declared)) != len(declared):
             raise ValueError(
@@ -552,6 +675,8 @@ class Study(Strict):
 
     @model_validator(mode="after")
     def _tasks_fit(self) -> Study:
+        if self.game is None:
+            return self
         for task in self.task_list:
             try:
                 self.game.for_task(task)
@@ -564,6 +689,8 @@ class Study(Strict):
     @model_validator(mode="after")
     def _condition_options_fit(self) -> Study:
         """Each condition's game options make a valid game for every task (one line each)."""
+        if self.game is None:
+            return self
         fixed = {"name", "seats", type(self.game).task_key}
         for c in self.conditions:
             shared = sorted(fixed & set(c.game_options))
@@ -588,6 +715,7 @@ class Study(Strict):
     def section(self, cid: str, task: str) -> GameSection:
         """The game section condition ``cid`` plays ``task`` with (its ``game_options`` over
         the study's game section)."""
+        assert self.game is not None  # only game rounds have a section
         base = self.game.for_task(task)
         options = self.condition(cid).game_options
         if not options:
@@ -610,6 +738,8 @@ class Study(Strict):
     @property
     def task_list(self) -> list[str]:
         """The balanced tasks (the game section's own task when none are listed)."""
+        if self.game is None:
+            return list(self.tasks) or [NO_TASK]
         key = type(self.game).task_key
         return list(self.tasks) or [getattr(self.game, key)]
 
@@ -619,8 +749,30 @@ class Study(Strict):
     def agent_names(self, cid: str) -> dict[str, str]:
         """The names participants see for the agent seats in condition ``cid``: the condition's
         neutral name (with the seat's when the agent plays several)."""
-        name, seats = self.condition(cid).name, self.seats.agents
+        name = self.condition(cid).name
+        seats = self.seats.agents if self.seats is not None else []
         return {seat: name if len(seats) == 1 else f"{name} ({seat})" for seat in seats}
 
     def page(self, pid: str) -> Page:
         return next(p for p in self.pages if p.id == pid)
+
+    @property
+    def played_game(self) -> GameSection:
+        """The game of a study that has one (only game rounds and their stand-ins ask)."""
+        assert self.game is not None, "a game round in a study without a game"
+        return self.game
+
+    @property
+    def game_seats(self) -> Seats:
+        """The seats of a study with a game (only game rounds and their stand-ins ask)."""
+        assert self.seats is not None, "a game round in a study without a game"
+        return self.seats
+
+    @property
+    def human_seats(self) -> list[str]:
+        """The seats a group's participants take: the game's human seats, or (without a game)
+        ``p1``, ``p2``, ... up to the match page's ``size`` (one without a match page)."""
+        if self.seats is not None:
+            return list(self.seats.humans)
+        sizes = [p.size or 1 for p in self.pages if isinstance(p, MatchPage)]
+        return [f"p{k + 1}" for k in range(max(sizes, default=1))]

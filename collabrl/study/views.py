@@ -14,8 +14,10 @@ from urllib.parse import quote
 
 from collabrl.study.recruitment import completion_link
 from collabrl.study.schema import (
+    ChatPage,
     ConditionsPage,
     ConsentPage,
+    DocumentPage,
     EndPage,
     MatchPage,
     SurveyPage,
@@ -68,6 +70,8 @@ def page_view(rt: StudyRuntime, pid: str) -> dict[str, Any]:
         view["questions"] = [q.model_dump(mode="json") for q in page.questions]
     elif isinstance(page, MatchPage):
         view["waiting"] = len(rt.pool)
+    elif isinstance(page, ChatPage | DocumentPage):
+        view.update(rt.rooms.view(pid))
     elif isinstance(page, EndPage):
         view["code"] = row["code"] if page.show_code else None
         view["debrief"] = markdown(study.disclosure.debrief) if study.disclosure.debrief else None
@@ -98,12 +102,14 @@ def _way_back(rt: StudyRuntime, pid: str, page: EndPage) -> dict[str, Any]:
 def _round_view(rt: StudyRuntime, pid: str, page: ConditionsPage) -> dict[str, Any]:
     row, study = rt.people[pid], rt.study
     group = rt.group_of(pid)
-    if group is None or row["phase"] in ("", "wait") or group.session is None:
-        return {"phase": "wait", "html": "", "message": "Waiting for your teammates…"}
+    waiting = {"phase": "wait", "html": "", "message": "Waiting for your teammates…"}
+    if group is None or row["phase"] in ("", "wait"):
+        return waiting
     condition = group.condition()
     values = {"round": group.position + 1, "rounds": rt.flow.rounds, "partner": condition.name}
     if row["phase"] == "rate":
         questionnaire = study.questionnaire
+        assert questionnaire is not None  # compile: a conditions page needs one
         return {
             "phase": "rate",
             "round": values["round"],
@@ -115,13 +121,22 @@ def _round_view(rt: StudyRuntime, pid: str, page: ConditionsPage) -> dict[str, A
             ],
             "free_text": fill(questionnaire.free_text, values) if questionnaire.free_text else None,
         }
+    if condition.round != "game":  # a chat or document round
+        room = rt.rooms.view(pid)
+        if room["room"] is None:
+            return waiting
+        return {
+            "phase": "play",
+            "round": values["round"],
+            "rounds": values["rounds"],
+            "html": markdown(fill(page.text, values)),
+            "disclosure": _disclosure(study.disclosure.ai_partners, [condition.name]),
+            **room,
+        }
+    if group.session is None:
+        return waiting
     names = list(group.agent_names().values())
-    together = " and ".join(names)
-    disclosure = (
-        f"{together} {'is an AI agent' if len(names) == 1 else 'are AI agents'}."
-        if study.disclosure.ai_partners
-        else f"You play with {together}."
-    )
+    disclosure = _disclosure(study.disclosure.ai_partners, names)
     seat, session = row["seat"], group.session
     assert seat is not None  # a group's member has a seat in it
     view = {
@@ -138,3 +153,11 @@ def _round_view(rt: StudyRuntime, pid: str, page: ConditionsPage) -> dict[str, A
     if tutorial is not None:  # the practice round: no round number; the page says practice
         view.update(round=None, practice=True, html=markdown(fill(tutorial.text, values)))
     return view
+
+
+def _disclosure(ai_partners: bool, names: list[str]) -> str:
+    """What the page says about the round's partners (``disclosure.ai_partners``)."""
+    together = " and ".join(names)
+    if not ai_partners:
+        return f"You play with {together}."
+    return f"{together} {'is an AI agent' if len(names) == 1 else 'are AI agents'}."

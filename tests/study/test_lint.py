@@ -65,7 +65,7 @@ BAD = {
     "tasks=[0_read_book,99_nothing]": "tasks:",
     "seats.humans=[Bob]": "seats: humans + agents must name each game seat once",
     "questionnaire.template=null;questionnaire.items=[]": "questionnaire: no items",
-    "pages.3.kind=text": "exactly one page of kind conditions",
+    "pages.3.kind=text": "conditions: listed, but no page of kind conditions plays them",
     "design.kind=between;conditions=[{id: a, name: A, agent: {kind: expert}}]": "at least two",
     "pages.1.questions.0.kind=choice;pages.1.questions.0.options=[]": "at least two options",
     "pages.4.bogus=1": "pages.4 (end page): unknown key 'bogus'",

@@ -35,7 +35,7 @@ function connect() {
   socket.onmessage = (event) => {
     const msg = JSON.parse(event.data);
     if (msg.type === "page") render(msg);
-    else if (msg.type === "error") { showError(msg); sending = false; }
+    else if (msg.type === "error") { showError(msg); roomError(msg); sending = false; }
   };
   socket.onclose = () => {
     $("status").textContent = "reconnecting…";
@@ -138,8 +138,9 @@ function fullRender(msg) {
   $("body").innerHTML = msg.html || ""; // author Markdown, rendered without raw HTML
   $("note").textContent = "";
   const game = $("game");
-  if (!(msg.kind === "conditions" && msg.phase === "play")) { game.hidden = true; game.removeAttribute("src"); }
-  if (msg.kind === "text") button(msg.button, "continue", () => submit({}));
+  if (!(msg.kind === "conditions" && msg.phase === "play" && msg.game)) { game.hidden = true; game.removeAttribute("src"); }
+  if (msg.room) buildRoom(msg, $("form"), submit);
+  else if (msg.kind === "text") button(msg.button, "continue", () => submit({}));
   else if (msg.kind === "consent") {
     button(msg.agree, "agree", () => submit({ agree: true }));
     button(msg.decline, "decline", () => submit({ agree: false }));
@@ -197,14 +198,15 @@ function update(msg) {
   if (msg.kind === "match") $("note").textContent = `${msg.waiting} waiting`;
   if (msg.kind === "conditions" && msg.phase === "play") {
     $("note").textContent = msg.disclosure;
-    renderGame(msg);
+    if (msg.game) renderGame(msg);
   }
+  if (msg.room) updateRoom(msg, submit);
   deadline = msg.deadline_s === null || msg.deadline_s === undefined ? null : Date.now() + msg.deadline_s * 1000;
   tick();
 }
 
 function render(msg) {
-  const fresh = !view || view.node !== msg.node || view.kind !== msg.kind;
+  const fresh = !view || view.node !== msg.node || view.kind !== msg.kind || view.room !== msg.room || view.phase !== msg.phase;
   view = msg;
   sending = false;
   document.body.dataset.node = msg.node;
