@@ -71,12 +71,12 @@ def practice_condition(study: Study) -> Condition:
 
 def practice_task(study: Study) -> str:
     tutorial = _tutorial(study)
-    return tutorial.task or getattr(study.game, type(study.game).task_key)
+    return tutorial.task or getattr(study.played_game, type(study.played_game).task_key)
 
 
 def practice_section(study: Study) -> GameSection:
     """The game section of the practice round: its task, with its options."""
-    base = study.game.for_task(practice_task(study))
+    base = study.played_game.for_task(practice_task(study))
     options = practice_condition(study).game_options
     if not options:
         return base
@@ -89,7 +89,7 @@ def practice_seed(study: Study, unit: int) -> int:
 
 def practice_names(study: Study) -> dict[str, str]:
     """The names participants see for the agent seats in the practice round."""
-    name, seats = _tutorial(study).name, study.seats.agents
+    name, seats = _tutorial(study).name, study.game_seats.agents
     return {seat: name if len(seats) == 1 else f"{name} ({seat})" for seat in seats}
 
 
@@ -161,20 +161,25 @@ def check_tutorial(study: Study) -> None:
     if page is None or tutorial is None:
         return
     where = f"page {page.id}: tutorial"
+    if study.game is None or any(c.round != "game" for c in study.conditions):
+        raise RecipeError(
+            f"{where}: a practice round is a game episode, so it needs a study whose rounds are "
+            "all game rounds (this one has chat or document rounds, or no game)"
+        )
     ids = [c.id for c in study.conditions]
     if tutorial.condition is not None and tutorial.condition not in ids:
         raise RecipeError(
             f"{where}.condition {tutorial.condition!r} is not a condition of this study "
             f"(conditions: {', '.join(ids)})"
         )
-    fixed = sorted({"name", "seats", type(study.game).task_key} & set(tutorial.game_options))
+    fixed = sorted({"name", "seats", type(study.played_game).task_key} & set(tutorial.game_options))
     if fixed:
         raise RecipeError(
             f"{where}.game_options may not change {', '.join(fixed)} (give the practice task "
             "as tutorial.task)"
         )
     try:
-        study.game.for_task(practice_task(study))
+        study.played_game.for_task(practice_task(study))
     except ValueError as exc:
         raise RecipeError(f"{where}.task: {_first_error(exc)}") from None
     try:

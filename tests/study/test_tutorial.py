@@ -155,6 +155,14 @@ def test_lint_refuses_a_bad_tutorial_in_one_line(tutorial: str, error: str, caps
     assert len(err.splitlines()) == 1 and error in err, err
 
 
+def test_lint_refuses_a_tutorial_before_chat_rounds(capsys) -> None:
+    with pytest.raises(SystemExit):
+        main(["study", "lint", "chat_rounds_study", "pages.2.tutorial={}"])
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1, err
+    assert "tutorial: a practice round is a game episode" in err, err
+
+
 def test_a_condition_partners_the_practice_under_the_tutorial_name(tmp_path) -> None:
     out, _ = pretest(tmp_path, "full", f"{PAGE}.tutorial={{condition: full, task: 5_read_book}}")
     events = jsonl(out / "events.jsonl")
