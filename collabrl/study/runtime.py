@@ -37,6 +37,7 @@ from collabrl.study.db import (
     token_hash,
 )
 from collabrl.study.forms import FormError, ratings, survey_answers
+from collabrl.study.logic import StudyLogic
 from collabrl.study.payment import bonus_names, evaluate_bonus
 from collabrl.study.recruitment import PLATFORMS, exported_ids, id_hash, id_salt, link_ids
 from collabrl.study.rounds import GroupRun
@@ -96,6 +97,7 @@ class StudyRuntime:
         self.platform = PLATFORMS[self.study.recruitment.platform]
         self.salt = id_salt(db.meta().get("id_salt", ""))
         self.payments: dict[str, dict[str, Any]] = {}  # participant -> their payment event
+        self.logic = StudyLogic(self)  # state variables, when-branches, texts filled in
 
     # --- start and stop ---------------------------------------------------------------------
 
@@ -103,6 +105,7 @@ class StudyRuntime:
         """Load participants and groups, rebuild running rounds by replay, re-arm timers."""
         self.people = {row["pid"]: row for row in self.db.participants()}
         self.payments = {e["pid"]: e["data"] for e in self.db.events("payment")}
+        self.logic.recover()
         for group_row in self.db.groups():
             group = GroupRun(self, group_row)
             self.groups[group.gid] = group
@@ -278,9 +281,11 @@ class StudyRuntime:
             self.db.event("consent", pid=pid, node=page.id, agree=agree)
             await self.enter(pid, self.flow.successor(page.id) if agree else page.decline_to)
         elif isinstance(page, SurveyPage):
-            answers = survey_answers(page.questions, payload.get("answers"))
+            answers = survey_answers(
+                page.questions, payload.get("answers"), self.compiled.components
+            )
             self.db.event("answers", pid=pid, node=page.id, form=page.id, answers=answers)
-            await self.enter(pid, self.flow.after_survey(page, answers))
+            await self.enter(pid, self.logic.survey_done(pid, page, answers))
         elif isinstance(page, ConditionsPage) and row["phase"] == "rate":
             await self._rate(pid, payload)
         else:
@@ -400,6 +405,8 @@ class StudyRuntime:
                 for q, v in e["data"]["answers"].items()
             }
             names = bonus_names(self._rounds_played(pid), answers, self.compiled.question_ids)
+            values = self.logic.values(pid)
+            names.update(state=values["state"], group=values["group"])
             try:
                 bonus = evaluate_bonus(pay.bonus, names, pay.max_bonus)
             except ValueError as exc:
