@@ -105,7 +105,7 @@ def references(text: str) -> set[tuple[str, str | None]]:
         for target in ast.walk(node.target)
         if isinstance(target, ast.Name)
     }
-    inner: set[int] = set()
+    inner = {id(node.func) for node in ast.walk(tree) if isinstance(node, ast.Call)}
     for node in ast.walk(tree):
         if id(node) in inner or not isinstance(node, ast.Attribute | ast.Subscript | ast.Name):
             continue
@@ -123,8 +123,6 @@ def references(text: str) -> set[tuple[str, str | None]]:
         if isinstance(current, ast.Name) and current.id not in bound:
             keys.reverse()
             root = current.id
-            if root in FUNCTIONS and isinstance(node, ast.Name):
-                continue
             depth = 2 if root == "answers" else 1
             found.add((root, ".".join(keys[:depth]) if keys else None))
     return {(root, key) for root, key in found if (root, None) not in found or key is None}

@@ -130,6 +130,13 @@ def _letters(index: int) -> str:
     return word
 
 
+def describe(factors: list[Factor]) -> str:
+    """The factors in a few words: ``structure (between, 2) x agent (within, 2)``."""
+    return " x ".join(
+        f"{f.name} ({'within' if f.within else 'between'}, {len(f.levels)})" for f in factors
+    )
+
+
 def cells(factors: list[Factor]) -> list[list[str]]:
     """Per combination of the between-subject levels (a cell), the ids of its conditions in
     the order the within-subject levels combine."""

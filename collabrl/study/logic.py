@@ -79,9 +79,15 @@ def escape_markdown(text: str) -> str:
 
 
 def _lookup(values: Mapping[str, Any], root: str, key: str) -> Any:
-    if root == "answers":
-        return values["answers"].get(key)
-    return values[root].get(key)
+    """The value a placeholder names (``answers.page.question.part``: a part of a custom
+    component's answer)."""
+    if root != "answers":
+        return values[root].get(key)
+    page, question, *parts = key.split(".")
+    value = values["answers"].get(f"{page}.{question}")
+    for part in parts:
+        value = value.get(part) if isinstance(value, dict) else None
+    return value
 
 
 def interpolate(text: str, values: Mapping[str, Any], markdown: bool) -> str:
