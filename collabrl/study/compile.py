@@ -28,7 +28,6 @@ from collabrl.study.design import Assigner
 from collabrl.study.expressions import ExpressionError
 from collabrl.study.factors import cells
 from collabrl.study.load import LoadedStudy
-from collabrl.study.media import check_media
 from collabrl.study.logic import (
     apply_set,
     check_expression,
@@ -43,6 +42,7 @@ from collabrl.study.logic import (
     simulated_answers,
 )
 from collabrl.study.logic import combinations as logic_combinations
+from collabrl.study.media import check_media
 from collabrl.study.schema import (
     Condition,
     ConditionsPage,
@@ -111,7 +111,9 @@ class Flow:
         """Where a survey's answers lead: the first matching branch, else the next page
         (``values``: what ``when`` expressions see, :func:`collabrl.study.logic.names`)."""
         if values is None:
-            values = names(self.study, None, None, {f"{page.id}.{q}": v for q, v in answers.items()})
+            values = names(
+                self.study, None, None, {f"{page.id}.{q}": v for q, v in answers.items()}
+            )
         return route(self.study, page, answers, values) or self.successor(page.id)
 
     def render(self) -> str:
@@ -318,7 +320,9 @@ def _survey_choices(
         answers = dict(zip(asked, combo, strict=True))
         label = ", ".join(_label(q, v) for q, v in answers.items())
         seen = {**valuation["answers"]}
-        seen.update({f"{page.id}.{q}": v for q, v in answers.items() if f"{page.id}.{q}" in sim.read})
+        seen.update(
+            {f"{page.id}.{q}": v for q, v in answers.items() if f"{page.id}.{q}" in sim.read}
+        )
         after = {**valuation, "answers": seen}
         values = _logic_values(study, after)
         if page.set:

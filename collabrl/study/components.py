@@ -129,9 +129,7 @@ def load_components(specs: dict[str, ComponentSpec], folder: Path | None) -> dic
     return out
 
 
-def check_questions(
-    components: dict[str, Component], questions: list[tuple[str, Any]]
-) -> None:
+def check_questions(components: dict[str, Component], questions: list[tuple[str, Any]]) -> None:
     """Every component question names a declared component whose class accepts its config and
     whose sample answer it accepts itself; ``questions``: (where, question)."""
     import random

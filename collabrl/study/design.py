@@ -60,11 +60,7 @@ def factor_orders(design: Design) -> list[list[str]]:
     (:func:`collabrl.study.factors.cells`), the counterbalanced orders of its within-subject
     conditions; cells in turn, so every block holds every cell x order once."""
     square = williams if design.counterbalance == "williams" else latin_square
-    return [
-        [cell[i] for i in row]
-        for cell in cells(design.factors)
-        for row in square(len(cell))
-    ]
+    return [[cell[i] for i in row] for cell in cells(design.factors) for row in square(len(cell))]
 
 
 def block_size(orders: int, tasks: int) -> int:

@@ -81,8 +81,8 @@ def _state_after_rounds(loaded: LoadedStudy, db: StudyDB) -> dict[tuple, dict[st
             held = ours if data.get("scope") == "group" else mine
             held[event["gid"] if data.get("scope") == "group" else event["pid"]] = data["values"]
             continue
-        members = groups.get(event["gid"], {}).get("members", {})
-        for pid in filter(None, members.values()):
+        group = groups.get(event["gid"])
+        for pid in filter(None, group["members"].values() if group else []):
             columns = {f"state.{k}": v for k, v in mine[pid].items()}
             columns.update({f"group.{k}": v for k, v in ours[event["gid"]].items()})
             out[(pid, event["gid"], data["position"])] = columns

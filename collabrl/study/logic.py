@@ -120,14 +120,16 @@ def apply_set(
     return mine, ours, failed
 
 
-def route(study: Study, page: SurveyPage, answers: Mapping[str, Any], values: Mapping) -> str | None:
+def route(
+    study: Study, page: SurveyPage, answers: Mapping[str, Any], values: Mapping
+) -> str | None:
     """The target of the first branch of ``page`` that fires (None: none does); raises
     ExpressionError for a ``when`` that cannot be computed."""
     for branch in page.branches:
         if branch.when is not None:
             if truth(branch.when, values):
                 return branch.to
-        elif answers.get(branch.question) == branch.equals:
+        elif answers.get(branch.question or "") == branch.equals:
             return branch.to
     return None
 
@@ -315,8 +317,10 @@ def _check_reference(
         if var.scope != scope:
             other = "group" if scope == "participant" else "state"
             raise RecipeError(f"{where}: {key} is a {var.scope} variable: read it as {other}.{key}")
-    elif root == "answers" and key not in questions and not any(
-        q.startswith(key + ".") for q in questions
+    elif (
+        root == "answers"
+        and key not in questions
+        and not any(q.startswith(key + ".") for q in questions)
     ):
         raise RecipeError(
             f"{where}: no survey question {key!r} (known: {', '.join(questions) or 'none'})"
@@ -346,11 +350,11 @@ def texts(study: Study) -> Iterable[tuple[str, str]]:
         if isinstance(page, SurveyPage):
             for q in page.questions:
                 yield f"page {page.id} question {q.id}", q.text
-    q = study.questionnaire
-    yield "questionnaire.intro", q.intro
-    yield from ((f"questionnaire item {i.id}", i.text) for i in q.items)
-    if q.free_text:
-        yield "questionnaire.free_text", q.free_text
+    rating = study.questionnaire
+    yield "questionnaire.intro", rating.intro
+    yield from ((f"questionnaire item {i.id}", i.text) for i in rating.items)
+    if rating.free_text:
+        yield "questionnaire.free_text", rating.free_text
     if study.disclosure.debrief:
         yield "disclosure.debrief", study.disclosure.debrief
     for c in study.conditions:
@@ -407,7 +411,7 @@ def _check_profile_from(study: Study, cid: str, var: str, kind: str) -> None:
 
 def expressions(study: Study) -> list[str]:
     """Every branch and set expression of the study."""
-    out = []
+    out: list[str] = []
     for page in study.pages:
         if isinstance(page, SurveyPage | ConditionsPage):
             out.extend(page.set.values())
@@ -418,7 +422,9 @@ def expressions(study: Study) -> list[str]:
 
 def read_answers(study: Study) -> set[str]:
     """``page.question`` of every answer some expression reads."""
-    return {key for e in expressions(study) for root, key in references(e) if root == "answers" and key}
+    return {
+        key for e in expressions(study) for root, key in references(e) if root == "answers" and key
+    }
 
 
 def constants(study: Study) -> tuple[list[float], list[str]]:
@@ -490,7 +496,11 @@ def combinations(domains: list[list[Any]]) -> Iterable[tuple[Any, ...]]:
 
 def same(values: Mapping[str, Any]) -> str:
     """A key telling two simulated states apart."""
-    return repr(sorted((k, sorted(dict(v).items()) if isinstance(v, dict) else v) for k, v in values.items()))
+    return repr(
+        sorted(
+            (k, sorted(dict(v).items()) if isinstance(v, dict) else v) for k, v in values.items()
+        )
+    )
 
 
 __all__ = ["AnswerValues", "StudyLogic", "check_logic", "interpolate", "names", "route"]

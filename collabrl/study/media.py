@@ -53,7 +53,11 @@ class MediaItem(Strict):
 def path_problem(relative: str) -> str | None:
     """Why ``relative`` is not a servable media path (None: it is)."""
     path = PurePosixPath(relative)
-    if path.is_absolute() or "\\" in relative or any(p in ("", ".", "..") for p in relative.split("/")):
+    if (
+        path.is_absolute()
+        or "\\" in relative
+        or any(p in ("", ".", "..") for p in relative.split("/"))
+    ):
         return "give a plain path inside the media folder (no .., no leading /)"
     if any(part.startswith(".") for part in path.parts):
         return "hidden files are not served"

@@ -86,9 +86,7 @@ class Question(Strict):
         if self.kind == "choice" and len(self.options) < 2:
             raise ValueError(f"question {self.id}: a choice question needs at least two options")
         if (self.kind == "component") != (self.component is not None):
-            raise ValueError(
-                f"question {self.id}: kind component and component: NAME go together"
-            )
+            raise ValueError(f"question {self.id}: kind component and component: NAME go together")
         repeated = _repeated(self.options)
         if repeated:
             raise ValueError(f"question {self.id}: options repeat: {repeated}")
@@ -528,9 +526,9 @@ class Study(Strict):
     def _conditions_from_factors(cls, data: Any) -> Any:
         """A multi-factor design's conditions and kind, written out from its factors."""
         design = data.get("design") if isinstance(data, dict) else None
-        raw = design.get("factors") if isinstance(design, dict) else None
-        if not raw:
+        if not isinstance(design, dict) or not design.get("factors"):
             return data
+        raw = design["factors"]
         given = data.get("conditions")
         if given and all(isinstance(c, dict) and c.get("levels") for c in given):
             return data  # written out already (a resolved study read again)

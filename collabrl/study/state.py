@@ -55,7 +55,11 @@ class StateVar(Strict):
 def coerce(var: StateVar, value: Any) -> Any:
     """``value`` as ``var`` holds it; raises ExpressionError when it does not fit the type."""
     if var.type == "number":
-        if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, int | float)
+            or not math.isfinite(value)
+        ):
             raise ExpressionError(f"{value!r} is not a number")
         return value
     if var.type == "bool":

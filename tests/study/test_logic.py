@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 
 from collabrl.cli import main
-from collabrl.errors import RecipeError
 from collabrl.study.compile import compile_study
 from collabrl.study.db import open_database
 from collabrl.study.expressions import ExpressionError, evaluate, references
@@ -192,11 +191,13 @@ def test_a_branch_on_round_results_is_simulated_for_every_result(tmp_path, capsy
     a branch needing three wins can never fire and its page is unreachable."""
     path = Path(study_file(tmp_path))
     after = (
-        "  - id: verdict\n    kind: survey\n    questions: [{id: fun, text: \"Fun?\", kind: likert}]\n"
+        '  - id: verdict\n    kind: survey\n    questions: [{id: fun, text: "Fun?", kind: likert}]\n'
         "    branches: [{when: 'state.wins >= WINS', to: champion}]\n    next: done\n"
         "  - {id: champion, kind: text, text: Champion!, next: done}\n"
     )
-    text = path.read_text().replace("  - {id: done, kind: end}\n", after + "  - {id: done, kind: end}\n")
+    text = path.read_text().replace(
+        "  - {id: done, kind: end}\n", after + "  - {id: done, kind: end}\n"
+    )
     path.write_text(text.replace("WINS", "2"))
     main(["study", "lint", str(path)])
     path.write_text(text.replace("WINS", "3"))
@@ -220,7 +221,9 @@ FACTORS = """design:
 
 
 def test_factors_generate_conditions_and_balanced_orders(tmp_path) -> None:
-    compiled = compile_study(load_study(study_file(tmp_path, design=FACTORS.format(participants=4))))
+    compiled = compile_study(
+        load_study(study_file(tmp_path, design=FACTORS.format(participants=4)))
+    )
     study = compiled.study
     assert [c.id for c in study.conditions] == [
         "plain-expert",
@@ -296,8 +299,8 @@ def test_profile_from_and_prompt_shape_the_agent(tmp_path) -> None:
     )
     text = text.replace(
         LEVEL,
-        LEVEL + "\n      partner: '\"cook-cramped_room-test-01\" if answers.intake.skill > 3 "
-        "else \"cook-cramped_room-test-13\"'",
+        LEVEL + '\n      partner: \'"cook-cramped_room-test-01" if answers.intake.skill > 3 '
+        'else "cook-cramped_room-test-13"\'',
     )
     text = text.replace(
         "agent: {kind: persona, profile: cook-cramped_room-test-13}}",

@@ -9,6 +9,12 @@ import random
 from typing import Any
 
 
+def _finite(number: Any) -> bool:
+    return (
+        isinstance(number, int | float) and not isinstance(number, bool) and math.isfinite(number)
+    )
+
+
 class ConfidenceSlider:
     """An estimate on ``min``..``max`` (config) with a confidence in percent."""
 
@@ -22,11 +28,9 @@ class ConfidenceSlider:
             raise ValueError("move both sliders")
         estimate, confidence = value.get("estimate"), value.get("confidence")
         low, high = config.get("min", 0), config.get("max", 100)
-        for number in (estimate, confidence):
-            if isinstance(number, bool) or not isinstance(number, int | float):
-                raise ValueError("move both sliders")
-            if not math.isfinite(number):
-                raise ValueError("move both sliders")
+        if not _finite(estimate) or not _finite(confidence):
+            raise ValueError("move both sliders")
+        assert isinstance(estimate, int | float) and isinstance(confidence, int | float)
         if not low <= estimate <= high:
             raise ValueError(f"choose an estimate from {low} to {high}")
         if not 0 <= confidence <= 100:
