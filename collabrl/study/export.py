@@ -5,10 +5,12 @@
   and messages, the round's collaboration ``structure`` and its process metrics
   (``process.*``, :mod:`collabrl.eval.process`, seen from the participant's seat: ``*_agent``
   is the participant, ``*_teammates`` everyone else; the analysis game adds the trace
-  judgements), every Likert rating, the dimension means, free text, intake answers;
+  judgements), the round's factor levels (``factor.*``, multi-factor designs) and state as it
+  stood when the round ended (``state.*``, ``group.*``), every Likert rating, the dimension
+  means, free text, intake answers (a custom component's mapping answer as one column per key);
 - ``participants.csv``: one row per participant (status, completion code, the recruitment
   platform's ids as ``privacy.platform_ids`` keeps them, ``payment.*``: base fee, bonus and a
-  bonus that could not be computed, declared fields);
+  bonus that could not be computed, final ``state.*``, declared fields);
 - ``bonuses.csv`` (studies with a bonus): the platform's bulk-bonus file, with the raw platform
   ids: the one export file with personal ids under ``platform_ids: hash``;
 - in both CSVs a text cell starting with ``=``, ``+``, ``-``, ``@``, tab or carriage return gets a

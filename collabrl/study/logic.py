@@ -184,6 +184,8 @@ class StudyLogic:
 
     def survey_done(self, pid: str, page: SurveyPage, answers: dict[str, Any]) -> str:
         """Apply the page's ``set:`` (its answers are stored already) and pick its route."""
+        if not page.set and all(b.when is None for b in page.branches):
+            return route(self.study, page, answers, {}) or self.rt.flow.successor(page.id)
         values = self.values(pid)
         if page.set:
             mine, _, failed = apply_set(self.study, page.set, values)

@@ -365,3 +365,46 @@ def test_a_pretest_of_state_when_and_factors_exports_levels_state_and_process(tm
 def test_the_example_passes_lint(capsys) -> None:
     main(["study", "lint", str(EXAMPLE)])
     assert "structure (between, 2) x agent (within, 2)" in capsys.readouterr().out
+
+
+class PromptRecorder:
+    """An engine that records the conversations it is given and answers with a wait."""
+
+    def __init__(self) -> None:
+        self.conversations: list = []
+
+    def get(self, spec):
+        return self
+
+    def generate(self, conversations, params):
+        from collabrl.engines.types import Completion, GenerationResult
+
+        self.conversations.extend(conversations)
+        return [GenerationResult([Completion("<action>wait</action>", "stop")]) for _ in conversations]
+
+
+def test_an_intake_answer_shapes_the_llm_agents_persona(tmp_path) -> None:
+    path = Path(study_file(tmp_path))
+    llm = (
+        "  - id: coach\n    name: Agent C\n    agent: {kind: llm, engine: {backend: openai, "
+        "model: m}}\n    prompt: 'Your teammate is *{answers.intake.name}*, skill "
+        "{answers.intake.skill} of 5 ({state.level}).'\n"
+    )
+    path.write_text(path.read_text().replace("conditions:\n", "conditions:\n" + llm))
+    path.write_text(path.read_text().replace("participants: 2", "participants: 3"))
+    rt = _runtime(str(path), tmp_path)
+    recorder = PromptRecorder()
+    rt.engines = recorder  # type: ignore[assignment]
+
+    async def run() -> None:
+        await rt.recover()
+        pid, _ = await rt.join()
+        await rt.submit(pid, {"node": "intake", "answers": {"skill": 5, "name": "Ann"}})
+
+    run_coroutine(run())
+    (setup,) = rt.db.events("agent_setup")
+    assert setup["data"]["prompt"] == "Your teammate is *Ann*, skill 5 of 5 (high)."
+    assert recorder.conversations  # the agent decided at the round's start, in character
+    system = recorder.conversations[0][0]["content"]
+    assert "Your teammate is *Ann*, skill 5 of 5 (high)." in system
+    rt.shutdown()
