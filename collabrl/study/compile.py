@@ -18,6 +18,9 @@ other participants do (:func:`_check_paths`).
 
 from __future__ import annotations
 
+import itertools
+import math
+import random
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -34,14 +37,13 @@ from collabrl.study.logic import (
     check_logic,
     constants,
     names,
-    product_size,
+    question_ids,
     read_answers,
     round_results,
     route,
     same,
     simulated_answers,
 )
-from collabrl.study.logic import combinations as logic_combinations
 from collabrl.study.media import check_media
 from collabrl.study.schema import (
     Condition,
@@ -74,6 +76,8 @@ class Flow:
 
     study: Study
     edges: list[Edge]
+    components: dict[str, Component] = field(default_factory=dict)
+    """The study's custom components (their sample answers take part in path simulation)."""
 
     @property
     def first(self) -> str:
@@ -276,6 +280,7 @@ class Simulation:
     read: set[str]
     numbers: list[float]
     words: list[str]
+    samples: dict[str, list[Any]]  # page.question -> a custom component's sample answers
     steps: int = 0
 
 
@@ -298,7 +303,9 @@ def _survey_domain(sim: Simulation, page: SurveyPage, question: Question) -> lis
     if f"{page.id}.{question.id}" not in sim.read:
         return _representatives(page, question)
     named = [b.equals for b in page.branches if b.question == question.id]
-    return list(dict.fromkeys([*named, *simulated_answers(question, sim.numbers, sim.words)]))
+    samples = sim.samples.get(f"{page.id}.{question.id}", [None])
+    simulated = simulated_answers(question, sim.numbers, sim.words, samples)
+    return list({repr(v): v for v in [*named, *simulated]}.values())  # answers may be mappings
 
 
 def _survey_choices(
@@ -309,14 +316,14 @@ def _survey_choices(
     asked = list(dict.fromkeys(b.question for b in page.branches if b.question is not None))
     asked += [q for q in questions if f"{page.id}.{q}" in sim.read and q not in asked]
     domains = [_survey_domain(sim, page, questions[q]) for q in asked]
-    count = product_size(domains)
+    count = math.prod(len(domain) for domain in domains)
     if count > MAX_COMBINATIONS:
         raise RecipeError(
             f"page {page.id}: {count} answer combinations of its branching questions; lint "
             f"simulates at most {MAX_COMBINATIONS} per page: split the branches over pages"
         )
     routes: dict[tuple[str, str], tuple[str, Valuation]] = {}
-    for combo in logic_combinations(domains):
+    for combo in itertools.product(*domains):
         answers = dict(zip(asked, combo, strict=True))
         label = ", ".join(_label(q, v) for q, v in answers.items())
         seen = {**valuation["answers"]}
@@ -397,6 +404,24 @@ def _choices(
     return [("", following, valuation)]
 
 
+def _component_samples(
+    study: Study, components: dict[str, Component], draws: int = 5
+) -> dict[str, list[Any]]:
+    """A few sample answers of every component question (drawn by its class, seeded), for
+    expressions that read them."""
+    out = {}
+    for page in study.pages:
+        if not isinstance(page, SurveyPage):
+            continue
+        for q in page.questions:
+            if q.kind == "component" and q.component in components:
+                rng = random.Random(f"{study.seed}:{page.id}.{q.id}")
+                drawn = [components[q.component].sample(rng, q.config) for _ in range(draws)]
+                unique = {repr(d): d for d in drawn}
+                out[f"{page.id}.{q.id}"] = list(unique.values())
+    return out
+
+
 def _check_paths(flow: Flow) -> None:
     """Every participant, whatever they answer (and whatever their rounds' results do to their
     state), reaches an end page without coming back to a page they have passed; every page is
@@ -404,7 +429,9 @@ def _check_paths(flow: Flow) -> None:
     study = flow.study
     pages = {p.id: p for p in study.pages}
     numbers, words = constants(study)
-    sim = Simulation(read_answers(study), numbers, words)
+    sim = Simulation(
+        read_answers(study), numbers, words, _component_samples(study, flow.components)
+    )
     start = flow.first
     reached = {start}
     path: list[tuple[str, str]] = [(start, "")]  # (page, what led there)
@@ -560,11 +587,6 @@ def check_condition(study: Study, index: int, condition: Condition) -> None:
             )
 
 
-def question_ids(study: Study) -> list[str]:
-    """``page.question`` of every survey question (the export's columns, the bonus's answers)."""
-    return [f"{p.id}.{q.id}" for p in study.pages if isinstance(p, SurveyPage) for q in p.questions]
-
-
 def _answer_samples(study: Study) -> list[dict[str, Any]]:
     """Two sample participants who answered every survey question: lowest and highest answers."""
     low: dict[str, Any] = {}
@@ -710,6 +732,7 @@ def compile_study(loaded: LoadedStudy) -> CompiledStudy:
         ],
     )
     check_media(folder, [(f"page {p.id}", item) for p in study.pages for item in p.media])
+    flow.components = components
     _check_paths(flow)
     _check_balance(study, flow)
     for index, condition in enumerate(study.conditions):

@@ -14,7 +14,6 @@ choice of profiles; compile's path simulation then evaluates every expression on
 
 from __future__ import annotations
 
-import itertools
 import re
 from collections.abc import Iterable, Mapping
 from functools import partial
@@ -22,7 +21,6 @@ from typing import TYPE_CHECKING, Any
 
 from collabrl.errors import RecipeError
 from collabrl.study.expressions import (
-    AnswerValues,
     ExpressionError,
     StateValues,
     answer_values,
@@ -47,7 +45,8 @@ MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~&])")
 
 
 def question_ids(study: Study) -> list[str]:
-    """``page.question`` of every survey question."""
+    """``page.question`` of every survey question (the export's columns, the names of
+    ``answers`` in expressions)."""
     return [f"{p.id}.{q.id}" for p in study.pages if isinstance(p, SurveyPage) for q in p.questions]
 
 
@@ -96,7 +95,7 @@ def interpolate(text: str, values: Mapping[str, Any], markdown: bool) -> str:
 
     def one(match: re.Match[str]) -> str:
         value = _lookup(values, match.group(1), match.group(2))
-        shown = "" if value is None else str(value)
+        shown = "" if value is None else " ".join(str(value).split())
         return escape_markdown(shown) if markdown else shown
 
     return PLACEHOLDER.sub(one, text)
@@ -447,9 +446,12 @@ def constants(study: Study) -> tuple[list[float], list[str]]:
     return sorted(numbers), sorted(words)
 
 
-def simulated_answers(question: Any, numbers: list[float], words: list[str]) -> list[Any]:
+def simulated_answers(
+    question: Any, numbers: list[float], words: list[str], samples: list[Any]
+) -> list[Any]:
     """Answers to ``question`` that take every route an expression can tell apart: every
-    option or point, numbers around each constant, each compared text and another one."""
+    option or point, numbers around each constant, each compared text and another one; a
+    custom component's ``samples`` (its class draws them)."""
     if question.kind == "choice":
         values: list[Any] = list(question.options)
     elif question.kind == "likert":
@@ -463,13 +465,19 @@ def simulated_answers(question: Any, numbers: list[float], words: list[str]) -> 
     elif question.kind == "text":
         values = [*words, "(another answer)"]
     else:
-        values = [None]  # a component: read by no expression lint can enumerate
+        values = samples
     return values if question.required else [*values, None]
 
 
 def round_results(study: Study, numbers: list[float]) -> list[dict[str, Any]]:
-    """Round results worth simulating for the conditions page's ``set:``."""
-    counts = sorted({0.0, *numbers, *(c + 1 for c in numbers)})[:8]
+    """Round results worth simulating for the conditions page's ``set:``: success or not,
+    counts around each constant, and each condition where an expression reads it."""
+    counts = sorted({0.0, *numbers, *(c + 1 for c in numbers)})
+    reads_condition = any(
+        ("result", "condition") in references(e) or ("result", None) in references(e)
+        for e in expressions(study)
+    )
+    conditions = [c.id for c in study.conditions][: None if reads_condition else 1]
     return [
         {
             "success": success,
@@ -477,23 +485,13 @@ def round_results(study: Study, numbers: list[float]) -> list[dict[str, Any]]:
             "efficiency": 1.0 if success else 0.0,
             "decisions": n,
             "messages": n,
-            "condition": study.conditions[0].id,
+            "condition": condition,
             "position": 1,
         }
         for success in (True, False)
         for n in counts
+        for condition in conditions
     ]
-
-
-def product_size(domains: list[list[Any]]) -> int:
-    size = 1
-    for domain in domains:
-        size *= len(domain)
-    return size
-
-
-def combinations(domains: list[list[Any]]) -> Iterable[tuple[Any, ...]]:
-    return itertools.product(*domains)
 
 
 def same(values: Mapping[str, Any]) -> str:
@@ -503,6 +501,3 @@ def same(values: Mapping[str, Any]) -> str:
             (k, sorted(dict(v).items()) if isinstance(v, dict) else v) for k, v in values.items()
         )
     )
-
-
-__all__ = ["AnswerValues", "StudyLogic", "check_logic", "interpolate", "names", "route"]

@@ -185,3 +185,13 @@ def test_media_and_components_are_served_and_nothing_else(folder, tmp_path) -> N
         assert script.status_code == 200 and "export function render" in script.text
         assert "javascript" in script.headers["content-type"]
         assert client.get("/components/other.js").status_code == 404
+
+
+def test_expressions_read_a_components_answer_and_lint_simulates_it(folder, capsys) -> None:
+    """A branch on the slider's confidence: lint tries the class's sample answers, so a branch
+    that no sample takes leaves its page unreachable, and one that some take passes."""
+    study = folder / "study.yaml"
+    edit(study, "'state.experience == \"novice\"'", "'answers.intake.guess.confidence < 10'")
+    assert "no participant reaches tips" in lint_error(capsys, study)
+    edit(study, "guess.confidence < 10", "guess.confidence <= 50")
+    main(["study", "lint", str(study)])

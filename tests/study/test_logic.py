@@ -380,7 +380,9 @@ class PromptRecorder:
         from collabrl.engines.types import Completion, GenerationResult
 
         self.conversations.extend(conversations)
-        return [GenerationResult([Completion("<action>wait</action>", "stop")]) for _ in conversations]
+        return [
+            GenerationResult([Completion("<action>wait</action>", "stop")]) for _ in conversations
+        ]
 
 
 def test_an_intake_answer_shapes_the_llm_agents_persona(tmp_path) -> None:
