@@ -141,9 +141,12 @@ class StudyLogic:
         self.rt, self.study = rt, rt.study
         self.state: dict[str, dict[str, Any]] = {}  # participant -> their variables
         self.group_state: dict[str, dict[str, Any]] = {}  # group -> its variables
+        self.given: dict[str, dict[str, Any]] = {}  # participant -> page.question -> answer
 
     def recover(self) -> None:
-        """The last stored state of every participant and group."""
+        """The last stored state of every participant and group, and their answers."""
+        for event in self.rt.db.events("answers"):
+            self._remember(event["pid"], event["data"]["form"], event["data"]["answers"])
         for event in self.rt.db.events("state"):
             data = event["data"]
             if data.get("scope") == "group":
@@ -151,13 +154,13 @@ class StudyLogic:
             else:
                 self.state[event["pid"]] = data["values"]
 
+    def _remember(self, pid: str, form: str, answers: Mapping[str, Any]) -> None:
+        self.given.setdefault(pid, {}).update({f"{form}.{q}": v for q, v in answers.items()})
+
     def answers(self, pid: str) -> dict[str, Any]:
-        """The participant's answers so far, keyed ``page.question``."""
-        return {
-            f"{e['data']['form']}.{q}": v
-            for e in self.rt.db.events("answers", pid=pid)
-            for q, v in e["data"]["answers"].items()
-        }
+        """The participant's answers so far, keyed ``page.question`` (kept in memory: texts
+        with placeholders are filled in on every page push)."""
+        return self.given.get(pid, {})
 
     def values(self, pid: str, result: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """What an expression about ``pid`` sees now."""
@@ -183,6 +186,7 @@ class StudyLogic:
 
     def survey_done(self, pid: str, page: SurveyPage, answers: dict[str, Any]) -> str:
         """Apply the page's ``set:`` (its answers are stored already) and pick its route."""
+        self._remember(pid, page.id, answers)
         if not page.set and all(b.when is None for b in page.branches):
             return route(self.study, page, answers, {}) or self.rt.flow.successor(page.id)
         values = self.values(pid)

@@ -410,3 +410,67 @@ def test_an_intake_answer_shapes_the_llm_agents_persona(tmp_path) -> None:
     system = recorder.conversations[0][0]["content"]
     assert "Your teammate is *Ann*, skill 5 of 5 (high)." in system
     rt.shutdown()
+
+
+def test_group_state_is_set_once_per_round_and_exported(tmp_path) -> None:
+    path = Path(study_file(tmp_path, state="  rounds_done: {type: number, scope: group}\n"))
+    edit = path.read_text().replace(
+        'set: {wins: "state.wins + (1 if result.success else 0)"}',
+        'set: {wins: "state.wins + (1 if result.success else 0)", '
+        'rounds_done: "group.rounds_done + 1"}',
+    )
+    path.write_text(edit)
+    compiled = compile_study(load_study(str(path)))
+    run_pretest(compiled, tmp_path / "pretest.sqlite", 2, progress=False)
+    from collabrl.study.export import response_rows
+
+    db = open_database(compiled.loaded, tmp_path / "pretest.sqlite")
+    rows = response_rows(compiled.loaded, db)
+    assert sorted((r["position"], r["group.rounds_done"]) for r in rows) == [
+        (1, 1),
+        (1, 1),
+        (2, 2),
+        (2, 2),
+    ]
+    group_events = [e for e in db.events("state") if e["data"]["scope"] == "group"]
+    assert len(group_events) == 4  # two groups (one participant each) x two rounds
+    db.close()
+
+
+def test_a_set_that_fails_at_run_time_is_recorded_and_changes_nothing(tmp_path) -> None:
+    """Lint refuses what it can enumerate; should an expression still fail for one participant,
+    their state keeps its value, the failure is an event, and they go on."""
+    rt = _runtime(study_file(tmp_path), tmp_path)
+    intake = rt.study.page("intake")
+    intake.set["level"] = "1 / 0"  # type: ignore[union-attr]
+
+    async def run() -> str:
+        await rt.recover()
+        pid, _ = await rt.join()
+        await rt.submit(pid, {"node": "intake", "answers": {"skill": 5}})
+        return pid
+
+    pid = run_coroutine(run())
+    (error,) = rt.db.events("logic_error")
+    assert error["data"]["what"] == "set level" and "division by zero" in error["data"]["error"]
+    assert rt.logic.values(pid)["state"]["level"] == "low" and rt.node(pid) == "help"
+    rt.shutdown()
+
+
+def test_state_and_answers_survive_a_restart(tmp_path) -> None:
+    rt = _runtime(study_file(tmp_path), tmp_path)
+
+    async def before() -> str:
+        await rt.recover()
+        pid, _ = await rt.join()
+        await rt.submit(pid, {"node": "intake", "answers": {"skill": 1, "name": "Bo"}})
+        rt.shutdown()
+        rt.db.close()
+        return pid
+
+    pid = run_coroutine(before())
+    again = _runtime(study_file(tmp_path), tmp_path)
+    run_coroutine(again.recover())
+    assert again.node(pid) == "help" and "Some help for Bo." in again.view(pid)["html"]
+    assert again.logic.values(pid)["answers"]["intake.skill"] == 1
+    again.shutdown()
