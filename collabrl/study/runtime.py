@@ -399,13 +399,10 @@ class StudyRuntime:
             return None
         bonus, error = 0.0, None
         if pay.bonus:
-            answers = {
-                f"{e['data']['form']}.{q}": v
-                for e in self.db.events("answers", pid=pid)
-                for q, v in e["data"]["answers"].items()
-            }
-            names = bonus_names(self._rounds_played(pid), answers, self.compiled.question_ids)
             values = self.logic.values(pid)
+            names = bonus_names(
+                self._rounds_played(pid), self.logic.answers(pid), self.compiled.question_ids
+            )
             names.update(state=values["state"], group=values["group"])
             try:
                 bonus = evaluate_bonus(pay.bonus, names, pay.max_bonus)

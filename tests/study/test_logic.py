@@ -474,3 +474,13 @@ def test_state_and_answers_survive_a_restart(tmp_path) -> None:
     assert again.node(pid) == "help" and "Some help for Bo." in again.view(pid)["html"]
     assert again.logic.values(pid)["answers"]["intake.skill"] == 1
     again.shutdown()
+
+
+def test_the_bonus_reads_state_through_the_same_checks(tmp_path, capsys) -> None:
+    path = Path(study_file(tmp_path))
+    text = path.read_text()
+    path.write_text(text + 'payment: {bonus: "0.5 * state.wins"}\n')
+    main(["study", "lint", str(path)])
+    path.write_text(text + 'payment: {bonus: "0.5 * state.win"}\n')
+    err = lint_error(capsys, str(path))
+    assert "payment.bonus '0.5 * state.win': unknown state variable 'win'" in err
