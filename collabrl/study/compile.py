@@ -13,7 +13,11 @@ names what does not exist. Every ``collabrl study`` command compiles first.
 Paths are simulated for every combination of answers to branching questions (and of consenting
 or declining): a participant answers a page once and would answer it the same way again, so a
 route that comes back to a page it has passed loops forever for that participant, whatever the
-other participants do (:func:`_check_paths`).
+other participants do (:func:`_check_paths`). State variables and ``when`` expressions
+(:mod:`collabrl.study.logic`) are simulated with the paths: each path carries its state and the
+answers expressions read, every answer an expression can tell apart is tried, the rounds'
+``set:`` is applied for every result worth trying, and an expression that fails on some path
+is refused naming the answers that lead there.
 """
 
 from __future__ import annotations
@@ -111,13 +115,11 @@ class Flow:
         assert following is not None, f"page {page_id} has no page after it"
         return following
 
-    def after_survey(self, page: SurveyPage, answers: dict, values: dict | None = None) -> str:
-        """Where a survey's answers lead: the first matching branch, else the next page
-        (``values``: what ``when`` expressions see, :func:`collabrl.study.logic.names`)."""
-        if values is None:
-            values = names(
-                self.study, None, None, {f"{page.id}.{q}": v for q, v in answers.items()}
-            )
+    def after_survey(self, page: SurveyPage, answers: dict) -> str:
+        """Where a survey's answers lead for a participant with no state yet: the first
+        matching branch, else the next page (a running study routes through
+        :meth:`collabrl.study.logic.StudyLogic.survey_done`, with the participant's state)."""
+        values = names(self.study, None, None, {f"{page.id}.{q}": v for q, v in answers.items()})
         return route(self.study, page, answers, values) or self.successor(page.id)
 
     def render(self) -> str:
