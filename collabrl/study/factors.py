@@ -16,7 +16,7 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
-from pydantic import Field, model_validator
+from pydantic import Field, ValidationError, model_validator
 
 from collabrl.config import PlayerSpec
 from collabrl.sections import Strict
@@ -61,6 +61,23 @@ class Factor(Strict):
         if len(set(ids)) != len(ids):
             raise ValueError(f"factor {self.name}: level ids repeat: {ids}")
         return self
+
+
+def parse_factors(raw: Any) -> list[Factor]:
+    """``design.factors`` as read from the file; ValueError naming the first problem's place
+    (the conditions are generated from them before the study itself is validated)."""
+    if not isinstance(raw, list):
+        raise ValueError("design.factors: give a list of factors")
+    factors = []
+    for index, item in enumerate(raw):
+        try:
+            factors.append(Factor.model_validate(item))
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = "".join(f".{part}" for part in first["loc"])
+            message = first["msg"].removeprefix("Value error, ")
+            raise ValueError(f"design.factors.{index}{where}: {message}") from None
+    return factors
 
 
 def combinations(factors: list[Factor]) -> list[tuple[Level, ...]]:

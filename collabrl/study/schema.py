@@ -21,7 +21,7 @@ from collabrl.envs.registry import GameSection
 from collabrl.numbers import PositiveInt
 from collabrl.sections import Seed, Strict
 from collabrl.study.components import ComponentSpec
-from collabrl.study.factors import Factor, generated_conditions
+from collabrl.study.factors import Factor, generated_conditions, parse_factors
 from collabrl.study.media import MediaItem
 from collabrl.study.questionnaires import template_items
 from collabrl.study.state import StateVar
@@ -534,7 +534,7 @@ class Study(Strict):
             return data  # written out already (a resolved study read again)
         if given:
             raise ValueError("design.factors generates the conditions: remove conditions")
-        factors = [Factor.model_validate(f) for f in raw]
+        factors = parse_factors(raw)
         kind = "within" if any(f.within for f in factors) else "between"
         if design.get("kind", kind) != kind:
             raise ValueError(

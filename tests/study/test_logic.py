@@ -484,3 +484,20 @@ def test_the_bonus_reads_state_through_the_same_checks(tmp_path, capsys) -> None
     path.write_text(text + 'payment: {bonus: "0.5 * state.win"}\n')
     err = lint_error(capsys, str(path))
     assert "payment.bonus '0.5 * state.win': unknown state variable 'win'" in err
+
+
+@pytest.mark.parametrize(
+    ("override", "message"),
+    [
+        ("design.factors.1.levels.1.agent={kind: persona}", "design.factors.1.levels.1.agent: a"),
+        ("design.factors.0.levels=[{id: a}]", "design.factors.0.levels: List should have at least"),
+        ("design.factors.0.levels.0.agent={kind: expert}", "agent comes from structure and agent"),
+        ("design.factors.1.levels.0.agent=null", "one factor's levels must each give an agent"),
+        ("design.kind=between", "design.kind: with factors the kind follows from them (within)"),
+    ],
+)
+def test_factor_mistakes_name_their_place(capsys, override, message) -> None:
+    with pytest.raises(SystemExit):
+        main(["study", "lint", str(EXAMPLE), override])
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1, err
