@@ -9,6 +9,9 @@ Routes:
   URL again, after a reload or a server restart);
 - ``GET /play/{sid}/{seat}?token=T`` and ``WS /ws/{sid}/{seat}?token=T``: the game, embedded in
   the study page: collabrl serve's play page, reused as is, for the seat ``T`` plays now;
+- ``GET /media/{path}``: a file of the ``media/`` folder next to the study file (images and
+  video on pages; nothing outside that folder); ``GET /components/{name}.js``: a custom
+  component's page script;
 - ``GET /admin?token=A`` and ``GET /admin/api/state?token=A``: the live admin view (a separate
   token: ``COLLABRL_ADMIN_TOKEN`` if set, so it stays the same across restarts, else a new one
   printed at each start; never stored).
@@ -30,14 +33,22 @@ from typing import Any
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.requests import HTTPConnection, Request
-from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from starlette.responses import (
+    FileResponse,
+    HTMLResponse,
+    JSONResponse,
+    RedirectResponse,
+    Response,
+)
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket
 
 from collabrl.study.admin import admin_state
+from collabrl.study.compile import study_folder
 from collabrl.study.db import StorageFault
 from collabrl.study.forms import FormError
+from collabrl.study.media import media_file
 from collabrl.study.runtime import JoinRefused, StoragePaused, StudyRuntime
 from collabrl.web.security import (
     HEADERS,
@@ -54,7 +65,7 @@ STUDY_STATIC = resources.files("collabrl.study") / "static"
 # collabrl serve's policy, except that the study page frames the game page (same origin only)
 STUDY_HEADERS = {
     **HEADERS,
-    "content-security-policy": content_security_policy(frames_own_pages=True),
+    "content-security-policy": content_security_policy(frames_own_pages=True, media=True),
 }
 
 
@@ -74,6 +85,7 @@ def make_study_app(
     """The app serving ``rt``'s study, under ``base_path`` ("" or ``/a/b``, no trailing /)."""
     limits = limits or Limits()
     join_key = rt.db.meta()["join_key"]
+    folder = study_folder(rt.loaded)
     joins = RateLimit(limits.joins_per_s, limits.join_burst)
 
     def page_file(folder, name: str) -> HTMLResponse:
@@ -146,6 +158,20 @@ def make_study_app(
         await ws.accept()
         await _connected(rt, pid, "game", _serve_game(ws, rt, pid, session, seat, limits))
 
+    async def media(request: Request) -> Response:
+        """A file of the study's media folder (:func:`collabrl.study.media.media_file` refuses
+        any path outside it)."""
+        path = media_file(folder, request.path_params["path"])
+        if path is None:
+            return Response("no such media file\n", 404)
+        return FileResponse(path)
+
+    async def component_script(request: Request) -> Response:
+        component = rt.compiled.components.get(request.path_params["name"])
+        if component is None:
+            return Response("no such component\n", 404)
+        return FileResponse(component.script, media_type="text/javascript")
+
     async def admin_page(request: Request) -> Response:
         if not has_token(request, admin_token):
             return Response("wrong admin token\n", 403)
@@ -169,6 +195,8 @@ def make_study_app(
         WebSocketRoute("/study/ws", study_socket),
         Route("/play/{sid}/{seat}", play_page),
         WebSocketRoute("/ws/{sid}/{seat}", game_socket),
+        Route("/media/{path:path}", media),
+        Route("/components/{name}.js", component_script),
         Route("/admin", admin_page),
         Route("/admin/api/state", admin_api),
         Mount("/static", StaticFiles(directory=str(WEB_STATIC)), name="static"),

@@ -70,7 +70,9 @@ async def _reply(hub: RoomHub, room: Room, spec: RoomSpec, agent: ChatAgent) -> 
                 if line is not None:
                     hub.record("chat_message", room, by="agent", name=agent.name, text=line)
                 return
-            conversation = chat_conversation(agent, room, spec.task, hub.names(room))
+            conversation = chat_conversation(
+                hub.prompted(room, agent), room, hub.filled(room, spec.task), hub.names(room)
+            )
             seed = stable_seed(hub.rt.study.seed, room.key, len(room.messages))
             try:
                 text = await llm_reply(agent, hub.rt.engines, conversation, seed)

@@ -87,15 +87,18 @@ def study() -> None:
 @click.option("--graph", is_flag=True, help="Print the routing graph instead of the study.")
 def lint(args: tuple[str, ...], graph: bool) -> None:
     """Check a study (schema, routing, balance, checkpoints, profiles); print it resolved."""
+    from collabrl.study.factors import describe
+
     compiled = _compiled(args)
     study, assigner = compiled.study, compiled.assigner
+    factors = study.design.factors
     if graph:
         click.echo(compiled.flow.render(), nl=False)
     else:
         click.echo(compiled.loaded.resolved_yaml, nl=False)
     click.echo(
         f"ok: {study.name} ({compiled.loaded.sha256[:12]}): {len(study.pages)} pages, "
-        f"{len(study.conditions)} conditions, {study.design.kind}-subject with "
+        f"{len(study.conditions)} conditions, {describe(factors) if factors else study.design.kind + '-subject'} with "
         f"{len(assigner.orders)} order(s) x {len(assigner.tasks)} task(s), balanced every "
         f"{assigner.block} session(s); {len(study.human_seats)} participant(s) per group and "
         f"{len(study.seats.agents) if study.seats else 0} agent seat(s); "

@@ -14,19 +14,42 @@ names what does not exist. Every ``collabrl study`` command compiles first.
 Paths are simulated for every combination of answers to branching questions (and of consenting
 or declining): a participant answers a page once and would answer it the same way again, so a
 route that comes back to a page it has passed loops forever for that participant, whatever the
-other participants do (:func:`_check_paths`).
+other participants do (:func:`_check_paths`). State variables and ``when`` expressions
+(:mod:`collabrl.study.logic`) are simulated with the paths: each path carries its state and the
+answers expressions read, every answer an expression can tell apart is tried, the rounds'
+``set:`` is applied for every result worth trying, and an expression that fails on some path
+is refused naming the answers that lead there.
 """
 
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
+import math
+import random
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from collabrl.errors import RecipeError
+from collabrl.study.components import Component, check_questions, load_components
 from collabrl.study.design import Assigner
+from collabrl.study.expressions import ExpressionError
+from collabrl.study.factors import cells
 from collabrl.study.load import LoadedStudy
+from collabrl.study.logic import (
+    apply_set,
+    check_expression,
+    check_logic,
+    constants,
+    names,
+    question_ids,
+    read_answers,
+    round_results,
+    route,
+    same,
+    simulated_answers,
+)
+from collabrl.study.media import check_media
 from collabrl.study.room_lint import GROUP_PAGES, chat_agents, check_page_needs
 from collabrl.study.schema import (
     Condition,
@@ -39,10 +62,12 @@ from collabrl.study.schema import (
     Study,
     SurveyPage,
 )
+from collabrl.study.state import initial_state
 from collabrl.study.tutorial import check_tutorial, practice_node
 
 LOCAL_BACKENDS = ("transformers", "vllm")  # engines that load ``model`` from a folder
 MAX_COMBINATIONS = 10_000  # answer combinations simulated per survey page
+MAX_PATH_STEPS = 200_000  # routes followed by the path simulation of one study
 
 
 @dataclass(frozen=True)
@@ -58,6 +83,8 @@ class Flow:
 
     study: Study
     edges: list[Edge]
+    components: dict[str, Component] = field(default_factory=dict)
+    """The study's custom components (their sample answers take part in path simulation)."""
 
     @property
     def first(self) -> str:
@@ -65,7 +92,10 @@ class Flow:
 
     @property
     def rounds(self) -> int:
-        """Conditions each group plays (within: all; between: one)."""
+        """Conditions each group plays (within: all; between: one; factors: the conditions
+        of the group's between-subject cell)."""
+        if self.study.design.factors:
+            return len(cells(self.study.design.factors)[0])
         return len(self.study.conditions) if self.study.design.kind == "within" else 1
 
     @property
@@ -89,11 +119,11 @@ class Flow:
         return following
 
     def after_survey(self, page: SurveyPage, answers: dict) -> str:
-        """Where a survey's answers lead: the first matching branch, else the next page."""
-        for branch in page.branches:
-            if answers.get(branch.question) == branch.equals:
-                return branch.to
-        return self.successor(page.id)
+        """Where a survey's answers lead for a participant with no state yet: the first
+        matching branch, else the next page (a running study routes through
+        :meth:`collabrl.study.logic.StudyLogic.survey_done`, with the participant's state)."""
+        values = names(self.study, None, None, {f"{page.id}.{q}": v for q, v in answers.items()})
+        return route(self.study, page, answers, values) or self.successor(page.id)
 
     def render(self) -> str:
         """The graph as text, one node per line with its outgoing edges."""
@@ -149,6 +179,9 @@ def _edges(study: Study, rounds: int) -> list[Edge]:
         elif isinstance(page, SurveyPage):
             questions = {q.id for q in page.questions}
             for branch in page.branches:
+                if branch.when is not None:
+                    add(page.id, f"when {branch.when}", branch.to, page.id)
+                    continue
                 if branch.question not in questions:
                     raise RecipeError(
                         f"page {page.id}: branch on unknown question {branch.question!r}"
@@ -216,6 +249,8 @@ def _check_branches(study: Study) -> None:
             continue
         questions = {q.id: q for q in page.questions}
         for k, branch in enumerate(page.branches):
+            if branch.question is None or branch.equals is None:
+                continue  # a when expression: simulated with every path (_check_paths)
             problem = _branch_problem(questions[branch.question], branch.equals)
             if problem:
                 raise RecipeError(
@@ -249,53 +284,184 @@ def _label(question: str, value: Any) -> str:
     return f"{question} unanswered" if value is None else f"{question}={value}"
 
 
-def _choices(flow: Flow, page: Page) -> list[tuple[str, str]]:
-    """(what the participant does, the page it leads to) for each route out of ``page`` that
-    does not end the session; a timeout or a release always ends it (at an end page)."""
-    if isinstance(page, EndPage):
-        return []
-    following = flow.successor(page.id)
-    if isinstance(page, ConsentPage):
-        return [("agrees", following), ("declines", page.decline_to)]
-    if not isinstance(page, SurveyPage) or not page.branches:
-        return [("", following)]
+@dataclass
+class Simulation:
+    """What path simulation needs beyond the flow: the answers expressions read and the values
+    worth trying (:mod:`collabrl.study.logic`), and a budget of simulated steps."""
+
+    read: set[str]
+    numbers: list[float]
+    words: list[str]
+    samples: dict[str, list[Any]]  # page.question -> a custom component's sample answers
+    steps: int = 0
+
+
+Valuation = dict[str, Any]  # answers read later, the participant's and the group's state
+
+
+def _start(study: Study) -> Valuation:
+    return {
+        "answers": {},
+        "state": initial_state(study.state, "participant"),
+        "group": initial_state(study.state, "group"),
+    }
+
+
+def _logic_values(study: Study, valuation: Valuation, result: dict | None = None) -> dict:
+    return names(study, valuation["state"], valuation["group"], valuation["answers"], result)
+
+
+def _survey_domain(sim: Simulation, page: SurveyPage, question: Question) -> list[Any]:
+    if f"{page.id}.{question.id}" not in sim.read:
+        return _representatives(page, question)
+    named = [b.equals for b in page.branches if b.question == question.id]
+    samples = sim.samples.get(f"{page.id}.{question.id}", [None])
+    simulated = simulated_answers(question, sim.numbers, sim.words, samples)
+    return list({repr(v): v for v in [*named, *simulated]}.values())  # answers may be mappings
+
+
+def _survey_choices(
+    flow: Flow, page: SurveyPage, valuation: Valuation, sim: Simulation
+) -> list[tuple[str, str, Valuation]]:
+    study = flow.study
     questions = {q.id: q for q in page.questions}
-    asked = [questions[q] for q in dict.fromkeys(b.question for b in page.branches)]
-    domains = [_representatives(page, q) for q in asked]
-    count = 1
-    for domain in domains:
-        count *= len(domain)
+    asked = list(dict.fromkeys(b.question for b in page.branches if b.question is not None))
+    asked += [q for q in questions if f"{page.id}.{q}" in sim.read and q not in asked]
+    domains = [_survey_domain(sim, page, questions[q]) for q in asked]
+    count = math.prod(len(domain) for domain in domains)
     if count > MAX_COMBINATIONS:
         raise RecipeError(
             f"page {page.id}: {count} answer combinations of its branching questions; lint "
             f"simulates at most {MAX_COMBINATIONS} per page: split the branches over pages"
         )
-    routes: dict[str, str] = {}
+    routes: dict[tuple[str, str], tuple[str, Valuation]] = {}
     for combo in itertools.product(*domains):
-        answers = dict(zip((q.id for q in asked), combo, strict=True))
-        target = flow.after_survey(page, answers)
-        routes.setdefault(target, ", ".join(_label(q, v) for q, v in answers.items()))
-    return [(f"answers {label}", target) for target, label in routes.items()]
+        answers = dict(zip(asked, combo, strict=True))
+        label = ", ".join(_label(q, v) for q, v in answers.items())
+        seen = {**valuation["answers"]}
+        seen.update(
+            {f"{page.id}.{q}": v for q, v in answers.items() if f"{page.id}.{q}" in sim.read}
+        )
+        after = {**valuation, "answers": seen}
+        values = _logic_values(study, after)
+        if page.set:
+            mine, _, failed = apply_set(study, page.set, values)
+            for var, error in failed.items():
+                raise RecipeError(
+                    f"page {page.id}: set.{var} fails for a participant who answers "
+                    f"{label or 'anything'}: {error}"
+                )
+            after["state"] = mine
+            values = _logic_values(study, after)
+        try:
+            target = route(study, page, answers, values) or flow.successor(page.id)
+        except ExpressionError as exc:
+            raise RecipeError(
+                f"page {page.id}: a branch's when fails for a participant who answers "
+                f"{label or 'anything'}: {exc}"
+            ) from None
+        routes.setdefault((target, same({k: same(v) for k, v in after.items()})), (label, after))
+    return [
+        (f"answers {label}" if label else "", target, after)
+        for (target, _), (label, after) in routes.items()
+    ]
+
+
+def _round_choices(
+    flow: Flow, page: ConditionsPage, valuation: Valuation, sim: Simulation
+) -> list[Valuation]:
+    """The states a participant can leave the rounds with (every round's ``set:`` applied to
+    every result worth trying)."""
+    study = flow.study
+    states = {"": valuation}
+    for position in range(1, flow.rounds + 1):
+        after: dict[str, Valuation] = {}
+        for current in states.values():
+            for result in round_results(study, sim.numbers):
+                values = _logic_values(study, current, {**result, "position": position})
+                mine, ours, failed = apply_set(study, page.set, values)
+                for var, error in failed.items():
+                    raise RecipeError(
+                        f"page {page.id}: set.{var} fails after round {position} with result "
+                        f"{result}: {error}"
+                    )
+                nxt = {**current, "state": mine, "group": ours}
+                after.setdefault(same({k: same(v) for k, v in nxt.items()}), nxt)
+        if len(after) > MAX_COMBINATIONS:
+            raise RecipeError(
+                f"page {page.id}: its set: leaves more than {MAX_COMBINATIONS} different states "
+                "after the rounds; lint cannot simulate them all: keep fewer distinct values"
+            )
+        states = after
+    return list(states.values())
+
+
+def _choices(
+    flow: Flow, page: Page, valuation: Valuation, sim: Simulation
+) -> list[tuple[str, str, Valuation]]:
+    """(what the participant does, the page it leads to, the state after) for each route out
+    of ``page`` that does not end the session; a timeout or a release always ends it (at an
+    end page)."""
+    if isinstance(page, EndPage):
+        return []
+    following = flow.successor(page.id)
+    if isinstance(page, ConsentPage):
+        return [("agrees", following, valuation), ("declines", page.decline_to, valuation)]
+    if isinstance(page, SurveyPage) and (
+        page.branches or page.set or any(f"{page.id}.{q.id}" in sim.read for q in page.questions)
+    ):
+        return _survey_choices(flow, page, valuation, sim)
+    if isinstance(page, ConditionsPage) and page.set:
+        return [("", following, after) for after in _round_choices(flow, page, valuation, sim)]
+    return [("", following, valuation)]
+
+
+def _component_samples(
+    study: Study, components: dict[str, Component], draws: int = 5
+) -> dict[str, list[Any]]:
+    """A few sample answers of every component question (drawn by its class, seeded), for
+    expressions that read them."""
+    out = {}
+    for page in study.pages:
+        if not isinstance(page, SurveyPage):
+            continue
+        for q in page.questions:
+            if q.kind == "component" and q.component in components:
+                rng = random.Random(f"{study.seed}:{page.id}.{q.id}")
+                drawn = [components[q.component].sample(rng, q.config) for _ in range(draws)]
+                unique = {repr(d): d for d in drawn}
+                out[f"{page.id}.{q.id}"] = list(unique.values())
+    return out
 
 
 def _check_paths(flow: Flow) -> None:
-    """Every participant, whatever they answer, reaches an end page without coming back to a
-    page they have passed; every page is on some participant's path."""
+    """Every participant, whatever they answer (and whatever their rounds' results do to their
+    state), reaches an end page without coming back to a page they have passed; every page is
+    on some participant's path."""
     study = flow.study
     pages = {p.id: p for p in study.pages}
-    routes = {p.id: _choices(flow, p) for p in study.pages}
+    numbers, words = constants(study)
+    sim = Simulation(
+        read_answers(study), numbers, words, _component_samples(study, flow.components)
+    )
     start = flow.first
     reached = {start}
     path: list[tuple[str, str]] = [(start, "")]  # (page, what led there)
     on_path = {start}
-    stack = [iter(routes[start])]
+    stack = [iter(_choices(flow, pages[start], _start(study), sim))]
     while stack:
         step = next(stack[-1], None)
         if step is None:
             stack.pop()
             on_path.discard(path.pop()[0])
             continue
-        doing, target = step
+        sim.steps += 1
+        if sim.steps > MAX_PATH_STEPS:
+            raise RecipeError(
+                f"pages: more than {MAX_PATH_STEPS} routes to simulate; lint cannot check every "
+                "path: give branches and set: fewer distinct values to tell apart"
+            )
+        doing, target, valuation = step
         if target in on_path:
             walked = [*path, (target, doing)]
             seen = [page for page, _ in walked]
@@ -312,7 +478,7 @@ def _check_paths(flow: Flow) -> None:
             continue
         path.append((target, doing))
         on_path.add(target)
-        stack.append(iter(routes[target]))
+        stack.append(iter(_choices(flow, pages[target], valuation, sim)))
     released = {target for target, _ in _release_targets(study)}
     missing = [p.id for p in study.pages if p.id not in reached and p.id not in released]
     if missing:
@@ -395,6 +561,17 @@ def _check_balance(study: Study, flow: Flow) -> None:
     if design.participants % unit:
         low = design.participants // unit * unit
         suggestion = f"{low} or {low + unit}" if low else str(unit)
+        if design.factors:
+            between = [f"{f.name} ({len(f.levels)})" for f in design.factors if not f.within]
+            within = len(assigner.orders) // len(cells(design.factors))
+            raise RecipeError(
+                f"design.participants={design.participants} is an unbalanced multi-factor "
+                f"design: {len(cells(design.factors))} between-subject cell(s) "
+                f"({' x '.join(between) or 'none'}) x {within} order(s) of the within-subject "
+                f"conditions x {len(assigner.tasks)} task(s) balance in blocks of "
+                f"{assigner.block} session(s) of {humans} participant(s); use a multiple of "
+                f"{unit} (e.g. {suggestion})"
+            )
         raise RecipeError(
             f"design.participants={design.participants} is unbalanced: "
             f"{len(assigner.orders)} order(s) x {len(assigner.tasks)} task(s) balance in blocks "
@@ -441,11 +618,6 @@ def check_chat_agents(study: Study) -> None:
             )
 
 
-def question_ids(study: Study) -> list[str]:
-    """``page.question`` of every survey question (the export's columns, the bonus's answers)."""
-    return [f"{p.id}.{q.id}" for p in study.pages if isinstance(p, SurveyPage) for q in p.questions]
-
-
 def _answer_samples(study: Study) -> list[dict[str, Any]]:
     """Two sample participants who answered every survey question: lowest and highest answers."""
     low: dict[str, Any] = {}
@@ -462,6 +634,8 @@ def _answer_samples(study: Study) -> list[dict[str, Any]]:
             elif q.kind == "number":
                 low[key] = q.min if q.min is not None else 0.0
                 high[key] = q.max if q.max is not None else low[key] + 1
+            elif q.kind == "component":
+                low[key] = high[key] = None  # its own class simulates it (pretests)
             else:
                 low[key], high[key] = "", "an answer"
     return [low, high]
@@ -519,7 +693,10 @@ def _check_recruitment(study: Study) -> None:
             "payment.bonus: a bonus is paid to a platform id, but privacy.platform_ids is drop: "
             "use hash (the raw ids then stay in the database and the bonus file only)"
         )
-    check_bonus(pay.bonus, pay.max_bonus, _answer_samples(study))
+    check_expression(study, pay.bonus, "payment.bonus", "bonus")
+    initial = names(study, None, None, {})
+    state = {"state": initial["state"], "group": initial["group"]}
+    check_bonus(pay.bonus, pay.max_bonus, _answer_samples(study), state)
 
 
 def _check_simulated(study: Study) -> None:
@@ -552,6 +729,8 @@ class CompiledStudy:
     loaded: LoadedStudy
     flow: Flow
     assigner: Assigner
+    components: dict[str, Component] = field(default_factory=dict)
+    """The study's custom page components, loaded (collabrl.study.components)."""
 
     @property
     def study(self) -> Study:
@@ -570,6 +749,24 @@ def compile_study(loaded: LoadedStudy) -> CompiledStudy:
     flow.edges = _edges(study, flow.rounds)
     _check_branches(study)
     _check_graph(flow)
+    try:
+        check_logic(study)
+    except ExpressionError as exc:
+        raise RecipeError(str(exc)) from None
+    folder = study_folder(loaded)
+    components = load_components(study.components, folder)
+    check_questions(
+        components,
+        [
+            (f"page {p.id} question {q.id}", q)
+            for p in study.pages
+            if isinstance(p, SurveyPage)
+            for q in p.questions
+            if q.kind == "component"
+        ],
+    )
+    check_media(folder, [(f"page {p.id}", item) for p in study.pages for item in p.media])
+    flow.components = components
     _check_paths(flow)
     _check_balance(study, flow)
     for index, condition in enumerate(study.conditions):
@@ -579,4 +776,11 @@ def compile_study(loaded: LoadedStudy) -> CompiledStudy:
     _check_recruitment(study)
     check_tutorial(study)
     assigner = Assigner(study.design, [c.id for c in study.conditions], study.task_list, study.seed)
-    return CompiledStudy(loaded, flow, assigner)
+    return CompiledStudy(loaded, flow, assigner, components)
+
+
+def study_folder(loaded: LoadedStudy) -> Path | None:
+    """The folder of the study file (its components and media live there); None for a shipped
+    study."""
+    where = Path(loaded.sources[0].where)
+    return where.parent if where.is_file() else None

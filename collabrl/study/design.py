@@ -18,6 +18,7 @@ import math
 import random
 from dataclasses import dataclass
 
+from collabrl.study.factors import cells
 from collabrl.study.schema import Design
 
 
@@ -45,11 +46,21 @@ def williams(n: int) -> list[list[int]]:
 def condition_orders(design: Design, conditions: list[str]) -> list[list[str]]:
     """The orders groups cycle through: Latin-square rows (within) or one condition each
     (between)."""
+    if design.factors:
+        return factor_orders(design)
     n = len(conditions)
     if design.kind == "between":
         return [[c] for c in conditions]
     rows = williams(n) if design.counterbalance == "williams" else latin_square(n)
     return [[conditions[i] for i in row] for row in rows]
+
+
+def factor_orders(design: Design) -> list[list[str]]:
+    """A multi-factor design's orders: per between-subject cell
+    (:func:`collabrl.study.factors.cells`), the counterbalanced orders of its within-subject
+    conditions; cells in turn, so every block holds every cell x order once."""
+    square = williams if design.counterbalance == "williams" else latin_square
+    return [[cell[i] for i in row] for cell in cells(design.factors) for row in square(len(cell))]
 
 
 def block_size(orders: int, tasks: int) -> int:

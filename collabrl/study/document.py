@@ -91,7 +91,9 @@ async def _propose(hub: RoomHub, room: Room, spec: RoomSpec, agent: ChatAgent, p
                 text: str | None = current + gap + agent.lines[room.proposals]
                 apology = None
             else:
-                conversation = document_conversation(agent, room, spec.task)
+                conversation = document_conversation(
+                    hub.prompted(room, agent), room, hub.filled(room, spec.task)
+                )
                 seed = stable_seed(hub.rt.study.seed, room.key, room.proposals)
                 try:
                     text = (await llm_reply(agent, hub.rt.engines, conversation, seed))[

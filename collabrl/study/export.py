@@ -5,10 +5,12 @@
   and messages, the round's collaboration ``structure`` and its process metrics
   (``process.*``, :mod:`collabrl.eval.process`, seen from the participant's seat: ``*_agent``
   is the participant, ``*_teammates`` everyone else; the analysis game adds the trace
-  judgements), every Likert rating, the dimension means, free text, intake answers;
+  judgements), the round's factor levels (``factor.*``, multi-factor designs) and state as it
+  stood when the round ended (``state.*``, ``group.*``), every Likert rating, the dimension
+  means, free text, intake answers (a custom component's mapping answer as one column per key);
 - ``participants.csv``: one row per participant (status, completion code, the recruitment
   platform's ids as ``privacy.platform_ids`` keeps them, ``payment.*``: base fee, bonus and a
-  bonus that could not be computed, declared fields);
+  bonus that could not be computed, final ``state.*``, declared fields);
 - ``bonuses.csv`` (studies with a bonus): the platform's bulk-bonus file, with the raw platform
   ids: the one export file with personal ids under ``platform_ids: hash``;
 - in both CSVs a text cell starting with ``=``, ``+``, ``-``, ``@``, tab or carriage return gets a
@@ -53,6 +55,7 @@ from collabrl.study.room_export import (
     document_rows,
     room_response_rows,
 )
+from collabrl.study.state import initial_state
 from collabrl.web.recording import HF_NESTED
 
 STAND_IN = ("stand-in", "idle-substitute")
@@ -64,7 +67,50 @@ def _intake(db: StudyDB) -> dict[str, dict[str, Any]]:
     out: dict[str, dict[str, Any]] = defaultdict(dict)
     for event in db.events("answers"):
         for question, value in event["data"]["answers"].items():
-            out[event["pid"]][f"{event['data']['form']}.{question}"] = value  # page.question
+            column = f"{event['data']['form']}.{question}"  # page.question
+            if isinstance(value, dict):  # a custom component's answer: one column per key
+                out[event["pid"]].update({f"{column}.{k}": v for k, v in value.items()})
+            else:
+                out[event["pid"]][column] = value
+    return out
+
+
+def _state_after_rounds(loaded: LoadedStudy, db: StudyDB) -> dict[tuple, dict[str, Any]]:
+    """(participant, group, position) -> ``state.*`` and ``group.*`` columns as they stood
+    when that round ended (the initial values before anything set them)."""
+    study = loaded.study
+    if not study.state:
+        return {}
+    ends = [e for e in db.events() if e["kind"] in ("state", "episode_end")]
+    mine: dict[str, dict[str, Any]] = defaultdict(lambda: initial_state(study.state, "participant"))
+    ours: dict[str, dict[str, Any]] = defaultdict(lambda: initial_state(study.state, "group"))
+    out: dict[tuple, dict[str, Any]] = {}
+    groups = {g["gid"]: g for g in db.groups()}
+    for event in ends:
+        data = event["data"]
+        if event["kind"] == "state":
+            held = ours if data.get("scope") == "group" else mine
+            held[event["gid"] if data.get("scope") == "group" else event["pid"]] = data["values"]
+            continue
+        group = groups.get(event["gid"])
+        for pid in filter(None, group["members"].values() if group else []):
+            columns = {f"state.{k}": v for k, v in mine[pid].items()}
+            columns.update({f"group.{k}": v for k, v in ours[event["gid"]].items()})
+            out[(pid, event["gid"], data["position"])] = columns
+    return out
+
+
+def _final_state(loaded: LoadedStudy, db: StudyDB) -> dict[str, dict[str, Any]]:
+    """Each participant's ``state.*`` columns at the end (participants.csv)."""
+    study = loaded.study
+    if not study.state:
+        return {}
+    out: dict[str, dict[str, Any]] = defaultdict(
+        lambda: {f"state.{k}": v for k, v in initial_state(study.state, "participant").items()}
+    )
+    for event in db.events("state"):
+        if event["data"].get("scope") != "group":
+            out[event["pid"]] = {f"state.{k}": v for k, v in event["data"]["values"].items()}
     return out
 
 
@@ -103,6 +149,7 @@ def response_rows(loaded: LoadedStudy, db: StudyDB) -> list[dict[str, Any]]:
             stood_in[(event["gid"], d["position"], d["seat"])] += 1
     intake = _intake(db)
     assert study.questionnaire is not None  # compile: a conditions page needs one
+    states = _state_after_rounds(loaded, db)
     dimensions = list(dict.fromkeys(item.dimension for item in study.questionnaire.items))
     rows = []
     for group in db.groups():
@@ -144,6 +191,8 @@ def response_rows(loaded: LoadedStudy, db: StudyDB) -> list[dict[str, Any]]:
                 }
                 process = episode_process(study.game.name, summary, seat)
                 row["structure"] = summary.get("structure")
+                row.update({f"factor.{k}": v for k, v in condition.levels.items()})
+                row.update(states.get((pid, group["gid"], position), {}))
                 row.update({f"process.{k}": process.get(k) for k in ROUND_PROCESS if k in process})
                 given = answers.get("ratings", {})
                 for item in study.questionnaire.items:
@@ -162,10 +211,11 @@ def response_rows(loaded: LoadedStudy, db: StudyDB) -> list[dict[str, Any]]:
     return rows + rooms
 
 
-def participant_rows(db: StudyDB) -> list[dict[str, Any]]:
+def participant_rows(db: StudyDB, loaded: LoadedStudy | None = None) -> list[dict[str, Any]]:
     """One row per participant: who, how far, completion code, platform ids as the privacy
-    section keeps them, payment, declared fields."""
+    section keeps them, payment, final state (with ``loaded``), declared fields."""
     intake = _intake(db)
+    final = _final_state(loaded, db) if loaded is not None else {}
     joined = {e["pid"]: e["data"].get("platform", {}) for e in db.events("join")}
     paid = {e["pid"]: e["data"] for e in db.events("payment")}
     return [
@@ -183,6 +233,7 @@ def participant_rows(db: StudyDB) -> list[dict[str, Any]]:
             **joined.get(p["pid"], {}),
             **_payment_columns(paid.get(p["pid"])),
             **intake[p["pid"]],
+            **(final[p["pid"]] if final else {}),
             **{f"field.{k}": v for k, v in p["fields"].items()},
         }
         for p in db.participants()
@@ -302,7 +353,7 @@ def export_study(loaded: LoadedStudy, db: StudyDB, out: Path) -> dict[str, Any]:
     rows = response_rows(loaded, db)
     events = db.events()
     trajectories = [_with_condition(loaded, e["record"]) for e in db.episodes()]
-    people = participant_rows(db)
+    people = participant_rows(db, loaded)
     bonuses = bonus_rows(loaded, db)
     counts = {
         "participants": len(people),

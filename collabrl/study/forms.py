@@ -7,7 +7,9 @@ client adds is kept).
 
 from __future__ import annotations
 
+import json
 import math
+from collections.abc import Mapping
 from typing import Any
 
 from collabrl.errors import CollabrlError
@@ -31,8 +33,10 @@ def _likert(value: Any, points: int) -> int:
     return value
 
 
-def _answer(question: Question, value: Any) -> Any:
+def _answer(question: Question, value: Any, components: Mapping[str, Any]) -> Any:
     """The checked answer; raises ValueError saying what to do instead."""
+    if question.kind == "component":
+        return _component_answer(components[question.component or ""], value, question.config)
     if question.kind == "likert":
         return _likert(value, question.points)
     if question.kind == "choice":
@@ -55,6 +59,22 @@ def _answer(question: Question, value: Any) -> Any:
     return value
 
 
+def _component_answer(component: Any, value: Any, config: dict[str, Any]) -> Any:
+    """A custom component's answer as its server class checks it (its ValueError's words go to
+    the page; any other failure of the class is refused without storing the answer)."""
+    try:
+        checked = component.validate(value, config)
+    except ValueError:
+        raise
+    except Exception as exc:
+        raise ValueError(f"this answer could not be checked ({type(exc).__name__})") from None
+    try:
+        json.dumps(checked)
+    except (TypeError, ValueError):
+        raise ValueError("this answer could not be stored") from None
+    return checked
+
+
 def _number(value: float | None) -> str:
     return "any" if value is None else f"{value:g}"
 
@@ -71,9 +91,12 @@ def _short(text: str, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
-def survey_answers(questions: list[Question], given: Any) -> dict[str, Any]:
-    """The declared questions' answers from ``given`` (a mapping), checked; raises FormError
-    naming every question to fix at once."""
+def survey_answers(
+    questions: list[Question], given: Any, components: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
+    """The declared questions' answers from ``given`` (a mapping), checked (``components``:
+    the study's custom components, collabrl.study.components); raises FormError naming every
+    question to fix at once."""
     if not isinstance(given, dict):
         raise FormError("answers must be a mapping of question ids to values")
     answers: dict[str, Any] = {}
@@ -85,7 +108,7 @@ def survey_answers(questions: list[Question], given: Any) -> dict[str, Any]:
                 problems[question.id] = "please answer this question"
             continue
         try:
-            answers[question.id] = _answer(question, value)
+            answers[question.id] = _answer(question, value, components or {})
         except ValueError as exc:
             problems[question.id] = str(exc)
     if problems:

@@ -1,14 +1,18 @@
 """Payment: a base fee and a bonus computed from what the participant did, and the platform's
 bulk-bonus file.
 
-The bonus is an expression (evaluated by ``simpleeval``: arithmetic, comparisons, list comprehensions, ``x if c else
-y``, no attribute access to Python internals) over these names:
+The bonus is an expression of the study file's one expression language
+(:mod:`collabrl.study.expressions`: arithmetic, comparisons, list comprehensions, ``x if c else
+y``, no access to Python internals) over these names:
 
 - ``rounds``: rounds the participant played; ``succeeded``: how many of them ended in success;
 - ``round``: per round, in play order, a mapping with ``success``, ``steps`` (the game's
   efficiency column), ``decisions``, ``messages`` and ``condition``;
-- ``answers``: the survey answers as ``answers["page.question"]`` (None: not asked on their path);
-- ``min``, ``max``, ``sum``, ``len``, ``round``, ``abs``.
+- ``answers``: the survey answers as ``answers["page.question"]`` or ``answers.page.question``
+  (None: not asked on their path);
+- ``state`` and ``group``: the participant's and their group's state variables
+  (:mod:`collabrl.study.state`), where the study declares any;
+- the expression language's functions (``min``, ``max``, ``sum``, ``len``, ``round``, ...).
 
 The result is clipped to ``[0, max_bonus]`` and rounded to cents. A bonus that cannot be computed
 for one participant (an answer they never gave used in arithmetic) is 0 with the error recorded
@@ -19,64 +23,40 @@ from __future__ import annotations
 
 import csv
 import io
-import math
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from collabrl.errors import RecipeError
+from collabrl.study.expressions import answer_values, number
 
-NAMES = ("rounds", "succeeded", "round", "answers")
-FUNCTIONS = {"min": min, "max": max, "sum": sum, "len": len, "round": round, "abs": abs}
 ROUND_KEYS = ("success", "steps", "decisions", "messages", "condition")
-
-
-class Answers(dict):
-    """A participant's answers; an unknown key is an error naming the known ones (a typo in the
-    expression is caught at lint, not at payment)."""
-
-    def __missing__(self, key: str) -> Any:
-        raise KeyError(f"no survey question {key!r} (known: {', '.join(self) or 'none'})")
 
 
 def bonus_names(
     rounds: list[dict[str, Any]], answers: Mapping[str, Any], questions: Iterable[str]
 ) -> dict[str, Any]:
     """The names a bonus expression sees for one participant."""
-    given = Answers({q: answers.get(q) for q in questions})
     return {
         "rounds": len(rounds),
         "succeeded": sum(bool(r.get("success")) for r in rounds),
         "round": [{k: r.get(k) for k in ROUND_KEYS} for r in rounds],
-        "answers": given,
+        "answers": answer_values(answers, questions),
     }
 
 
 def evaluate_bonus(expression: str, names: dict[str, Any], cap: float) -> float:
     """The bonus for ``names``, clipped to ``[0, cap]`` and rounded to cents. Raises ValueError
-    (one line) when the expression cannot be computed."""
-    from collabrl.engines.factory import require
-
-    require(("simpleeval",), "pip install 'collabrl[study]'", "a payment bonus expression")
-    from simpleeval import EvalWithCompoundTypes, FunctionNotDefined, NameNotDefined
-
-    evaluator = EvalWithCompoundTypes(names=names, functions=FUNCTIONS)
-    try:
-        value = evaluator.eval(expression)
-    except SyntaxError as exc:
-        raise ValueError(f"does not parse ({exc.msg})") from None
-    except (NameNotDefined, FunctionNotDefined) as exc:
-        known = ", ".join([*NAMES, *FUNCTIONS])
-        raise ValueError(f"unknown name {exc.name!r} (known: {known})") from None
-    except KeyError as exc:
-        raise ValueError(str(exc.args[0]) if exc.args else "unknown key") from None
-    except Exception as exc:  # a TypeError on an answer not given, ...
-        raise ValueError(" ".join(str(exc).split()) or type(exc).__name__) from None
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        raise ValueError(f"gives {value!r}, not a number")
-    return round(min(max(float(value), 0.0), cap), 2)
+    (one line: :class:`~collabrl.study.expressions.ExpressionError`) when the expression cannot
+    be computed."""
+    return round(min(max(number(expression, names), 0.0), cap), 2)
 
 
-def check_bonus(expression: str, cap: float, samples: list[dict[str, Any]]) -> None:
+def check_bonus(
+    expression: str,
+    cap: float,
+    samples: list[dict[str, Any]],
+    state: Mapping[str, Any] | None = None,
+) -> None:
     """Lint: the expression parses, names only what exists, and gives a number with no round
     played and with one, for each sample participant (``samples``: every question answered);
     raises RecipeError."""
@@ -85,7 +65,8 @@ def check_bonus(expression: str, cap: float, samples: list[dict[str, Any]]) -> N
     for rounds in played:
         for answers in samples:
             try:
-                evaluate_bonus(expression, bonus_names(rounds, answers, answers), cap)
+                names = {**bonus_names(rounds, answers, answers), **(state or {})}
+                evaluate_bonus(expression, names, cap)
             except ValueError as exc:
                 raise RecipeError(f"payment.bonus {expression!r}: {exc}") from None
 

@@ -42,8 +42,13 @@ class PretestStuck(CollabrlError):
     """A simulated participant that cannot get through the study (the pretest stops, naming it)."""
 
 
-def survey_answer(question: dict[str, Any], rng: random.Random) -> Any:
-    """A valid answer to an intake question (the pretest checks the flow, not the survey)."""
+def survey_answer(
+    question: dict[str, Any], rng: random.Random, components: dict[str, Any] | None = None
+) -> Any:
+    """A valid answer to an intake question (the pretest checks the flow, not the survey); a
+    custom component's own class draws its answer."""
+    if question["kind"] == "component":
+        return (components or {})[question["component"]].sample(rng, question["config"])
     if question["kind"] == "likert":
         return rng.randint(1, question["points"])
     if question["kind"] == "choice":
@@ -113,7 +118,10 @@ class SimulatedParticipant:
             elif kind == "consent":
                 await self.rt.submit(self.pid, {"node": node, "agree": True})
             elif kind == "survey":
-                answers = {q["id"]: survey_answer(q, self.rng) for q in view["questions"]}
+                components = self.rt.compiled.components
+                answers = {
+                    q["id"]: survey_answer(q, self.rng, components) for q in view["questions"]
+                }
                 await self.rt.submit(self.pid, {"node": node, "answers": answers})
             elif view.get("room"):
                 await act_in_room(self.rt, self.pid, view, self.index, self.rooms)

@@ -3,8 +3,8 @@
 Measures: the game's efficiency column (completion steps in the household game) over every
 round played, and each questionnaire dimension (a participant's mean over that dimension's
 items) over rated rounds. Conditions are compared pairwise: Wilcoxon signed-rank tests on the
-participants who have both (within-subject), Mann-Whitney U tests otherwise (between-subject),
-with Holm's adjustment over the pairs of each measure. The plot follows the layout of the
+participants who have both (within-subject), Mann-Whitney U tests otherwise (between-subject,
+and conditions of different between-subject cells of a multi-factor design), with Holm's adjustment over the pairs of each measure. The plot follows the layout of the
 CollabBench paper's Figure 6: completion steps per model on the left, the three affective
 dimensions as grouped bars on the right, 95% intervals as error bars and stars for pairs that
 differ (Holm-adjusted p < .05, .01, .001).
@@ -86,8 +86,9 @@ def summarize(study: Study, rows: list[dict[str, Any]]) -> dict[str, Any]:
         family = []
         for a, b in itertools.combinations(conditions, 2):
             va, vb = _values(rows, a, m), _values(rows, b, m)
-            if study.design.kind == "within":
-                both = sorted(set(va) & set(vb))
+            both = sorted(set(va) & set(vb))
+            # a multi-factor design pairs only conditions of one between-subject cell
+            if study.design.kind == "within" and (both or not study.design.factors):
                 test = wilcoxon([va[p] for p in both], [vb[p] for p in both])
             else:
                 test = mann_whitney(list(va.values()), list(vb.values()))

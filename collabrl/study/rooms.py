@@ -87,6 +87,15 @@ class RoomHub:
             return self.rooms.get(room_key(page.id, group.gid, group.position))
         return None
 
+    def filled(self, room: Room, text: str) -> str:
+        """``text`` (an agent's prompt, the room's task) with the state and answers of the
+        room's first participant filled in, as a game round's agent prompt is."""
+        return self.rt.logic.text(room.members[0], text, markdown=False) if room.members else text
+
+    def prompted(self, room: Room, agent: ChatAgent) -> ChatAgent:
+        """``agent`` with its prompt filled in for ``room``."""
+        return agent.model_copy(update={"prompt": self.filled(room, agent.prompt)})
+
     def names(self, room: Room, viewer: str | None = None) -> dict[str, str]:
         """Participant id -> the name shown in ``room`` (``You`` to ``viewer``)."""
         return {

@@ -34,7 +34,7 @@ from collabrl.study.db import (
     Phase,
     StorageFault,
 )
-from collabrl.study.players import agent_player, simulated_player, task_profiles
+from collabrl.study.players import simulated_player, task_profiles
 from collabrl.study.schema import Condition
 from collabrl.study.tutorial import (
     PRACTICE,
@@ -141,7 +141,7 @@ class GroupRun:
         section, condition = self.section(position), self.condition(position)
         game, seed = section.make_game(), self.seed(position)
         agents = {
-            seat: agent_player(condition.player, section, game, seed, self.rt.engines)
+            seat: self.rt.logic.agent(self, condition, section, game, seed)
             for seat in self.rt.study.game_seats.agents
         }
         public = {seat: "participant" for seat in self.rt.study.game_seats.humans}
@@ -231,6 +231,7 @@ class GroupRun:
         metric = type(self.section()).efficiency_metric
         with self.rt.db.batch():  # the episode, its event and the move to the questionnaire
             self.rt.db.save_episode(self.gid, self.position, record)
+            self.rt.logic.round_done(self, record)
             self.rt.db.event(
                 "episode_end",
                 gid=self.gid,

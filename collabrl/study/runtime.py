@@ -37,6 +37,7 @@ from collabrl.study.db import (
     token_hash,
 )
 from collabrl.study.forms import FormError, ratings, survey_answers
+from collabrl.study.logic import StudyLogic
 from collabrl.study.payment import bonus_names, evaluate_bonus
 from collabrl.study.recruitment import PLATFORMS, exported_ids, id_hash, id_salt, link_ids
 from collabrl.study.rooms import ROOM_PAGES, RoomHub
@@ -99,6 +100,7 @@ class StudyRuntime:
         self.salt = id_salt(db.meta().get("id_salt", ""))
         self.payments: dict[str, dict[str, Any]] = {}  # participant -> their payment event
         self.rooms = RoomHub(self)  # chat rooms and shared documents
+        self.logic = StudyLogic(self)  # state variables, when-branches, texts filled in
 
     # --- start and stop ---------------------------------------------------------------------
 
@@ -106,6 +108,7 @@ class StudyRuntime:
         """Load participants and groups, rebuild running rounds by replay, re-arm timers."""
         self.people = {row["pid"]: row for row in self.db.participants()}
         self.payments = {e["pid"]: e["data"] for e in self.db.events("payment")}
+        self.logic.recover()
         for group_row in self.db.groups():
             group = GroupRun(self, group_row)
             self.groups[group.gid] = group
@@ -286,9 +289,11 @@ class StudyRuntime:
             self.db.event("consent", pid=pid, node=page.id, agree=agree)
             await self.enter(pid, self.flow.successor(page.id) if agree else page.decline_to)
         elif isinstance(page, SurveyPage):
-            answers = survey_answers(page.questions, payload.get("answers"))
+            answers = survey_answers(
+                page.questions, payload.get("answers"), self.compiled.components
+            )
             self.db.event("answers", pid=pid, node=page.id, form=page.id, answers=answers)
-            await self.enter(pid, self.flow.after_survey(page, answers))
+            await self.enter(pid, self.logic.survey_done(pid, page, answers))
         elif isinstance(page, ConditionsPage) and row["phase"] == "rate":
             await self._rate(pid, payload)
         elif self.rooms.current(pid) is not None:
@@ -408,12 +413,11 @@ class StudyRuntime:
             return None
         bonus, error = 0.0, None
         if pay.bonus:
-            answers = {
-                f"{e['data']['form']}.{q}": v
-                for e in self.db.events("answers", pid=pid)
-                for q, v in e["data"]["answers"].items()
-            }
-            names = bonus_names(self._rounds_played(pid), answers, self.compiled.question_ids)
+            values = self.logic.values(pid)
+            names = bonus_names(
+                self._rounds_played(pid), self.logic.answers(pid), self.compiled.question_ids
+            )
+            names.update(state=values["state"], group=values["group"])
             try:
                 bonus = evaluate_bonus(pay.bonus, names, pay.max_bonus)
             except ValueError as exc:

@@ -20,7 +20,11 @@ from collabrl.config.roles import EngineSpec, check_profile, require_engine
 from collabrl.envs.registry import GameSection
 from collabrl.numbers import PositiveInt
 from collabrl.sections import Seed, Strict
+from collabrl.study.components import ComponentSpec
+from collabrl.study.factors import Factor, generated_conditions, parse_factors
+from collabrl.study.media import MediaItem
 from collabrl.study.questionnaires import template_items
+from collabrl.study.state import StateVar
 
 Ident = Annotated[str, Field(pattern=r"^[A-Za-z][A-Za-z0-9_-]{0,63}$")]
 """An id used in routes, events and CSV columns: a letter, then letters, digits, _ or -."""
@@ -45,8 +49,9 @@ class Question(Strict):
     """Column name of the answer in the export."""
     text: Text
     """The question as shown."""
-    kind: Literal["likert", "choice", "text", "number"] = "likert"
-    """likert (1..points), choice (one of options), text (free) or number (min..max)."""
+    kind: Literal["likert", "choice", "text", "number", "component"] = "likert"
+    """likert (1..points), choice (one of options), text (free), number (min..max) or component
+    (a custom component of the study's ``components``)."""
     points: int = Field(5, ge=2, le=11)
     """likert: scale points."""
     labels: tuple[str, str] = ("strongly disagree", "strongly agree")
@@ -61,6 +66,10 @@ class Question(Strict):
     """Whether the page refuses to continue without an answer."""
     max_chars: int = Field(1000, ge=1, le=10_000)
     """text: longest accepted answer."""
+    component: Ident | None = None
+    """component: the name of the custom component (a key of the study's ``components``)."""
+    config: dict[str, Any] = Field(default_factory=dict)
+    """component: settings passed to the component's page script and its server-side class."""
 
     @model_validator(mode="before")
     @classmethod
@@ -77,6 +86,8 @@ class Question(Strict):
     def _complete(self) -> Question:
         if self.kind == "choice" and len(self.options) < 2:
             raise ValueError(f"question {self.id}: a choice question needs at least two options")
+        if (self.kind == "component") != (self.component is not None):
+            raise ValueError(f"question {self.id}: kind component and component: NAME go together")
         repeated = _repeated(self.options)
         if repeated:
             raise ValueError(f"question {self.id}: options repeat: {repeated}")
@@ -136,14 +147,27 @@ class Questionnaire(Strict):
 
 
 class Branch(Strict):
-    """A survey page's conditional route: answer ``equals`` value -> page ``to``."""
+    """A survey page's conditional route: answer ``equals`` value -> page ``to``, or an
+    expression ``when`` (over state and answers) -> page ``to``."""
 
-    question: Ident
-    """A question of this page."""
-    equals: str | float | int
+    question: Ident | None = None
+    """A question of this page (with ``equals``)."""
+    equals: str | float | int | None = None
     """The answer that takes this route."""
+    when: str | None = None
+    """Instead of question/equals: an expression over state, group and answers
+    (collabrl.study.expressions), e.g. "state.score >= 2 and answers.intake.age < 30"."""
     to: Ident
     """The page it leads to."""
+
+    @model_validator(mode="after")
+    def _one_kind(self) -> Branch:
+        equality = self.question is not None and self.equals is not None
+        if (self.when is None) == equality:
+            return self
+        raise ValueError(
+            f"branch to {self.to}: give either question and equals, or when (an expression)"
+        )
 
     @model_validator(mode="before")
     @classmethod
@@ -166,6 +190,9 @@ class _Page(Strict):
     """Markdown body."""
     next: Ident | None = None
     """The page after this one (default: the next page in the list)."""
+    media: list[MediaItem] = Field(default_factory=list)
+    """Images and videos shown under the text (files in the media/ folder next to the study
+    file; Markdown may also show an image: ![what it shows](media/photo.png))."""
 
 
 class TextPage(_Page):
@@ -199,6 +226,9 @@ class SurveyPage(_Page):
     """The questions, in order."""
     branches: list[Branch] = Field(default_factory=list)
     """Conditional routes, checked in order before ``next``."""
+    set: dict[Ident, str] = Field(default_factory=dict)
+    """State variables set from this page's answers: variable -> expression (over state,
+    group and answers, this page's included), evaluated before the branches."""
 
     @model_validator(mode="after")
     def _unique(self) -> SurveyPage:
@@ -208,7 +238,7 @@ class SurveyPage(_Page):
                 f"page {self.id}: question ids must be unique; repeated: {repeated} (one id "
                 "makes two questions one answer, and the page could never be sent)"
             )
-        taken = [(b.question, b.equals) for b in self.branches]
+        taken = [(b.question, b.equals) for b in self.branches if b.when is None]
         for question, equals in _repeated(taken):
             raise ValueError(
                 f"page {self.id}: two branches take {question}={equals}; only the first fires"
@@ -330,6 +360,10 @@ class ConditionsPage(_Page):
         default_factory=lambda: RoomLimits(max_turns=50, max_chars=20_000)
     )
     """Document rounds: save, length and time limits, and the end button."""
+    set: dict[Ident, str] = Field(default_factory=dict)
+    """State variables set after every round: variable -> expression over state, group,
+    answers and result (the round: success, steps, efficiency, decisions, messages,
+    condition, position)."""
 
 
 class ChatPage(_Page):
@@ -418,6 +452,15 @@ class Condition(Strict):
     """Game-section options this condition plays with, over the study's game section (e.g.
     {structure: scaffolded}: the collaboration structure as a condition); not the task, the
     seats or the game's name, which every condition shares."""
+    prompt: Text | None = None
+    """An llm agent's persona prompt ({state.x}, {group.x}, {answers.page.question} filled in
+    from the group's first participant: an intake answer can shape the agent)."""
+    profile_from: Ident | None = None
+    """A state variable (a choice of profile ids) naming the agent's profile, per group (a
+    persona or llm agent)."""
+    levels: dict[str, str] = Field(default_factory=dict)
+    """Factor -> level of a condition generated from design.factors (the export's factor.*
+    columns; written by collabrl)."""
 
     @property
     def player(self) -> PlayerSpec:
@@ -454,6 +497,10 @@ class Design(Strict):
     shuffle: bool = False
     """Randomly permute the assignments within each balanced block (seeded by ``seed``);
     between-subject studies usually set it."""
+    factors: list[Factor] = Field(default_factory=list)
+    """A multi-factor design (collabrl.study.factors): conditions are generated from every
+    combination of levels (the study then lists no conditions), each factor within or between
+    subjects; kind follows (within if any factor is)."""
 
 
 class Simulated(Strict):
@@ -618,6 +665,28 @@ class Payment(Strict):
 class Study(Strict):
     """A user study, declared in one file."""
 
+    @model_validator(mode="before")
+    @classmethod
+    def _conditions_from_factors(cls, data: Any) -> Any:
+        """A multi-factor design's conditions and kind, written out from its factors."""
+        design = data.get("design") if isinstance(data, dict) else None
+        if not isinstance(design, dict) or not design.get("factors"):
+            return data
+        raw = design["factors"]
+        given = data.get("conditions")
+        if given and all(isinstance(c, dict) and c.get("levels") for c in given):
+            return data  # written out already (a resolved study read again)
+        if given:
+            raise ValueError("design.factors generates the conditions: remove conditions")
+        factors = parse_factors(raw)
+        kind = "within" if any(f.within for f in factors) else "between"
+        if design.get("kind", kind) != kind:
+            raise ValueError(
+                f"design.kind: with factors the kind follows from them ({kind}); remove it"
+            )
+        conditions = generated_conditions(factors)
+        return {**data, "design": {**design, "kind": kind}, "conditions": conditions}
+
     name: Ident
     """Name of the study (files, database, manifest)."""
     title: str = "A study on working with AI teammates"
@@ -638,6 +707,12 @@ class Study(Strict):
     """The pages, in default order (the first is where participants arrive)."""
     questionnaire: Questionnaire | None = None
     """Rated after each condition (a study with conditions needs it)."""
+    state: dict[Ident, StateVar] = Field(default_factory=dict)
+    """State variables (collabrl.study.state): set by answers and rounds, read by branches
+    (when:), texts ({state.x}) and agents (prompt, profile_from)."""
+    components: dict[Ident, ComponentSpec] = Field(default_factory=dict)
+    """Custom page components (collabrl.study.components): name -> its page script and its
+    server-side class."""
     simulated: Simulated = Field(default_factory=lambda: Simulated(kind="expert"))
     """Who plays a human seat nobody plays: a match that timed out, an idle participant."""
     timers: Timers = Field(default_factory=Timers)

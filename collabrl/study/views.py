@@ -20,6 +20,7 @@ from collabrl.study.schema import (
     DocumentPage,
     EndPage,
     MatchPage,
+    Question,
     SurveyPage,
     TextPage,
 )
@@ -61,22 +62,37 @@ def page_view(rt: StudyRuntime, pid: str) -> dict[str, Any]:
     if isinstance(page, ConditionsPage):
         view.update(_round_view(rt, pid, page))
         return view
-    view["html"] = markdown(page.text)
+    view["html"] = markdown(rt.logic.text(pid, page.text))
+    view["media"] = [
+        {"url": f"media/{quote(m.file)}", "kind": m.kind, "alt": m.alt, "caption": m.caption}
+        for m in page.media
+    ]
     if isinstance(page, TextPage):
         view["button"] = page.button
     elif isinstance(page, ConsentPage):
         view.update(agree=page.agree, decline=page.decline)
     elif isinstance(page, SurveyPage):
-        view["questions"] = [q.model_dump(mode="json") for q in page.questions]
+        view["questions"] = [_question(rt, pid, q) for q in page.questions]
     elif isinstance(page, MatchPage):
         view["waiting"] = len(rt.pool)
     elif isinstance(page, ChatPage | DocumentPage):
         view.update(rt.rooms.view(pid))
     elif isinstance(page, EndPage):
         view["code"] = row["code"] if page.show_code else None
-        view["debrief"] = markdown(study.disclosure.debrief) if study.disclosure.debrief else None
+        debrief = study.disclosure.debrief
+        view["debrief"] = markdown(rt.logic.text(pid, debrief)) if debrief else None
         view.update(_way_back(rt, pid, page))
     return view
+
+
+def _question(rt: StudyRuntime, pid: str, question: Question) -> dict[str, Any]:
+    """A survey question as the page draws it: its text filled in (shown as text), and a
+    custom component's script."""
+    out = question.model_dump(mode="json")
+    out["text"] = rt.logic.text(pid, question.text, markdown=False)
+    if question.component is not None:
+        out["script"] = f"components/{quote(question.component)}.js"
+    return out
 
 
 def _way_back(rt: StudyRuntime, pid: str, page: EndPage) -> dict[str, Any]:
@@ -114,12 +130,21 @@ def _round_view(rt: StudyRuntime, pid: str, page: ConditionsPage) -> dict[str, A
             "phase": "rate",
             "round": values["round"],
             "rounds": values["rounds"],
-            "html": markdown(fill(questionnaire.intro, values)),
+            "html": markdown(rt.logic.text(pid, fill(questionnaire.intro, values))),
             "items": [
-                {"id": i.id, "text": fill(i.text, values), "points": i.points, "labels": i.labels}
+                {
+                    "id": i.id,
+                    "text": rt.logic.text(pid, fill(i.text, values), markdown=False),
+                    "points": i.points,
+                    "labels": i.labels,
+                }
                 for i in questionnaire.items
             ],
-            "free_text": fill(questionnaire.free_text, values) if questionnaire.free_text else None,
+            "free_text": (
+                rt.logic.text(pid, fill(questionnaire.free_text, values), markdown=False)
+                if questionnaire.free_text
+                else None
+            ),
         }
     if condition.round != "game":  # a chat or document round
         room = rt.rooms.view(pid)
@@ -129,7 +154,7 @@ def _round_view(rt: StudyRuntime, pid: str, page: ConditionsPage) -> dict[str, A
             "phase": "play",
             "round": values["round"],
             "rounds": values["rounds"],
-            "html": markdown(fill(page.text, values)),
+            "html": markdown(rt.logic.text(pid, fill(page.text, values))),
             "disclosure": _disclosure(study.disclosure.ai_partners, [condition.name]),
             **room,
         }
@@ -143,7 +168,7 @@ def _round_view(rt: StudyRuntime, pid: str, page: ConditionsPage) -> dict[str, A
         "phase": "play",
         "round": values["round"],
         "rounds": values["rounds"],
-        "html": markdown(fill(page.text, values)),
+        "html": markdown(rt.logic.text(pid, fill(page.text, values))),
         "disclosure": disclosure,
         "game": {"url": f"play/{session.sid}/{quote(seat, safe='')}", "seat": seat},
         "deadline_s": rt.deadlines.remaining(("idle", group.gid, seat)),

@@ -24,12 +24,13 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from collabrl.errors import CollabrlError
 
 
-def content_security_policy(frames_own_pages: bool = False) -> str:
+def content_security_policy(frames_own_pages: bool = False, media: bool = False) -> str:
     """Same-origin scripts, styles, images, sockets and form posts (the serve page's start
     button) only; no inline script. With ``frames_own_pages`` (the study pages, which frame the
     game page) pages of this origin may be framed by this origin; otherwise no page may be
-    framed at all."""
+    framed at all. With ``media`` (study pages) same-origin video and audio play too."""
     frames = "frame-src 'self'; " if frames_own_pages else ""
+    frames += "media-src 'self'; " if media else ""
     ancestors = "'self'" if frames_own_pages else "'none'"
     return (
         "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "

@@ -409,3 +409,17 @@ def test_an_llm_agent_answers_through_a_real_engine_of_a_tiny_model(tmp_path) ->
     assert said[0] == ("You", "hello") and said[1][0] == "Tiny" and len(said) == 2
     failures = rt.db.events("agent_failure")
     assert (said[1][1] == "Sorry, I cannot answer right now.") == bool(failures)
+
+
+def test_a_chat_agents_prompt_is_checked_like_every_text_with_placeholders(capsys) -> None:
+    from collabrl.cli import main
+
+    with pytest.raises(SystemExit):
+        main(
+            ["study", "lint", "chat_rounds_study", "conditions.0.chat_agent.prompt=Hi {state.mood}"]
+        )
+    err = capsys.readouterr().err.strip()
+    assert err == (
+        "error: conditions.0.chat_agent.prompt: {state.mood}: unknown state variable 'mood' "
+        "(known: none declared under state:)"
+    )

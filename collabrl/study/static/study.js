@@ -10,6 +10,7 @@ let view = null;
 let backoff = 250;
 let deadline = null; // ms timestamp when the page's timer runs out
 let sending = false;
+const custom = {}; // question id -> what a custom component's render() returned (value())
 
 function $(id) { return document.getElementById(id); }
 
@@ -108,6 +109,15 @@ function question(q) {
       label.appendChild(el("span", option));
       box.appendChild(label);
     });
+  } else if (q.kind === "component") {
+    // A study's own component (collabrl.study.components): its ES module draws into the box
+    // and returns { value() }; the server checks the value with the component's class.
+    const holder = el("div", null, { class: "component", "data-testid": `q-${q.id}-component` });
+    box.appendChild(holder);
+    delete custom[q.id];
+    import(new URL(q.script, location.href).href)
+      .then((module) => { custom[q.id] = module.render(holder, q); })
+      .catch(() => { holder.textContent = "This question could not be loaded; please reload the page."; });
   } else if (q.kind === "number") {
     box.appendChild(el("input", null, { type: "number", id: `q-${q.id}`, "data-testid": `q-${q.id}-input` }));
   } else {
@@ -117,11 +127,27 @@ function question(q) {
 }
 
 function answer(q) {
+  if (q.kind === "component") { const c = custom[q.id]; return c ? c.value() : null; }
   if (q.kind === "likert") { const v = chosen(`q-${q.id}`); return v === null ? null : Number(v); }
   if (q.kind === "choice") return chosen(`q-${q.id}`);
   const value = $(`q-${q.id}`).value;
   if (value === "") return null;
   return q.kind === "number" ? Number(value) : value;
+}
+
+// Images, video and audio of the page (files of the study's media folder), under the text.
+function renderMedia(items) {
+  for (const item of items || []) {
+    const figure = el("figure", null, { "data-testid": "media" });
+    let node;
+    if (item.kind === "image") node = el("img", null, { src: item.url, alt: item.alt });
+    else {
+      node = el(item.kind === "video" ? "video" : "audio", null, { src: item.url, controls: "", preload: "metadata", "aria-label": item.alt });
+    }
+    figure.appendChild(node);
+    if (item.caption) figure.appendChild(el("figcaption", item.caption));
+    $("form").appendChild(figure);
+  }
 }
 
 function renderGame(msg) {
@@ -139,6 +165,7 @@ function fullRender(msg) {
   $("note").textContent = "";
   const game = $("game");
   if (!(msg.kind === "conditions" && msg.phase === "play" && msg.game)) { game.hidden = true; game.removeAttribute("src"); }
+  renderMedia(msg.media);
   if (msg.room) buildRoom(msg, $("form"), submit);
   else if (msg.kind === "text") button(msg.button, "continue", () => submit({}));
   else if (msg.kind === "consent") {

@@ -1,0 +1,517 @@
+"""State and logic as a study runs and as lint checks it: ``set:`` updates, ``when:`` branches,
+``{state.x}`` / ``{answers.page.question}`` in texts and agent prompts.
+
+Names an expression sees (:func:`names`): ``state`` (the participant's variables), ``group``
+(their group's), ``answers`` (``answers.page.question``; None where not answered) and, after a
+round, ``result`` (the round: success, steps, efficiency, decisions, messages, condition,
+position). At run time (:class:`StudyLogic`) an expression that fails for one participant (an
+answer they skipped used in arithmetic) changes nothing and takes no branch; the failure is a
+``logic_error`` event. Lint (:func:`check_logic`) refuses, one line each, an expression that does
+not parse, one that reads an unknown state variable, question or name, a ``set:`` of an
+undeclared variable, a placeholder naming what does not exist, and a ``profile_from`` that is no
+choice of profiles; compile's path simulation then evaluates every expression on every path.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from functools import partial
+from typing import TYPE_CHECKING, Any
+
+from collabrl.errors import RecipeError
+from collabrl.study.expressions import (
+    ExpressionError,
+    StateValues,
+    answer_values,
+    evaluate,
+    parse,
+    references,
+    truth,
+)
+from collabrl.study.room_lint import chat_agents
+from collabrl.study.schema import Condition, ConditionsPage, Study, SurveyPage
+from collabrl.study.state import coerce, initial_state
+
+if TYPE_CHECKING:
+    from collabrl.agents.player import Player
+    from collabrl.envs.base import Game
+    from collabrl.envs.registry import GameSection
+    from collabrl.study.rounds import GroupRun
+    from collabrl.study.runtime import StudyRuntime
+
+PLACEHOLDER = re.compile(r"\{(state|group|answers)\.([A-Za-z][A-Za-z0-9_.-]*)\}")
+RESULT_KEYS = ("success", "steps", "efficiency", "decisions", "messages", "condition", "position")
+MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~&])")
+
+
+def question_ids(study: Study) -> list[str]:
+    """``page.question`` of every survey question (the export's columns, the names of
+    ``answers`` in expressions)."""
+    return [f"{p.id}.{q.id}" for p in study.pages if isinstance(p, SurveyPage) for q in p.questions]
+
+
+def names(
+    study: Study,
+    state: Mapping[str, Any] | None,
+    group: Mapping[str, Any] | None,
+    answers: Mapping[str, Any],
+    result: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """What an expression sees (missing state: the variables' initial values)."""
+    mine = StateValues(initial_state(study.state, "participant") | dict(state or {}))
+    ours = StateValues(initial_state(study.state, "group") | dict(group or {}))
+    ours.what = "group variable"
+    out: dict[str, Any] = {
+        "state": mine,
+        "group": ours,
+        "answers": answer_values(answers, question_ids(study)),
+    }
+    if result is not None:
+        out["result"] = dict(result)
+    return out
+
+
+def escape_markdown(text: str) -> str:
+    """``text`` shown literally inside author Markdown (a participant's answer cannot add a
+    link, an image or emphasis)."""
+    return MARKDOWN_SPECIAL.sub(r"\\\1", text)
+
+
+def _lookup(values: Mapping[str, Any], root: str, key: str) -> Any:
+    """The value a placeholder names (``answers.page.question.part``: a part of a custom
+    component's answer)."""
+    if root != "answers":
+        return values[root].get(key)
+    page, question, *parts = key.split(".")
+    value = values["answers"].get(f"{page}.{question}")
+    for part in parts:
+        value = value.get(part) if isinstance(value, dict) else None
+    return value
+
+
+def interpolate(text: str, values: Mapping[str, Any], markdown: bool) -> str:
+    """``{state.x}``, ``{group.x}`` and ``{answers.page.question}`` in ``text`` filled in
+    (escaped for Markdown when ``markdown``; a value not given is empty)."""
+
+    def one(match: re.Match[str]) -> str:
+        value = _lookup(values, match.group(1), match.group(2))
+        shown = "" if value is None else " ".join(str(value).split())
+        return escape_markdown(shown) if markdown else shown
+
+    return PLACEHOLDER.sub(one, text)
+
+
+def apply_set(
+    study: Study, assignments: Mapping[str, str], values: dict[str, Any]
+) -> tuple[dict[str, Any], dict[str, Any], dict[str, str]]:
+    """The participant's and the group's state after ``assignments`` (variable ->
+    expression, all evaluated on the state before), and the variables that failed (name ->
+    error; they keep their value)."""
+    mine, ours, failed = dict(values["state"]), dict(values["group"]), {}
+    for var, expression in assignments.items():
+        declared = study.state[var]
+        try:
+            value = coerce(declared, evaluate(expression, values))
+        except ExpressionError as exc:
+            failed[var] = str(exc)
+            continue
+        (ours if declared.scope == "group" else mine)[var] = value
+    return mine, ours, failed
+
+
+def route(
+    study: Study, page: SurveyPage, answers: Mapping[str, Any], values: Mapping
+) -> str | None:
+    """The target of the first branch of ``page`` that fires (None: none does); raises
+    ExpressionError for a ``when`` that cannot be computed."""
+    for branch in page.branches:
+        if branch.when is not None:
+            if truth(branch.when, values):
+                return branch.to
+        elif answers.get(branch.question or "") == branch.equals:
+            return branch.to
+    return None
+
+
+class StudyLogic:
+    """The state of every participant and group of a running study, over its database (the
+    ``state`` events), and what depends on it."""
+
+    def __init__(self, rt: StudyRuntime) -> None:
+        self.rt, self.study = rt, rt.study
+        self.state: dict[str, dict[str, Any]] = {}  # participant -> their variables
+        self.group_state: dict[str, dict[str, Any]] = {}  # group -> its variables
+        self.given: dict[str, dict[str, Any]] = {}  # participant -> page.question -> answer
+
+    def recover(self) -> None:
+        """The last stored state of every participant and group, and their answers."""
+        for event in self.rt.db.events("answers"):
+            self._remember(event["pid"], event["data"]["form"], event["data"]["answers"])
+        for event in self.rt.db.events("state"):
+            data = event["data"]
+            if data.get("scope") == "group":
+                self.group_state[event["gid"]] = data["values"]
+            else:
+                self.state[event["pid"]] = data["values"]
+
+    def _remember(self, pid: str, form: str, answers: Mapping[str, Any]) -> None:
+        self.given.setdefault(pid, {}).update({f"{form}.{q}": v for q, v in answers.items()})
+
+    def answers(self, pid: str) -> dict[str, Any]:
+        """The participant's answers so far, keyed ``page.question`` (kept in memory: texts
+        with placeholders are filled in on every page push)."""
+        return self.given.get(pid, {})
+
+    def values(self, pid: str, result: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """What an expression about ``pid`` sees now."""
+        gid = self.rt.people[pid]["gid"]
+        group = self.group_state.get(gid) if gid else None
+        return names(self.study, self.state.get(pid), group, self.answers(pid), result)
+
+    def _store(self, pid: str, scope: str, before: Mapping, after: dict, where: str) -> None:
+        """Store a changed state (the participant's, or their group's) as a ``state`` event;
+        memory follows once it is committed."""
+        if dict(before) == after:
+            return
+        gid = self.rt.people[pid]["gid"]
+        self.rt.db.event("state", pid=pid, gid=gid, node=where, scope=scope, values=after)
+        held = self.group_state if scope == "group" else self.state
+        key = gid if scope == "group" else pid
+        assert key is not None  # group state is only set for a participant in a group
+        self.rt.db.after_commit(partial(held.__setitem__, key, after))
+
+    def _failed(self, pid: str, where: str, failed: Mapping[str, str]) -> None:
+        for var, error in failed.items():
+            self.rt.db.event("logic_error", pid=pid, node=where, what=f"set {var}", error=error)
+
+    def survey_done(self, pid: str, page: SurveyPage, answers: dict[str, Any]) -> str:
+        """Apply the page's ``set:`` (its answers are stored already) and pick its route."""
+        self._remember(pid, page.id, answers)
+        if not page.set and all(b.when is None for b in page.branches):
+            return route(self.study, page, answers, {}) or self.rt.flow.successor(page.id)
+        values = self.values(pid)
+        if page.set:
+            mine, _, failed = apply_set(self.study, page.set, values)
+            self._failed(pid, page.id, failed)
+            self._store(pid, "participant", values["state"], mine, page.id)
+            values = self.values(pid)
+        try:
+            target = route(self.study, page, answers, values)
+        except ExpressionError as exc:
+            self.rt.db.event("logic_error", pid=pid, node=page.id, what="when", error=str(exc))
+            target = None
+        return target or self.rt.flow.successor(page.id)
+
+    def result(self, group: GroupRun, record: dict[str, Any], seat: str) -> dict[str, Any]:
+        """A finished round as ``result`` shows it to the participant in ``seat``."""
+        from collabrl.study.export import round_facts
+
+        metric = type(self.study.played_game).efficiency_metric
+        facts = round_facts(record, seat, metric, self.rt.message_action)
+        return {
+            **facts,
+            "efficiency": group.section().efficiency(record["summary"]),
+            "condition": group.condition().id,
+            "position": group.position + 1,
+        }
+
+    def round_done(self, group: GroupRun, record: dict[str, Any]) -> None:
+        """Apply the conditions page's ``set:`` after a round: each active member's own
+        variables, and the group's once (from its first active member's view)."""
+        page = self.rt.flow.conditions_page
+        if not page.set:
+            return
+        node = group.node("play")
+        for k, pid in enumerate(group.active()):
+            seat = self.rt.people[pid]["seat"]
+            assert seat is not None  # a group's member has a seat in it
+            values = self.values(pid, self.result(group, record, seat))
+            mine, ours, failed = apply_set(self.study, page.set, values)
+            self._failed(pid, node, failed)
+            self._store(pid, "participant", values["state"], mine, node)
+            if k == 0:
+                self._store(pid, "group", values["group"], ours, node)
+
+    def text(self, pid: str, text: str, markdown: bool = True) -> str:
+        """``text`` with the participant's state and answers filled in."""
+        if "{" not in text or not PLACEHOLDER.search(text):
+            return text
+        return interpolate(text, self.values(pid), markdown)
+
+    def group_values(self, group: GroupRun) -> dict[str, Any]:
+        """What a group's agent prompt sees: its first participant's state and answers."""
+        first = next((p for p in group.members.values() if p), None)
+        if first is None:
+            return names(self.study, None, self.group_state.get(group.gid), {})
+        return self.values(first)
+
+    def agent(
+        self, group: GroupRun, condition: Condition, section: GameSection, game: Game, seed: int
+    ) -> Player:
+        """The condition's agent for one seat of the group's round: its profile from
+        ``profile_from`` and its persona prompt filled in from the group's first participant,
+        where the condition has them (recorded as an ``agent_setup`` event)."""
+        from collabrl.factory import make_llm_player
+        from collabrl.profiles import get_profile
+        from collabrl.study.players import agent_player
+
+        spec = condition.player
+        if not condition.prompt and not condition.profile_from:
+            return agent_player(spec, section, game, seed, self.rt.engines)
+        values = self.group_values(group)
+        if condition.profile_from:
+            var = self.study.state[condition.profile_from]
+            scope = "group" if var.scope == "group" else "state"
+            spec = spec.model_copy(update={"profile": values[scope][condition.profile_from]})
+        persona = None
+        if condition.prompt:
+            persona = interpolate(condition.prompt, values, markdown=False)
+            if spec.profile:
+                persona = f"{get_profile(spec.profile).persona()}\n\n{persona}"
+        self.rt.db.event(
+            "agent_setup",
+            gid=group.gid,
+            node=group.node("play"),
+            condition=condition.id,
+            profile=spec.profile,
+            prompt=persona,
+        )
+        if persona is None:
+            return agent_player(spec, section, game, seed, self.rt.engines)
+        engine = self.rt.engines.get(spec.engine)
+        return make_llm_player(engine, game, spec.sampling, seed, role="player", persona=persona)
+
+
+# --- lint --------------------------------------------------------------------------------------
+
+CONTEXTS = {
+    "survey": ("state", "group", "answers"),
+    "round": ("state", "group", "answers", "result"),
+    "bonus": ("rounds", "succeeded", "round", "answers", "state", "group"),
+}
+
+
+def check_expression(study: Study, expression: str, where: str, context: str) -> None:
+    """``expression`` parses and reads only what exists in ``context``; raises RecipeError."""
+    try:
+        parse(expression)
+        read = references(expression)
+    except ExpressionError as exc:
+        raise RecipeError(f"{where} {expression!r}: {exc}") from None
+    allowed = CONTEXTS[context]
+    questions = question_ids(study)
+    for root, key in sorted(read, key=lambda r: (r[0], r[1] or "")):
+        if root not in allowed:
+            raise RecipeError(
+                f"{where} {expression!r}: unknown name {root!r} (known: {', '.join(allowed)})"
+            )
+        _check_reference(study, root, key, f"{where} {expression!r}", questions)
+
+
+def _check_reference(
+    study: Study, root: str, key: str | None, where: str, questions: list[str]
+) -> None:
+    if key is None:
+        return
+    if root in ("state", "group"):
+        scope = "participant" if root == "state" else "group"
+        var = study.state.get(key)
+        if var is None:
+            known = ", ".join(study.state) or "none declared under state:"
+            raise RecipeError(f"{where}: unknown state variable {key!r} (known: {known})")
+        if var.scope != scope:
+            other = "group" if scope == "participant" else "state"
+            raise RecipeError(f"{where}: {key} is a {var.scope} variable: read it as {other}.{key}")
+    elif (
+        root == "answers"
+        and key not in questions
+        and not any(q.startswith(key + ".") for q in questions)
+    ):
+        raise RecipeError(
+            f"{where}: no survey question {key!r} (known: {', '.join(questions) or 'none'})"
+        )
+    elif root == "result" and key not in RESULT_KEYS:
+        raise RecipeError(f"{where}: result has no {key!r} (known: {', '.join(RESULT_KEYS)})")
+
+
+def _check_set(study: Study, assignments: Mapping[str, str], where: str, context: str) -> None:
+    for var, expression in assignments.items():
+        declared = study.state.get(var)
+        if declared is None:
+            known = ", ".join(study.state) or "none declared under state:"
+            raise RecipeError(f"{where}.set: unknown state variable {var!r} (known: {known})")
+        if declared.scope == "group" and context == "survey":
+            raise RecipeError(
+                f"{where}.set: {var} is a group variable: groups set theirs after rounds (the "
+                "conditions page's set:)"
+            )
+        check_expression(study, expression, f"{where}.set.{var}", context)
+
+
+def texts(study: Study) -> Iterable[tuple[str, str]]:
+    """(where, text) of every text that may hold placeholders."""
+    for page in study.pages:
+        yield f"page {page.id}", page.text
+        if isinstance(page, SurveyPage):
+            for q in page.questions:
+                yield f"page {page.id} question {q.id}", q.text
+    rating = study.questionnaire
+    if rating is not None:
+        yield "questionnaire.intro", rating.intro
+        yield from ((f"questionnaire item {i.id}", i.text) for i in rating.items)
+        if rating.free_text:
+            yield "questionnaire.free_text", rating.free_text
+    yield from ((f"{where}.prompt", agent.prompt) for where, agent in chat_agents(study))
+    if study.disclosure.debrief:
+        yield "disclosure.debrief", study.disclosure.debrief
+    for c in study.conditions:
+        if c.prompt:
+            yield f"condition {c.id} prompt", c.prompt
+
+
+def check_logic(study: Study) -> None:
+    """Every expression, ``set:``, placeholder and ``profile_from`` of the study names what
+    exists; raises RecipeError (one line)."""
+    questions = question_ids(study)
+    for page in study.pages:
+        if isinstance(page, SurveyPage):
+            _check_set(study, page.set, f"page {page.id}", "survey")
+            for k, branch in enumerate(page.branches):
+                if branch.when is not None:
+                    check_expression(
+                        study, branch.when, f"page {page.id} branches.{k} when", "survey"
+                    )
+        elif isinstance(page, ConditionsPage):
+            _check_set(study, page.set, f"page {page.id}", "round")
+    for where, text in texts(study):
+        for match in PLACEHOLDER.finditer(text):
+            root, key = match.group(1), match.group(2)
+            key = ".".join(key.split(".")[:2]) if root == "answers" else key
+            _check_reference(study, root, key, f"{where}: {match.group(0)}", questions)
+    for c in study.conditions:
+        if c.agent is None:  # a chat or document round: its chat_agent has its own prompt
+            if c.prompt or c.profile_from:
+                raise RecipeError(
+                    f"condition {c.id}: prompt and profile_from shape a game round's agent; "
+                    f"a {c.round} round's chat_agent takes its own prompt"
+                )
+            continue
+        if c.profile_from is not None:
+            _check_profile_from(study, c.id, c.profile_from, c.agent.kind)
+        if c.prompt and c.agent.kind != "llm":
+            raise RecipeError(f"condition {c.id}: prompt is an llm agent's, not a {c.agent.kind}'s")
+
+
+def _check_profile_from(study: Study, cid: str, var: str, kind: str) -> None:
+    from collabrl.profiles import get_profile
+
+    where = f"condition {cid}: profile_from {var!r}"
+    declared = study.state.get(var)
+    if declared is None:
+        known = ", ".join(study.state) or "none declared under state:"
+        raise RecipeError(f"{where}: unknown state variable (known: {known})")
+    if kind not in ("persona", "llm"):
+        raise RecipeError(f"{where}: a {kind} agent plays no profile")
+    if declared.type != "choice":
+        raise RecipeError(f"{where}: give a choice variable whose values are profile ids")
+    for value in declared.values:
+        profile = get_profile(value)  # an unknown id is a one-line error naming it
+        if kind == "persona" and profile.game != study.played_game.name:
+            raise RecipeError(f"{where}: {value!r} is a {profile.game} profile")
+
+
+# --- path simulation ---------------------------------------------------------------------------
+
+
+def expressions(study: Study) -> list[str]:
+    """Every branch and set expression of the study."""
+    out: list[str] = []
+    for page in study.pages:
+        if isinstance(page, SurveyPage | ConditionsPage):
+            out.extend(page.set.values())
+        if isinstance(page, SurveyPage):
+            out.extend(b.when for b in page.branches if b.when is not None)
+    return out
+
+
+def read_answers(study: Study) -> set[str]:
+    """``page.question`` of every answer some expression reads."""
+    return {
+        key for e in expressions(study) for root, key in references(e) if root == "answers" and key
+    }
+
+
+def constants(study: Study) -> tuple[list[float], list[str]]:
+    """The numbers and texts the expressions compare with (the values worth simulating)."""
+    import ast
+
+    numbers: set[float] = set()
+    words: set[str] = set()
+    for expression in expressions(study):
+        for node in ast.walk(parse(expression)):
+            if isinstance(node, ast.Constant):
+                if isinstance(node.value, bool):
+                    continue
+                if isinstance(node.value, int | float):
+                    numbers.add(float(node.value))
+                elif isinstance(node.value, str):
+                    words.add(node.value)
+    return sorted(numbers), sorted(words)
+
+
+def simulated_answers(
+    question: Any, numbers: list[float], words: list[str], samples: list[Any]
+) -> list[Any]:
+    """Answers to ``question`` that take every route an expression can tell apart: every
+    option or point, numbers around each constant, each compared text and another one; a
+    custom component's ``samples`` (its class draws them)."""
+    if question.kind == "choice":
+        values: list[Any] = list(question.options)
+    elif question.kind == "likert":
+        values = list(range(1, question.points + 1))
+    elif question.kind == "number":
+        low = question.min if question.min is not None else -float("inf")
+        high = question.max if question.max is not None else float("inf")
+        near = {v for c in numbers for v in (c - 1, c, c + 1)} | {0.0}
+        near |= {v for v in (question.min, question.max) if v is not None}
+        values = sorted(v for v in near if low <= v <= high) or [low]
+    elif question.kind == "text":
+        values = [*words, "(another answer)"]
+    else:
+        values = samples
+    return values if question.required else [*values, None]
+
+
+def round_results(study: Study, numbers: list[float]) -> list[dict[str, Any]]:
+    """Round results worth simulating for the conditions page's ``set:``: success or not,
+    counts around each constant, and each condition where an expression reads it."""
+    counts = sorted({0.0, *numbers, *(c + 1 for c in numbers)})
+    reads_condition = any(
+        ("result", "condition") in references(e) or ("result", None) in references(e)
+        for e in expressions(study)
+    )
+    conditions = [c.id for c in study.conditions][: None if reads_condition else 1]
+    return [
+        {
+            "success": success,
+            "steps": n,
+            "efficiency": 1.0 if success else 0.0,
+            "decisions": n,
+            "messages": n,
+            "condition": condition,
+            "position": 1,
+        }
+        for success in (True, False)
+        for n in counts
+        for condition in conditions
+    ]
+
+
+def same(values: Mapping[str, Any]) -> str:
+    """A key telling two simulated states apart."""
+    return repr(
+        sorted(
+            (k, sorted(dict(v).items()) if isinstance(v, dict) else v) for k, v in values.items()
+        )
+    )
