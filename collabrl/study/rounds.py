@@ -130,7 +130,7 @@ class GroupRun:
             seed=seed,
             kinds=public,
             on_finish=self._finished,
-            names=self.rt.study.agent_names(condition.id),
+            names=self.rt.study.seat_names(condition.id),
         )
 
     async def start(self, position: int) -> None:

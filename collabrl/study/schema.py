@@ -272,6 +272,17 @@ class Seats(Strict):
     """Seats played by participants (several: they are matched into one session)."""
     agents: list[str] = Field(default_factory=list)
     """Seats played by the condition's agent."""
+    names: dict[str, Annotated[str, Field(min_length=1, max_length=60)]] = Field(
+        default_factory=dict
+    )
+    """Names participants see for human seats, e.g. {Alice: You} (default: the seat's name); the agents' prompts keep the game's seat names."""
+
+    @model_validator(mode="after")
+    def _names_for_humans(self) -> Seats:
+        others = sorted(set(self.names) - set(self.humans))
+        if others:
+            raise ValueError(f"names: only human seats take names here; not human: {others}")
+        return self
 
 
 class Condition(Strict):
@@ -596,6 +607,11 @@ class Study(Strict):
         neutral name (with the seat's when the agent plays several)."""
         name, seats = self.condition(cid).name, self.seats.agents
         return {seat: name if len(seats) == 1 else f"{name} ({seat})" for seat in seats}
+
+    def seat_names(self, cid: str) -> dict[str, str]:
+        """The names participants see for every renamed seat in condition ``cid``: the human
+        seats' names from ``seats.names``, the agent seats' from the condition."""
+        return {**self.seats.names, **self.agent_names(cid)}
 
     def page(self, pid: str) -> Page:
         return next(p for p in self.pages if p.id == pid)

@@ -104,7 +104,12 @@ class RoomMap:
         apartment, names = game.apartment, display_names(game.task.name)
         return {
             "rooms": [
-                {"id": r.id, "name": names[r.id], "cell": list(r.cell), "action": explore_action(apartment, r.id)}
+                {
+                    "id": r.id,
+                    "name": names[r.id],
+                    "cell": list(r.cell),
+                    "action": explore_action(apartment, r.id),
+                }
                 for r in apartment.rooms.values()
             ],
             "goal": goal_places(game, names),

@@ -92,7 +92,9 @@ def build_state(game: HouseholdGame, i: int) -> dict[str, Any]:
         if names[o] in game.goal_of
     ]
     placed = known_progress(game, i)
-    progress = [{"object": p.object, "count": p.count, "placed": placed[p.object]} for p in game.task.goal]
+    progress = [
+        {"object": p.object, "count": p.count, "placed": placed[p.object]} for p in game.task.goal
+    ]
     return {
         "seat": game.agents[i],
         "seats": list(game.agents),

@@ -73,6 +73,7 @@ function render(msg) {
   renderHelp(msg.board);
   renderChat(msg.chat);
   renderResult(msg);
+  $("message-form").hidden = msg.done;
   setEnabled(msg.your_turn);
 }
 
@@ -114,9 +115,8 @@ function renderTeam(msg) {
   clear(box);
   const labels = pieceLabels(msg.seats, msg.names, msg.seat);
   msg.seats.forEach((seat, i) => {
-    const item = el("li", undefined, seatClass(seat));
-    if (msg.board) item.appendChild(el("span", labels[i], `piece-key chef-${i}`));
-    item.appendChild(el("span", seat === msg.seat ? `${nameOf(seat)} (you)` : nameOf(seat)));
+    const item = el("li", seat === msg.seat ? `${nameOf(seat)} (you)` : nameOf(seat), seatClass(seat));
+    if (msg.board) item.dataset.piece = labels[i]; // the key to the board's pieces, drawn before the name
     item.dataset.testid = `team-${i}`;
     box.appendChild(item);
   });
@@ -167,11 +167,14 @@ const KITCHEN_LABELS = {
   "wait(x)": "Wait, for this many ticks:",
 };
 const HOUSEHOLD_VERBS = {
-  goexplore: (what, id, past) => (explored(id) && !past ? `Go back to the ${what}` : `Go to the ${what} and look around`),
-  gocheck: (what) => `Look inside the ${what}`,
-  gograb: (what) => `Pick up the ${what}`,
-  goput: (what) => `Put what you hold on the ${what}`,
+  goexplore: (what, id, past) => (explored(id) && !past ? `Go back to ${the(what)}` : `Go to ${the(what)} and look around`),
+  gocheck: (what) => `Look inside ${the(what)}`,
+  gograb: (what) => `Pick up ${the(what)}`,
+  goput: (what) => `Put what you hold on ${the(what)}`,
 };
+
+// "the sofa", but "cabinet 2": a numbered name needs no article
+function the(what) { return /\d$/.test(what) ? what : `the ${what}`; }
 const HOUSEHOLD_ACTION = /^\[(\w+)\] <([^>]+)> \((\d+)\)$/;
 
 // A room this seat has explored, as its latest room-map frame says (going there again is going
@@ -182,6 +185,7 @@ function explored(id) {
 
 function actionLabel(action, past = false) {
   if (KITCHEN_LABELS[action]) return KITCHEN_LABELS[action];
+  if (action === "[send_message]") return "Send a message"; // the household's, in its history
   const m = action.match(HOUSEHOLD_ACTION);
   if (m && HOUSEHOLD_VERBS[m[1]]) return HOUSEHOLD_VERBS[m[1]](entityName(m[3], m[2]), m[3], past);
   return action;
