@@ -83,7 +83,7 @@ function drawOvercookedGrid(svg, layout, frame, view) {
   return `score ${frame.score}`;
 }
 
-// room-map: the apartment's rooms on its grid as one seat knows them (collabrl.envs.household.board).
+// room-map: the rooms of an apartment on its grid, as one seat knows them (a frame of one seat).
 // Hallway cells between rooms are drawn narrow, so a long apartment still fits the page.
 const ROOM_W = 220, ROOM_H = 168, HALL = 26;
 

@@ -97,7 +97,7 @@ function named(text) {
   return text;
 }
 
-// Object names without ids: a board's layout may name every entity ("kitchen cabinet 2"), so
+// Object names without ids: a board's layout may name every entity ("cabinet 2"), so
 // "<kitchencabinet> (172)" in the text reads as its name; unknown ids keep the name, in words.
 function plainNames(text) {
   const names = state && state.board && state.board.layout && state.board.layout.names;
@@ -185,7 +185,7 @@ function explored(id) {
 
 function actionLabel(action, past = false) {
   if (KITCHEN_LABELS[action]) return KITCHEN_LABELS[action];
-  if (action === "[send_message]") return "Send a message"; // the household's, in its history
+  if (action === "[send_message]") return "Send a message"; // a history line of the message action
   const m = action.match(HOUSEHOLD_ACTION);
   if (m && HOUSEHOLD_VERBS[m[1]]) return HOUSEHOLD_VERBS[m[1]](entityName(m[3], m[2]), m[3], past);
   return action;
