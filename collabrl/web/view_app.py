@@ -49,7 +49,7 @@ def board_replay(record: dict) -> dict:
 
 def replayable(section: type[GameSection]) -> bool:
     """Whether the game's records can be drawn in the viewer: its section rebuilds the game from
-    a summary (a board drawn only live, like the household's room map, cannot)."""
+    a summary (a board drawn only live cannot)."""
     return section.from_summary.__func__ is not GameSection.from_summary.__func__  # type: ignore[attr-defined]
 
 

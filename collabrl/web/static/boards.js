@@ -95,8 +95,7 @@ function gridAxis(values) {
 function drawRoomMap(svg, layout, frame, view) {
   while (svg.firstChild) svg.removeChild(svg.firstChild);
   const seats = layout.seats;
-  const me = (view && view.seat) || (frame.seats ? seats[0] : frame.seat);
-  const mine = frame.seats ? { ...frame.seats[me], tick: frame.tick } : frame;  // the viewer: the first seat's
+  const me = frame.seat; // a page is sent its own seat's part of each frame only
   const labels = pieceLabels(seats, view && view.names, view && view.seat);
   const nameOf = (seat) => (view && view.names && view.names[seat]) || seat;
   const px = gridAxis(layout.rooms.map((r) => r.cell[0]));
@@ -110,9 +109,9 @@ function drawRoomMap(svg, layout, frame, view) {
   const offered = new Set((view && view.offered) || []);
   for (const room of layout.rooms) {
     const x = px(room.cell[0]) + 4, y = py(room.cell[1]) + 4, w = ROOM_W - 8, h = ROOM_H - 8;
-    const here = room.id === mine.room;
-    const explored = mine.explored.includes(room.id);
-    const steps = mine.steps[room.id];
+    const here = room.id === frame.room;
+    const explored = frame.explored.includes(room.id);
+    const steps = frame.steps[room.id];
     const go = !here && offered.has(room.action) && view && view.choose;
     const g = svgEl("g", {
       class: `room${explored ? " explored" : " unexplored"}${here ? " here" : ""}${go ? " go" : ""}`,
@@ -128,13 +127,13 @@ function drawRoomMap(svg, layout, frame, view) {
       text(`   for ${goal.what}`, "room-goal");
     }
     if (!explored) text("not explored yet", "room-note");
-    for (const found of (mine.found[room.id] || []).slice(0, 5)) text(found, "room-found");
-    const more = (mine.found[room.id] || []).length - 5;
+    for (const found of (frame.found[room.id] || []).slice(0, 5)) text(found, "room-found");
+    const more = (frame.found[room.id] || []).length - 5;
     if (more > 0) text(`and ${more} more`, "room-found");
     // pieces: you where you are, teammates where you last saw them (dashed: last seen)
     const pieces = [];
     if (here) pieces.push({ seat: me, title: `${nameOf(me)} (you)`, seen: false });
-    for (const [seat, seen] of Object.entries(mine.seen || {})) {
+    for (const [seat, seen] of Object.entries(frame.seen || {})) {
       if (seen.room === room.id) pieces.push({ seat, title: `${nameOf(seat)}: last seen here at step ${seen.tick}`, seen: true });
     }
     pieces.forEach((piece, k) => {
@@ -150,8 +149,8 @@ function drawRoomMap(svg, layout, frame, view) {
     if (go) g.addEventListener("click", () => view.choose(room.action));
     svg.appendChild(g);
   }
-  const progress = mine.progress.map((p) => `${p.object} ${p.placed}/${p.count}`).join(", ");
-  const carrying = mine.holding.length ? ` \u00b7 carrying ${mine.holding.join(", ")}` : "";
+  const progress = frame.progress.map((p) => `${p.object} ${p.placed}/${p.count}`).join(", ");
+  const carrying = frame.holding.length ? ` \u00b7 carrying ${frame.holding.join(", ")}` : "";
   return `in place: ${progress}${carrying}`;
 }
 
