@@ -24,7 +24,7 @@ from typing import Any
 from collabrl.envs.household.game import HouseholdGame, explore_action
 from collabrl.envs.household.render import known_progress
 from collabrl.envs.household.tasks import get_task, plural
-from collabrl.envs.household.world import TICKS_PER_ROOM_STEP, load_apartments
+from collabrl.envs.household.world import load_apartments
 
 Frame = dict[str, Any]
 
@@ -115,7 +115,6 @@ class RoomMap:
             "goal": goal_places(game, names),
             "names": {str(i): n for i, n in names.items()},
             "seats": list(game.agents),
-            "step_ticks": TICKS_PER_ROOM_STEP,
             "help": list(HELP),
         }
 
@@ -146,10 +145,9 @@ class RoomMap:
                 fixture = apartment.fixtures[at]
                 where = "in" if fixture.container else "on"
                 found.setdefault(fixture.room, []).append(f"{names[obj]} {where} {names[at]}")
-        for fid, is_open in sorted(mind.fixtures.items()):
+        for fid in sorted(mind.fixtures):
             if apartment.fixtures[fid].container and fid not in mind.checked:
-                state = "closed" if is_open is False else "not looked inside"
-                found.setdefault(apartment.fixtures[fid].room, []).append(f"{names[fid]}: {state}")
+                found.setdefault(apartment.fixtures[fid].room, []).append(f"{names[fid]}: closed")
         placed = game._progress() if game.done else known_progress(game, i)
         return {
             "room": room,
