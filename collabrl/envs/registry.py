@@ -16,8 +16,9 @@ The web app (``collabrl serve`` / ``collabrl view``) learns a game's facts here 
 :meth:`GameSection.tick_limit` (the clock a person sees), :meth:`GameSection.task_of` (the task
 of a summary), the efficiency column, and optionally a ``board``: the ``"module:attribute"`` of a
 a :class:`BoardDrawer`, an object that draws the game for a person (a grid with chefs, pots and items
-for the kitchen). A game with a board also implements :meth:`GameSection.from_summary`, so that a
-recorded episode can be replayed tick by tick from its seed and turns. A game without a board is
+for the kitchen, a room map for the household). A game with a board may implement
+:meth:`GameSection.from_summary`, so that a recorded episode can be replayed tick by tick from its
+seed and turns (the viewer draws a board only for such games). A game without a board is
 shown as text only; the chat comes from the episode's turns (``Episode.messages``), so a new game
 needs nothing more to be played in the browser.
 """
@@ -49,6 +50,14 @@ class BoardDrawer(Protocol):
     The pages pick their drawer by ``kind`` (``collabrl/web/static/boards.js`` holds one drawer
     per kind), never by game name, so games drawn alike share a kind. A frame is JSON-ready and
     holds at least ``tick``.
+
+    Besides the frames ``watch`` hands over, the pages take one (``frame``) whenever a person is
+    owed a decision and when the episode ends, unless ``watch`` gave one at that tick: a drawer
+    whose frames are costly may give only the first frame in ``watch``.
+
+    Optional: ``for_seat(frame, seat) -> Frame``, the part of a frame the page of ``seat`` may
+    see (a frame holding what every seat knows is recorded whole, but each page is sent only its
+    own seat's part); without it every page gets the whole frame.
     """
 
     kind: str  # the drawer the pages use, e.g. "overcooked-grid"

@@ -155,7 +155,7 @@ class GroupRun:
             seed=seed,
             kinds=public,
             on_finish=self._finished,
-            names=self.agent_names(position),
+            names={**self.rt.study.game_seats.names, **self.agent_names(position)},
         )
 
     async def start(self, position: int) -> None:

@@ -428,6 +428,17 @@ class Seats(Strict):
     """Seats played by participants (several: they are matched into one session)."""
     agents: list[str] = Field(default_factory=list)
     """Seats played by the condition's agent."""
+    names: dict[str, Annotated[str, Field(min_length=1, max_length=60)]] = Field(
+        default_factory=dict
+    )
+    """Names participants see for human seats, e.g. {Alice: You} (default: the seat's name); the agents' prompts keep the game's seat names."""
+
+    @model_validator(mode="after")
+    def _names_for_humans(self) -> Seats:
+        others = sorted(set(self.names) - set(self.humans))
+        if others:
+            raise ValueError(f"names: only human seats take names here; not human: {others}")
+        return self
 
 
 class Condition(Strict):

@@ -53,6 +53,32 @@ def drawing(board: BoardDrawer, game: Game) -> dict[str, Any]:
     return {"kind": board.kind, "layout": board.layout(game)}
 
 
+def seat_frame(board: BoardDrawer, frame: Frame, seat: str) -> Frame:
+    """The part of ``frame`` the page of ``seat`` is sent: the drawer's optional ``for_seat``
+    (a room map holds every seat's knowledge; each page sees only its own), else all of it."""
+    for_seat = getattr(board, "for_seat", None)
+    return for_seat(frame, seat) if for_seat is not None else frame
+
+
+def take_frame(board: BoardDrawer, game: Game, frames: list[Frame]) -> None:
+    """A frame of ``game`` now, unless the board's ``watch`` gave one at this tick: called where a
+    person is owed a decision and at the end, so a board without a per-tick hook is still drawn
+    at every moment a page shows (and costs nothing on the steps between)."""
+    if not frames or frames[-1]["tick"] != game.tick:
+        frames.append(board.frame(game))
+
+
+def final_view(game: Game, seat: str) -> dict[str, Any] | None:
+    """The finished state ``seat`` sees once the episode is over, laid out like an observation
+    (``{tick, text, sections}``), from the game's optional ``final_observation(seat)``; None for
+    a game without it (the page then keeps the last observation it showed)."""
+    final = getattr(game, "final_observation", None)
+    if final is None:
+        return None
+    obs = final(seat)
+    return {"tick": obs.tick, "text": obs.text, "sections": sections(obs.text)}
+
+
 def replay_frames(
     game: Game, board: BoardDrawer, seed: int, turns: Iterable[dict[str, Any]]
 ) -> list[Frame]:

@@ -32,12 +32,21 @@ from collabrl.envs.base import (
     format_response,
     sends_message,
 )
-from collabrl.envs.registry import GameSection, get_game
+from collabrl.envs.registry import BoardDrawer, GameSection, get_game
 from collabrl.episode import Episode
 from collabrl.errors import CollabrlError
 from collabrl.eval.runner import efficiency
 from collabrl.factory import player_label
-from collabrl.web.frames import Frame, board_of, drawing, lettered_actions, sections
+from collabrl.web.frames import (
+    Frame,
+    board_of,
+    drawing,
+    final_view,
+    lettered_actions,
+    seat_frame,
+    sections,
+    take_frame,
+)
 
 MAX_ACTION_CHARS = 200  # longer than any offered action; a page never sends more
 PROTOCOL = 1  # the human-seat protocol's version (docs/human-seat-protocol.md); bumped on any
@@ -83,6 +92,8 @@ class Session:
     started: float = field(default_factory=time.time)
     play: Episode | None = None  # the episode loop, set by start()
     board: dict[str, Any] | None = None  # {kind, layout} of the game's board, set by start()
+    drawer: BoardDrawer | None = None  # the game's board drawer, set by start()
+    finals: dict[str, dict[str, Any] | None] = field(default_factory=dict)  # seat -> final view
 
     async def start(self) -> None:
         """Reset the game and players, then play non-human seats until a human is owed."""
@@ -90,7 +101,7 @@ class Session:
         self.seats = {seat: SeatSlot() for seat in self.humans}
         board = board_of(self.section)
         if board is not None:
-            self.board = drawing(board, self.game)
+            self.board, self.drawer = drawing(board, self.game), board
             board.watch(self.game, self.frames.append)
         async with self.lock:
             await self._advance()
@@ -196,6 +207,8 @@ class Session:
                     self.seats[seat].obs = self.running.pending[seat]
                 break
             self.running.advance()
+        if self.drawer is not None:
+            take_frame(self.drawer, self.game, self.frames)
         if self.game.done:
             self.on_finish(self)
         async with self.changed:
@@ -224,6 +237,7 @@ class Session:
             "observation": None,
             "summary": summary,
             "outcome": outcome_line(self.section, summary) if summary is not None else None,
+            "final": self._final(seat) if self.game.done else None,
             "chat": [{"tick": t, "speaker": s, "text": m} for t, s, m in self.running.messages()],
         }
         if obs is not None:
@@ -234,11 +248,18 @@ class Session:
                 "actions": lettered_actions(obs.actions, obs.message_action),
                 "message_action": obs.message_action,
             }
-        if self.board is not None:
+        if self.board is not None and self.drawer is not None:
             state["board"] = self.board
-            state["frames"] = self.frames[max(0, min(frames_from, len(self.frames) - 1)) :]
+            shown = self.frames[max(0, min(frames_from, len(self.frames) - 1)) :]
+            state["frames"] = [seat_frame(self.drawer, f, seat) for f in shown]
             state["frame_count"] = len(self.frames)
         return state
+
+    def _final(self, seat: str) -> dict[str, Any] | None:
+        """The finished state ``seat`` sees (built once: every later push resends it)."""
+        if seat not in self.finals:
+            self.finals[seat] = final_view(self.game, seat)
+        return self.finals[seat]
 
     def record(self, profile: Any | None) -> dict[str, Any]:
         """The episode in the evaluation's trajectory schema, from the (first) human's seat."""

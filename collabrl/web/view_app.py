@@ -18,7 +18,7 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from collabrl.envs.registry import registered_games
+from collabrl.envs.registry import GameSection, registered_games
 from collabrl.errors import CollabrlError
 from collabrl.web.frames import board_of, drawing, replay_frames
 from collabrl.web.security import HostAndOrigin, SecurityHeaders, has_token
@@ -35,7 +35,7 @@ def board_replay(record: dict) -> dict:
     drawn, or nothing for a game without a board (or one not installed here)."""
     section = registered_games().get(record.get("game") or "")
     board = board_of(section) if section is not None else None
-    if section is None or board is None:
+    if section is None or board is None or not replayable(section):
         return {}
     try:
         game = section.from_summary(record["summary"]).make_game()
@@ -45,6 +45,12 @@ def board_replay(record: dict) -> dict:
     except (CollabrlError, KeyError, ValueError, TypeError) as exc:
         return {"replay_note": f"no tick-by-tick replay: {exc}"}
     return {"board": drawing(board, game), "frames": frames}
+
+
+def replayable(section: type[GameSection]) -> bool:
+    """Whether the game's records can be drawn in the viewer: its section rebuilds the game from
+    a summary (a board drawn only live cannot)."""
+    return section.from_summary.__func__ is not GameSection.from_summary.__func__  # type: ignore[attr-defined]
 
 
 def make_view_app(root: Path, token: str, ratings: RatingStore | None = None) -> Starlette:

@@ -24,8 +24,9 @@ def test_household_episode_beside_the_expert_to_success(tmp_path, page, shot) ->
         open_new_episode(page, base)
         expect(page.get_by_test_id("turn")).to_have_text("Your turn")
         explore = page.locator('#actions button[data-action^="[goexplore]"]').first
-        room = explore.get_attribute("data-action").split("<")[1].split(">")[0].replace("_", " ")
-        expect(explore).to_contain_text(f"Go to the {room} and look around")  # words, not codes
+        room = explore.get_attribute("data-action").split("(")[1].rstrip(")")  # the room's id
+        name = only_session(app).board["layout"]["names"][room]  # in words: "living room"
+        expect(explore).to_contain_text(f"Go to the {name} and look around")  # words, not codes
         expect(page.get_by_test_id("rules")).to_have_attribute("open", "")
         expect(page.locator("#observation")).not_to_contain_text("Dialogue")  # one chat
         expect(page.get_by_test_id("chat")).to_contain_text("tick 0 Alice:")
@@ -44,6 +45,12 @@ def test_household_episode_beside_the_expert_to_success(tmp_path, page, shot) ->
         while not session.done:
             play_decision(page, session, "Alice", me)
         expect(page.get_by_test_id("result")).to_contain_text("Success")
+        # the final view: the finished state beside the outcome, not the last decision's
+        observation = page.get_by_test_id("observation")
+        expect(observation).to_contain_text("How the episode ended")
+        expect(observation).to_contain_text("book 3/3, glasses 1/1")
+        expect(observation).not_to_have_class("stale")
+        expect(page.get_by_test_id("caption")).to_have_text("in place: book 3/3, glasses 1/1")
         shot(page, "household_end")
         assert page.evaluate("window.__pwned") is None
     (record,) = records(tmp_path)
@@ -63,6 +70,16 @@ def test_kitchen_episode_for_a_set_number_of_ticks(tmp_path, page, shot) -> None
         expect(page.get_by_test_id("turn")).to_have_text("Your turn")
         expect(page.get_by_test_id("chef-0")).to_be_visible()
         expect(page.get_by_test_id("chef-1")).to_be_visible()
+        # pieces named: "you" for the own chef, the teammate's initial ("Player 1": P)
+        expect(page.get_by_test_id("chef-0").locator("text.chef-label")).to_have_text("you")
+        expect(page.get_by_test_id("chef-1").locator("text.chef-label")).to_have_text("P")
+        expect(page.get_by_test_id("team-1")).to_have_attribute("data-piece", "P")  # the key
+        labels = page.evaluate(
+            "[pieceLabels(['Alice', 'Bob'], {Bob: 'Agent A'}, 'Alice'),"
+            " pieceLabels(['Chef 0', 'Chef 1', 'Cat'], {}, 'Chef 0'),"
+            " pieceLabels(['Player 0', 'Player 1'], {}, undefined)]"
+        )
+        assert labels == [["you", "A"], ["you", "1", "2"], ["0", "1"]]
         onion = page.locator('#actions button[data-action="pickup(onion)"]')
         expect(onion).to_contain_text("Pick up an onion")
         expect(page.get_by_label("ticks to wait")).to_be_visible()
@@ -82,6 +99,10 @@ def test_kitchen_episode_for_a_set_number_of_ticks(tmp_path, page, shot) -> None
                 shot(page, "kitchen_mid")
         expect(page.get_by_test_id("result")).to_contain_text("Final score")
         expect(page.get_by_test_id("clock")).to_contain_text("tick 30 of 30")
+        # the final view: the kitchen as it ended, not the last decision's observation
+        expect(page.get_by_test_id("observation")).to_contain_text("Timestep 30 of 30")
+        expect(page.get_by_test_id("observation")).to_contain_text("How the episode ended")
+        shot(page, "kitchen_end")
     (record,) = records(tmp_path)
     assert record["summary"]["ticks"] == 30
     assert [f["tick"] for f in record["frames"]] == list(range(31))

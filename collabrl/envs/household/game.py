@@ -73,6 +73,11 @@ DEFAULT_GATED = ("put",)  # putting goal objects in place: the team's consequent
 WORDS = Vocabulary(kind="[go{kind}]")
 
 
+def explore_action(apartment: Apartment, room: int) -> str:
+    """The action that walks to ``room`` and looks around (offered for every other room)."""
+    return f"[goexplore] {apartment.room_token(room)}"
+
+
 def default_seats(n: int) -> tuple[str, ...]:
     """Seat names for ``n`` seats: Alice, Bob, Charlie, ... then Player9, Player10, ..."""
     return tuple(DEFAULT_SEATS[i] if i < len(DEFAULT_SEATS) else f"Player{i + 1}" for i in range(n))
@@ -258,6 +263,11 @@ class HouseholdGame:
         others = [a for a in self.agents if a != seat]
         rules = render.intro_text(seat, others, self.goal_text, self.max_ticks)
         return "\n".join([rules, *self.team.intro(seat)])
+
+    def final_observation(self, seat: str) -> Observation:
+        """What ``seat`` sees once the episode is over (the optional contract method the pages'
+        final view uses): its last view with the goal progress as it ended, and no actions."""
+        return render.final_observation(self, self.agents.index(seat))
 
     def summary(self) -> dict[str, Any]:
         """Episode result; ``steps`` is the success tick, or ``max_ticks`` on failure.
@@ -511,7 +521,7 @@ class HouseholdGame:
         offers: dict[str, tuple[str, Any]] = {}
         for rid in sorted(apt.rooms):
             if rid != self.rooms[i]:
-                offers[f"[goexplore] {apt.room_token(rid)}"] = ("explore", rid)
+                offers[explore_action(apt, rid)] = ("explore", rid)
         for fid in sorted(mind.fixtures):
             if apt.fixtures[fid].container and fid not in mind.checked:
                 offers[f"[gocheck] {apt.fixture_token(fid)}"] = ("check", fid)

@@ -91,10 +91,10 @@ def build_state(game: HouseholdGame, i: int) -> dict[str, Any]:
         for o, at in sorted(mind.where.items())
         if names[o] in game.goal_of
     ]
-    progress = []
-    for p in game.task.goal:
-        here = sum(1 for o in contents.get(p.target, ()) if names[o] == p.object)
-        progress.append({"object": p.object, "count": p.count, "placed": min(here, p.count)})
+    placed = known_progress(game, i)
+    progress = [
+        {"object": p.object, "count": p.count, "placed": placed[p.object]} for p in game.task.goal
+    ]
     return {
         "seat": game.agents[i],
         "seats": list(game.agents),
@@ -127,6 +127,34 @@ def build_state(game: HouseholdGame, i: int) -> dict[str, Any]:
         "opening": game.opening,
         **({"structure": game.team.view(game.agents[i])} if game.team.active else {}),
     }
+
+
+def known_progress(game: HouseholdGame, i: int) -> dict[str, int]:
+    """Goal objects of each predicate that seat ``i`` has seen in place (capped at the count)."""
+    mind, names = game.minds[i], game.names
+    placed = {}
+    for p in game.task.goal:
+        here = sum(1 for o, at in mind.where.items() if at == p.target and names[o] == p.object)
+        placed[p.object] = min(p.count, here)
+    return placed
+
+
+def final_observation(game: HouseholdGame, i: int) -> Observation:
+    """What seat i sees once the episode is over: its last view, with no actions, and the goal
+    progress as it truly ended (the outcome says so anyway; "book 3/3" beside "Success")."""
+    state = build_state(game, i)
+    placed = game._progress()
+    for entry in state["progress"]:
+        entry["placed"] = placed[entry["object"]]
+    return Observation(
+        seat=game.agents[i],
+        tick=game.tick,
+        text=render_text(game, state, []),
+        actions=[],
+        anchor=anchor(game, i),
+        state=state,
+        message_action=game.message_action,
+    )
 
 
 def render_text(game: HouseholdGame, state: dict[str, Any], actions: list[str]) -> str:

@@ -86,6 +86,7 @@ class HouseholdSection(GameSection):
     eval_options: ClassVar[dict[str, Any]] = {"max_ticks": TIME_LIMIT, "max_decisions": TIME_LIMIT}
     version: ClassVar[int] = VERSION
     paper_table: ClassVar[int | None] = 6
+    board: ClassVar[str | None] = "collabrl.envs.household.board:BOARD"  # the room map
     expert: ClassVar[str | None] = "collabrl.envs.household.expert:HouseholdExpert"
     persona: ClassVar[str | None] = "collabrl.agents.persona.household:HouseholdPersona"
     events: ClassVar[str | None] = "collabrl.envs.household.events:own_events"

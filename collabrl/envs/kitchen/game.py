@@ -412,10 +412,16 @@ class KitchenGame:
             if activity is None
         }
 
-    def _observe(self, i: int) -> Observation:
-        actions = self.offered(i)
-        self._offered[i] = actions
-        self._moves[i] = self.team.offers(self.agents[i])
+    def final_observation(self, seat: str) -> Observation:
+        """What ``seat`` sees once the episode is over (the optional contract method the pages'
+        final view uses): the finished kitchen and score, and no actions."""
+        return self._observe(self.agents.index(seat), final=True)
+
+    def _observe(self, i: int, final: bool = False) -> Observation:
+        actions = [] if final else self.offered(i)
+        if not final:
+            self._offered[i] = actions
+            self._moves[i] = self.team.offers(self.agents[i])
         view = build_state(
             layout=self.layout,
             state=self.state,

@@ -13,6 +13,7 @@ let socket = null;
 let state = null;
 let backoff = 250;
 let sent = false; // a decision is on its way: ignore further clicks until the next state
+let lastFrame = null; // this seat's latest board frame (the room map's explored rooms name buttons)
 let keyBuffer = "";
 let keyTimer = null;
 
@@ -64,13 +65,15 @@ function render(msg) {
     : msg.your_turn ? "Your turn"
     : `Waiting for ${msg.waiting_for.length ? msg.waiting_for.map(nameOf).join(", ") : "your teammates"}…`;
   $("turn").className = msg.your_turn ? "mine" : "";
-  $("intro").textContent = named(msg.intro);
+  $("intro").textContent = plainNames(named(msg.intro));
   renderTeam(msg);
-  renderObservation(msg.observation);
+  if (canDraw(msg.board)) drawLatest(msg);
+  renderObservation(msg.done && msg.final ? msg.final : msg.observation);
   renderActions(msg.observation);
+  renderHelp(msg.board);
   renderChat(msg.chat);
-  if (canDraw(msg.board)) drawLatest(msg.board, msg.frames);
   renderResult(msg);
+  $("message-form").hidden = msg.done;
   setEnabled(msg.your_turn);
 }
 
@@ -94,14 +97,37 @@ function named(text) {
   return text;
 }
 
+// Object names without ids: a board's layout may name every entity ("cabinet 2"), so
+// "<kitchencabinet> (172)" in the text reads as its name; unknown ids keep the name, in words.
+function plainNames(text) {
+  const names = state && state.board && state.board.layout && state.board.layout.names;
+  if (!names || !text) return text;
+  return text.replace(/<([^<>]+)> \((\d+)\)/g, (whole, name, id) => (names[id] ? names[id] : whole));
+}
+
+function entityName(id, name) {
+  const names = state && state.board && state.board.layout && state.board.layout.names;
+  return (names && names[id]) || name.replace(/_/g, " ");
+}
+
 function renderTeam(msg) {
   const box = $("team");
   clear(box);
-  for (const seat of msg.seats) {
+  const labels = pieceLabels(msg.seats, msg.names, msg.seat);
+  msg.seats.forEach((seat, i) => {
     const item = el("li", seat === msg.seat ? `${nameOf(seat)} (you)` : nameOf(seat), seatClass(seat));
-    item.dataset.testid = `team-${msg.seats.indexOf(seat)}`;
+    if (msg.board) item.dataset.piece = labels[i]; // the key to the board's pieces, drawn before the name
+    item.dataset.testid = `team-${i}`;
     box.appendChild(item);
-  }
+  });
+}
+
+// The board's short explanation of the actions ("What the actions do"), where it has one.
+function renderHelp(board) {
+  const help = board && board.layout && board.layout.help;
+  $("help").hidden = !help;
+  if (!help || $("help-list").childElementCount) return;
+  for (const line of help) $("help-list").appendChild(el("li", line));
 }
 
 function renderObservation(obs) {
@@ -112,12 +138,16 @@ function renderObservation(obs) {
   }
   box.classList.remove("stale");
   clear(box);
+  if (!obs.actions) box.appendChild(el("h3", "How the episode ended", "final-title"));
   for (const block of obs.sections) {
     if (block.chat) continue; // the chat panel shows every message
     const section = el("section", undefined, "obs-block");
     if (block.title) section.appendChild(el("h3", block.title));
     const list = el("ul");
-    for (const line of block.lines) list.appendChild(el("li", named(line.replace(/^- /, ""))));
+    for (const line of block.lines) {
+      // a line that is an action (the history's) reads as its button does, said of the past
+      list.appendChild(el("li", plainNames(named(actionLabel(line.replace(/^- /, ""), true)))));
+    }
     section.appendChild(list);
     box.appendChild(section);
   }
@@ -137,17 +167,27 @@ const KITCHEN_LABELS = {
   "wait(x)": "Wait, for this many ticks:",
 };
 const HOUSEHOLD_VERBS = {
-  goexplore: (what) => `Go to the ${what} and look around`,
-  gocheck: (what) => `Look inside the ${what}`,
-  gograb: (what) => `Pick up the ${what}`,
-  goput: (what) => `Put what you hold on the ${what}`,
+  goexplore: (what, id, past) => (explored(id) && !past ? `Go back to ${the(what)}` : `Go to ${the(what)} and look around`),
+  gocheck: (what) => `Look inside ${the(what)}`,
+  gograb: (what) => `Pick up ${the(what)}`,
+  goput: (what) => `Put what you hold on ${the(what)}`,
 };
+
+// "the sofa", but "cabinet 2": a numbered name needs no article
+function the(what) { return /\d$/.test(what) ? what : `the ${what}`; }
 const HOUSEHOLD_ACTION = /^\[(\w+)\] <([^>]+)> \((\d+)\)$/;
 
-function actionLabel(action) {
+// A room this seat has explored, as its latest room-map frame says (going there again is going
+// back, not exploring: a page label only, the action sent is the same).
+function explored(id) {
+  return Boolean(lastFrame && lastFrame.explored && lastFrame.explored.includes(Number(id)));
+}
+
+function actionLabel(action, past = false) {
   if (KITCHEN_LABELS[action]) return KITCHEN_LABELS[action];
+  if (action === "[send_message]") return "Send a message"; // a history line of the message action
   const m = action.match(HOUSEHOLD_ACTION);
-  if (m && HOUSEHOLD_VERBS[m[1]]) return HOUSEHOLD_VERBS[m[1]](m[2].replace(/_/g, " "));
+  if (m && HOUSEHOLD_VERBS[m[1]]) return HOUSEHOLD_VERBS[m[1]](entityName(m[3], m[2]), m[3], past);
   return action;
 }
 
@@ -199,7 +239,7 @@ function renderChat(lines) {
     item.appendChild(el("span", `tick ${line.tick} `, "tick"));
     item.appendChild(el("b", `${nameOf(line.speaker)}: `, seatClass(line.speaker)));
     item.dataset.testid = "chat-line";
-    item.appendChild(el("span", named(line.text), "said"));
+    item.appendChild(el("span", plainNames(named(line.text)), "said"));
     box.appendChild(item);
   }
   box.scrollTop = box.scrollHeight;
@@ -217,13 +257,17 @@ function renderResult(msg) {
 }
 
 // One state per message: the board shows the message's last frame at once, with the text,
-// score and buttons of the same message (no animation that lags behind them).
-function drawLatest(board, frames) {
+// score and buttons of the same message (no animation that lags behind them). A board drawer
+// may send a decision (the room map: click a room to go there).
+function drawLatest(msg) {
   const svg = $("drawing");
   svg.removeAttribute("hidden");
-  const frame = frames[frames.length - 1];
+  const frame = msg.frames[msg.frames.length - 1] || lastFrame;
   if (!frame) return;
-  $("caption").textContent = drawBoard(svg, board, frame);
+  lastFrame = frame;
+  const offered = msg.your_turn && msg.observation ? msg.observation.actions.map((a) => a.action) : [];
+  const view = { seat: msg.seat, names: msg.names, offered, choose: (action) => decide(action) };
+  $("caption").textContent = drawBoard(svg, msg.board, frame, view);
   document.body.dataset.boardTick = String(frame.tick);
 }
 
