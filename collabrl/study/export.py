@@ -49,7 +49,7 @@ from collabrl.envs.base import sends_message
 from collabrl.eval.process import JUDGEMENT_KEYS, PROCESS_KEYS, episode_process
 from collabrl.factory import player_label
 from collabrl.records import file_sha256, output_set, write_hf_dataset, write_jsonl, write_text
-from collabrl.study.db import StudyDB
+from collabrl.study.db import GroupRow, StudyDB
 from collabrl.study.load import LoadedStudy
 from collabrl.study.payment import bonus_file
 from collabrl.study.recruitment import PLATFORMS
@@ -176,11 +176,10 @@ class ResponseSheet:
         self.states = _state_after_rounds(loaded, db, rooms)
 
     def row(
-        self, group: dict[str, Any], seat: str, position: int, own: OwnColumns
+        self, group: GroupRow, seat: str, pid: str, position: int, own: OwnColumns
     ) -> dict[str, Any]:
-        """The row of ``seat``'s participant for round ``position`` (from 0) of ``group``."""
+        """The row of participant ``pid`` in ``seat`` for round ``position`` (from 0) of ``group``."""
         study = self.study
-        pid = group["members"][seat]
         person = self.people[pid]
         cid = group["conditions"][position]
         condition = study.condition(cid)
@@ -299,7 +298,7 @@ def response_rows(loaded: LoadedStudy, db: StudyDB) -> list[dict[str, Any]]:
                         else OwnColumns(measures, {"round": condition.round})
                     )
                 if own is not None:
-                    rows.append(sheet.row(group, seat, position, own))
+                    rows.append(sheet.row(group, seat, pid, position, own))
     return rows
 
 
