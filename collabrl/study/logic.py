@@ -4,7 +4,7 @@
 Names an expression sees (:func:`names`): ``state`` (the participant's variables), ``group``
 (their group's), ``answers`` (``answers.page.question``; None where not answered) and, after a
 round, ``result`` (the round: success, steps, efficiency, decisions, messages, condition,
-position). At run time (:class:`StudyLogic`) an expression that fails for one participant (an
+position, round; a chat or document round's own :data:`ROOM_RESULT_KEYS`). At run time (:class:`StudyLogic`) an expression that fails for one participant (an
 answer they skipped used in arithmetic) changes nothing and takes no branch; the failure is a
 ``logic_error`` event. Lint (:func:`check_logic`) refuses, one line each, an expression that does
 not parse, one that reads an unknown state variable, question or name, a ``set:`` of an

@@ -444,7 +444,9 @@ def chat_rounds_with(tmp_path, **changes) -> str:
 def test_chat_rounds_set_state_and_export_factor_levels_and_state_per_round(tmp_path) -> None:
     """A chat-rounds study whose agents are the levels of a within-subject factor and whose
     conditions page sets state from each round's result: the state changes when each room
-    closes, and every chat row carries its factor level and the state after its round."""
+    closes, and every chat row carries its factor level and the state after its round (the
+    conditions are written out with their levels, as a resolved study holds them: a factor's
+    levels generate game agents only)."""
     base = load_study("chat_rounds_study").study
     conditions = [
         {**c.model_dump(mode="json", exclude_defaults=True), "levels": {"tone": c.id}}
@@ -469,8 +471,8 @@ def test_chat_rounds_set_state_and_export_factor_levels_and_state_per_round(tmp_
     compiled = compile_study(load_study(path))
     run_pretest(compiled, tmp_path / "pretest.sqlite", 4, progress=False)
     rt = room_runtime(path, tmp_path / "pretest.sqlite")
-    states = [e for e in rt.db.events("state")]
-    assert len(states) == 8 and not rt.db.events("logic_error")  # 4 people x 2 rounds
+    assert len(rt.db.events("state")) == 8  # 4 people x 2 rounds
+    assert not rt.db.events("logic_error")
     export_study(rt.loaded, rt.db, tmp_path / "export")
     with open(tmp_path / "export" / "responses.csv", encoding="utf-8") as f:
         rows = list(csv.DictReader(f))
