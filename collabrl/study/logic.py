@@ -4,12 +4,14 @@
 Names an expression sees (:func:`names`): ``state`` (the participant's variables), ``group``
 (their group's), ``answers`` (``answers.page.question``; None where not answered) and, after a
 round, ``result`` (the round: success, steps, efficiency, decisions, messages, condition,
-position, round; a chat or document round's own :data:`ROOM_RESULT_KEYS`). At run time (:class:`StudyLogic`) an expression that fails for one participant (an
-answer they skipped used in arithmetic) changes nothing and takes no branch; the failure is a
-``logic_error`` event. Lint (:func:`check_logic`) refuses, one line each, an expression that does
-not parse, one that reads an unknown state variable, question or name, a ``set:`` of an
-undeclared variable, a placeholder naming what does not exist, and a ``profile_from`` that is no
-choice of profiles; compile's path simulation then evaluates every expression on every path.
+position, round; a chat or document round adds its own measures, which are None after a game
+round: :data:`collabrl.study.room_export.ROOM_MEASURES`). At run time (:class:`StudyLogic`) an
+expression that fails for one participant (an answer they skipped used in arithmetic) changes
+nothing and takes no branch; the failure is a ``logic_error`` event. Lint (:func:`check_logic`)
+refuses, one line each, an expression that does not parse, one that reads an unknown state
+variable, question or name, a ``set:`` of an undeclared variable, a placeholder naming what does
+not exist, and a ``profile_from`` that is no choice of profiles; compile's path simulation then
+evaluates every expression on every path.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from collabrl.study.expressions import (
     references,
     truth,
 )
+from collabrl.study.room_export import ROOM_MEASURES, room_measures
 from collabrl.study.room_lint import chat_agents
 from collabrl.study.schema import Condition, ConditionsPage, Study, SurveyPage
 from collabrl.study.state import coerce, initial_state
@@ -52,9 +55,6 @@ RESULT_KEYS = (
     "position",
     "round",
 )
-ROOM_RESULT_KEYS = ("turns", "room_messages", "room_versions")
-"""Names of ``result`` only a chat or document round gives (None after a game round; lint
-knows them in studies with such rounds)."""
 MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~&])")
 
 
@@ -230,16 +230,14 @@ class StudyLogic:
         return {
             **facts,
             "efficiency": group.section().efficiency(record["summary"]),
-            **dict.fromkeys(ROOM_RESULT_KEYS),
+            **dict.fromkeys(ROOM_MEASURES),
             **self._round(group),
         }
 
     def room_result(self, group: GroupRun, room: Room, pid: str) -> dict[str, Any]:
         """A finished chat or document round as ``result`` shows it to participant ``pid``:
         no success, steps or efficiency; their turns as decisions and messages; the room's
-        own measures (:data:`ROOM_RESULT_KEYS`)."""
-        from collabrl.study.room_export import room_measures
-
+        own measures (:func:`collabrl.study.room_export.room_measures`)."""
         return {
             **self.rt.rooms.facts(room, pid),
             "efficiency": None,
@@ -373,7 +371,7 @@ def _check_reference(
         )
     elif root == "result" and key not in result_keys(study):
         known = ", ".join(result_keys(study))
-        if key in ROOM_RESULT_KEYS:
+        if key in ROOM_MEASURES:
             raise RecipeError(
                 f"{where}: result.{key} is a chat or document round's (known: {known})"
             )
@@ -388,7 +386,7 @@ def room_rounds(study: Study) -> bool:
 def result_keys(study: Study) -> tuple[str, ...]:
     """The names ``result`` has in the study's rounds (a chat or document round's own only
     where it has such rounds)."""
-    return RESULT_KEYS + (ROOM_RESULT_KEYS if room_rounds(study) else ())
+    return RESULT_KEYS + (ROOM_MEASURES if room_rounds(study) else ())
 
 
 def _check_set(study: Study, assignments: Mapping[str, str], where: str, context: str) -> None:
@@ -555,14 +553,14 @@ def round_results(study: Study, numbers: list[float]) -> list[dict[str, Any]]:
         if condition.round == "game":
             results = [
                 {"success": won, "steps": n, "efficiency": float(won), "decisions": n}
-                | {"messages": n, **dict.fromkeys(ROOM_RESULT_KEYS)}
+                | {"messages": n, **dict.fromkeys(ROOM_MEASURES)}
                 for won in (True, False)
                 for n in counts
             ]
         else:
             results = [
                 {"success": None, "steps": None, "efficiency": None, "decisions": n}
-                | {"messages": n, **dict.fromkeys(ROOM_RESULT_KEYS, n)}
+                | {"messages": n, **dict.fromkeys(ROOM_MEASURES, n)}
                 for n in counts
             ]
         where = {"condition": condition.id, "position": 1, "round": condition.round}

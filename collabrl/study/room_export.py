@@ -94,15 +94,16 @@ def document_history(db: StudyDB, stamp: Any) -> list[dict[str, Any]]:
     ]
 
 
+ROOM_MEASURES = (ROOM_MEASURE, "room_messages", "room_versions")
+"""A chat or document round's own measures (:func:`room_measures`): columns of its
+``responses.csv`` rows and names of ``result`` in the conditions page's ``set:``."""
+
+
 def room_measures(room: Room, pid: str) -> dict[str, Any]:
-    """What participant ``pid``'s chat or document round was: their ``turns`` (messages or
-    saves), every message said in the room and every version saved (the round's columns of
-    ``responses.csv`` and, in a round's ``set:``, names of ``result``)."""
-    return {
-        ROOM_MEASURE: room.turns(pid),
-        "room_messages": len(room.messages),
-        "room_versions": max(0, len(room.versions) - 1),
-    }
+    """What participant ``pid``'s chat or document round was: their turns (messages or
+    saves), every message said in the room and every version saved."""
+    counts = (room.turns(pid), len(room.messages), max(0, len(room.versions) - 1))
+    return dict(zip(ROOM_MEASURES, counts, strict=True))
 
 
 class RoomRounds:
