@@ -1,13 +1,16 @@
 """``collabrl study export``: the study's database as files a lab can analyse and audit.
 
-- ``responses.csv`` (and ``responses_hf/``): one row per participant x condition played: order
-  position, task, the game's efficiency column (steps) and success, the participant's decisions
-  and messages, the round's collaboration ``structure`` and its process metrics
-  (``process.*``, :mod:`collabrl.eval.process`, seen from the participant's seat: ``*_agent``
-  is the participant, ``*_teammates`` everyone else; the analysis game adds the trace
-  judgements), the round's factor levels (``factor.*``, multi-factor designs) and state as it
-  stood when the round ended (``state.*``, ``group.*``), every Likert rating, the dimension
-  means, free text, intake answers (a custom component's mapping answer as one column per key);
+- ``responses.csv`` (and ``responses_hf/``): one row per participant x condition played. Every
+  round's row has its order position, condition, agent and task, the round's factor levels
+  (``factor.*``, multi-factor designs) and state as it stood when the round ended
+  (``state.*``, ``group.*``), every Likert rating, the dimension means, free text, intake
+  answers (a custom component's mapping answer as one column per key) and declared fields
+  (:class:`ResponseSheet`). A game round adds the game's efficiency column (steps) and
+  success, the participant's decisions and messages, the round's collaboration ``structure``
+  and its process metrics (``process.*``, :mod:`collabrl.eval.process`, seen from the
+  participant's seat: ``*_agent`` is the participant, ``*_teammates`` everyone else; the
+  analysis game adds the trace judgements); a chat or document round adds its ``round`` kind,
+  the participant's ``turns`` and the room's messages and versions;
 - ``participants.csv``: one row per participant (status, completion code, the recruitment
   platform's ids as ``privacy.platform_ids`` keeps them, ``payment.*``: base fee, bonus and a
   bonus that could not be computed, final ``state.*``, declared fields);
@@ -37,6 +40,7 @@ import json
 import platform
 import time
 from collections import defaultdict
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -45,16 +49,17 @@ from collabrl.envs.base import sends_message
 from collabrl.eval.process import JUDGEMENT_KEYS, PROCESS_KEYS, episode_process
 from collabrl.factory import player_label
 from collabrl.records import file_sha256, output_set, write_hf_dataset, write_jsonl, write_text
-from collabrl.study.db import StudyDB
+from collabrl.study.db import GroupRow, StudyDB
 from collabrl.study.load import LoadedStudy
 from collabrl.study.payment import bonus_file
 from collabrl.study.recruitment import PLATFORMS
 from collabrl.study.room_export import (
+    RoomRounds,
     chat_transcript_rows,
     document_history,
     document_rows,
-    room_response_rows,
 )
+from collabrl.study.schema import Condition, Study
 from collabrl.study.state import initial_state
 from collabrl.web.recording import HF_NESTED
 
@@ -75,13 +80,16 @@ def _intake(db: StudyDB) -> dict[str, dict[str, Any]]:
     return out
 
 
-def _state_after_rounds(loaded: LoadedStudy, db: StudyDB) -> dict[tuple, dict[str, Any]]:
+def _state_after_rounds(
+    loaded: LoadedStudy, db: StudyDB, rooms: RoomRounds
+) -> dict[tuple, dict[str, Any]]:
     """(participant, group, position) -> ``state.*`` and ``group.*`` columns as they stood
-    when that round ended (the initial values before anything set them)."""
+    when that round ended (a game round's ``episode_end``, a chat or document round's
+    ``room_close``; the initial values before anything set them)."""
     study = loaded.study
     if not study.state:
         return {}
-    ends = [e for e in db.events() if e["kind"] in ("state", "episode_end")]
+    ends = [e for e in db.events() if e["kind"] in ("state", "episode_end", "room_close")]
     mine: dict[str, dict[str, Any]] = defaultdict(lambda: initial_state(study.state, "participant"))
     ours: dict[str, dict[str, Any]] = defaultdict(lambda: initial_state(study.state, "group"))
     out: dict[tuple, dict[str, Any]] = {}
@@ -92,11 +100,18 @@ def _state_after_rounds(loaded: LoadedStudy, db: StudyDB) -> dict[tuple, dict[st
             held = ours if data.get("scope") == "group" else mine
             held[event["gid"] if data.get("scope") == "group" else event["pid"]] = data["values"]
             continue
+        if event["kind"] == "episode_end":
+            position = data["position"]
+        else:
+            room = rooms.rooms.get(data["room"])
+            if room is None or room.position is None:
+                continue  # a chat or document page's room, not a round
+            position = room.position
         group = groups.get(event["gid"])
         for pid in filter(None, group["members"].values() if group else []):
             columns = {f"state.{k}": v for k, v in mine[pid].items()}
             columns.update({f"group.{k}": v for k, v in ours[event["gid"]].items()})
-            out[(pid, event["gid"], data["position"])] = columns
+            out[(pid, event["gid"], position)] = columns
     return out
 
 
@@ -130,85 +145,161 @@ def round_facts(
     }
 
 
+@dataclass(frozen=True)
+class OwnColumns:
+    """A round kind's own columns of a ``responses.csv`` row, around those every round has
+    (:class:`ResponseSheet`): what the round measured, what kind of round it was, and its
+    process metrics."""
+
+    measures: dict[str, Any]
+    """After the task: game: seed, efficiency column, success, decisions, messages, stand-in
+    decisions; chat or document: success (none), turns, the room's messages and versions."""
+    kind: dict[str, Any]
+    """After ``rated``: game: the collaboration ``structure``; chat or document: ``round``."""
+    process: dict[str, Any] = field(default_factory=dict)
+    """After the state: game: ``process.*``."""
+
+
+class ResponseSheet:
+    """The columns of ``responses.csv`` every round shares, whatever was played in it: who
+    (participant, group, seat), the design (order, position, condition, agent, task), the
+    questionnaire (each item, each dimension's mean, free text), the factor levels, the state
+    after the round, intake answers and declared fields."""
+
+    def __init__(self, loaded: LoadedStudy, db: StudyDB, rooms: RoomRounds) -> None:
+        self.study = loaded.study
+        self.people = {p["pid"]: p for p in db.participants()}
+        self.rated = {
+            (e["pid"], e["data"]["position"]): e["data"] for e in db.events("questionnaire")
+        }
+        self.intake = _intake(db)
+        self.states = _state_after_rounds(loaded, db, rooms)
+
+    def row(
+        self, group: GroupRow, seat: str, pid: str, position: int, own: OwnColumns
+    ) -> dict[str, Any]:
+        """The row of participant ``pid`` in ``seat`` for round ``position`` (from 0) of ``group``."""
+        study = self.study
+        person = self.people[pid]
+        cid = group["conditions"][position]
+        condition = study.condition(cid)
+        answers = self.rated.get((pid, position), {})
+        return {
+            "study": study.name,
+            "participant": pid,
+            "kind": person["kind"],
+            "profile": person["profile"],
+            "status": person["status"],
+            "group": group["gid"],
+            "unit": group["unit"],
+            "seat": seat,
+            "design": study.design.kind,
+            "order": ">".join(group["conditions"]),
+            "position": position + 1,
+            "condition": cid,
+            "condition_name": condition.name,
+            "agent": agent_label(condition),
+            "task": group["task"],
+            **own.measures,
+            "rated": bool(answers),
+            **own.kind,
+            **{f"factor.{k}": v for k, v in condition.levels.items()},
+            **self.states.get((pid, group["gid"], position), {}),
+            **own.process,
+            **rating_columns(study, answers),
+            **self.intake[pid],
+            **{f"field.{k}": v for k, v in person["fields"].items()},
+        }
+
+
+def rating_columns(study: Study, answers: dict[str, Any]) -> dict[str, Any]:
+    """A round's questionnaire columns: each item, each dimension's mean, free text (empty
+    where the round was not rated)."""
+    items = study.questionnaire.items if study.questionnaire else []
+    given = answers.get("ratings", {})
+    row: dict[str, Any] = {f"q_{item.id}": given.get(item.id) for item in items}
+    for dim in dict.fromkeys(item.dimension for item in items):
+        values = [given[i.id] for i in items if i.dimension == dim and i.id in given]
+        row[dim] = sum(values) / len(values) if values else None
+    row["free_text"] = answers.get("free_text", "")
+    return row
+
+
+def agent_label(condition: Condition) -> str:
+    """The condition's agent as the export names it: a game round's player label, a chat or
+    document round's ``kind:name``."""
+    if condition.agent is not None:
+        return player_label(condition.agent)
+    assert condition.chat_agent is not None  # the schema: a room round needs one
+    return f"{condition.chat_agent.kind}:{condition.chat_agent.name}"
+
+
+class GameRounds:
+    """A study's game rounds as the database recorded them (the game side of
+    :func:`response_rows`)."""
+
+    def __init__(self, loaded: LoadedStudy, db: StudyDB) -> None:
+        game = loaded.study.played_game
+        self.game = game.name
+        self.metric = type(game).efficiency_metric
+        self.message_action = game.make_game().message_action
+        self.episodes = {(e["gid"], e["position"]): e["record"] for e in db.episodes()}
+        self.stood_in: dict[tuple, int] = defaultdict(int)
+        for event in db.events("decision"):
+            d = event["data"]
+            if d["by"] in STAND_IN:
+                self.stood_in[(event["gid"], d["position"], d["seat"])] += 1
+
+    def columns(self, gid: str, position: int, seat: str) -> OwnColumns | None:
+        """A game round's own columns from ``seat`` (None: the round was not played)."""
+        record = self.episodes.get((gid, position))
+        if record is None:
+            return None
+        facts = round_facts(record, seat, self.metric, self.message_action)
+        summary = record["summary"]
+        process = episode_process(self.game, summary, seat)
+        return OwnColumns(
+            measures={
+                "seed": record["seed"],
+                self.metric: facts["steps"],
+                "success": facts["success"],
+                "decisions": facts["decisions"],
+                "messages": facts["messages"],
+                "stand_in_decisions": self.stood_in[(gid, position, seat)],
+            },
+            kind={"structure": summary.get("structure")},
+            process={f"process.{k}": process.get(k) for k in ROUND_PROCESS if k in process},
+        )
+
+
 def response_rows(loaded: LoadedStudy, db: StudyDB) -> list[dict[str, Any]]:
-    """One row per participant x round played (rated or not), in group and order position;
-    chat and document rounds after the game rounds (:mod:`collabrl.study.room_export`)."""
+    """One row per participant x round played (rated or not), in group, seat and order
+    position: the columns every round has (:class:`ResponseSheet`) around its kind's own
+    (:class:`GameRounds`, :class:`collabrl.study.room_export.RoomRounds`)."""
     study = loaded.study
-    rooms = room_response_rows(loaded, db, _intake(db))
-    if study.game is None:
-        return rooms
-    metric = type(study.game).efficiency_metric
-    message_action = study.game.make_game().message_action
-    people = {p["pid"]: p for p in db.participants()}
-    episodes = {(e["gid"], e["position"]): e["record"] for e in db.episodes()}
-    rated = {(e["pid"], e["data"]["position"]): e["data"] for e in db.events("questionnaire")}
-    stood_in: dict[tuple, int] = defaultdict(int)
-    for event in db.events("decision"):
-        d = event["data"]
-        if d["by"] in STAND_IN:
-            stood_in[(event["gid"], d["position"], d["seat"])] += 1
-    intake = _intake(db)
-    assert study.questionnaire is not None  # compile: a conditions page needs one
-    states = _state_after_rounds(loaded, db)
-    dimensions = list(dict.fromkeys(item.dimension for item in study.questionnaire.items))
+    rooms = RoomRounds(loaded, db)
+    games = GameRounds(loaded, db) if study.game is not None else None
+    sheet = ResponseSheet(loaded, db, rooms)
     rows = []
     for group in db.groups():
         for seat, pid in group["members"].items():
             if pid is None:
                 continue
-            person = people[pid]
             for position, cid in enumerate(group["conditions"]):
-                record = episodes.get((group["gid"], position))
                 condition = study.condition(cid)
-                if record is None or condition.agent is None:
-                    continue
-                facts = round_facts(record, seat, metric, message_action)
-                summary = record["summary"]
-                answers = rated.get((pid, position), {})
-                row: dict[str, Any] = {
-                    "study": study.name,
-                    "participant": pid,
-                    "kind": person["kind"],
-                    "profile": person["profile"],
-                    "status": person["status"],
-                    "group": group["gid"],
-                    "unit": group["unit"],
-                    "seat": seat,
-                    "design": study.design.kind,
-                    "order": ">".join(group["conditions"]),
-                    "position": position + 1,
-                    "condition": cid,
-                    "condition_name": condition.name,
-                    "agent": player_label(condition.agent),
-                    "task": group["task"],
-                    "seed": record["seed"],
-                    metric: facts["steps"],
-                    "success": facts["success"],
-                    "decisions": facts["decisions"],
-                    "messages": facts["messages"],
-                    "stand_in_decisions": stood_in[(group["gid"], position, seat)],
-                    "rated": bool(answers),
-                }
-                process = episode_process(study.game.name, summary, seat)
-                row["structure"] = summary.get("structure")
-                row.update({f"factor.{k}": v for k, v in condition.levels.items()})
-                row.update(states.get((pid, group["gid"], position), {}))
-                row.update({f"process.{k}": process.get(k) for k in ROUND_PROCESS if k in process})
-                given = answers.get("ratings", {})
-                for item in study.questionnaire.items:
-                    row[f"q_{item.id}"] = given.get(item.id)
-                for dim in dimensions:
-                    values = [
-                        given[i.id]
-                        for i in study.questionnaire.items
-                        if i.dimension == dim and i.id in given
-                    ]
-                    row[dim] = sum(values) / len(values) if values else None
-                row["free_text"] = answers.get("free_text", "")
-                row.update(intake[pid])
-                row.update({f"field.{k}": v for k, v in person["fields"].items()})
-                rows.append(row)
-    return rows + rooms
+                own: OwnColumns | None
+                if condition.round == "game":
+                    own = games.columns(group["gid"], position, seat) if games else None
+                else:
+                    measures = rooms.measures(group["gid"], position, pid)
+                    own = (
+                        None
+                        if measures is None
+                        else OwnColumns(measures, {"round": condition.round})
+                    )
+                if own is not None:
+                    rows.append(sheet.row(group, seat, pid, position, own))
+    return rows
 
 
 def participant_rows(db: StudyDB, loaded: LoadedStudy | None = None) -> list[dict[str, Any]]:
@@ -299,6 +390,7 @@ def manifest(loaded: LoadedStudy, db: StudyDB, counts: dict[str, int]) -> dict[s
                 "id": c.id,
                 "name": c.name,
                 "round": c.round,
+                "agent": agent_label(c),
                 **(_agent_manifest(c.agent) if c.agent else _chat_agent_manifest(c.chat_agent)),
             }
             for c in study.conditions
@@ -314,7 +406,6 @@ def manifest(loaded: LoadedStudy, db: StudyDB, counts: dict[str, int]) -> dict[s
 def _agent_manifest(agent: Any) -> dict[str, Any]:
     """A game round's agent, as the manifest records it."""
     return {
-        "agent": player_label(agent),
         "kind": agent.kind,
         "backend": agent.engine.backend if agent.engine else None,
         "model": agent.engine.model if agent.engine else None,
@@ -327,7 +418,6 @@ def _chat_agent_manifest(agent: Any) -> dict[str, Any]:
     """A chat or document round's agent, as the manifest records it."""
     llm = agent.kind == "llm"
     return {
-        "agent": f"{agent.kind}:{agent.name}",
         "kind": agent.kind,
         "backend": agent.engine.backend if llm else None,
         "model": agent.engine.model if llm else None,

@@ -4,18 +4,20 @@
 Names an expression sees (:func:`names`): ``state`` (the participant's variables), ``group``
 (their group's), ``answers`` (``answers.page.question``; None where not answered) and, after a
 round, ``result`` (the round: success, steps, efficiency, decisions, messages, condition,
-position). At run time (:class:`StudyLogic`) an expression that fails for one participant (an
-answer they skipped used in arithmetic) changes nothing and takes no branch; the failure is a
-``logic_error`` event. Lint (:func:`check_logic`) refuses, one line each, an expression that does
-not parse, one that reads an unknown state variable, question or name, a ``set:`` of an
-undeclared variable, a placeholder naming what does not exist, and a ``profile_from`` that is no
-choice of profiles; compile's path simulation then evaluates every expression on every path.
+position, round; a chat or document round adds its own measures, which are None after a game
+round: :data:`collabrl.study.room_export.ROOM_MEASURES`). At run time (:class:`StudyLogic`) an
+expression that fails for one participant (an answer they skipped used in arithmetic) changes
+nothing and takes no branch; the failure is a ``logic_error`` event. Lint (:func:`check_logic`)
+refuses, one line each, an expression that does not parse, one that reads an unknown state
+variable, question or name, a ``set:`` of an undeclared variable, a placeholder naming what does
+not exist, and a ``profile_from`` that is no choice of profiles; compile's path simulation then
+evaluates every expression on every path.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -29,6 +31,7 @@ from collabrl.study.expressions import (
     references,
     truth,
 )
+from collabrl.study.room_export import ROOM_MEASURES, room_measures
 from collabrl.study.room_lint import chat_agents
 from collabrl.study.schema import Condition, ConditionsPage, Study, SurveyPage
 from collabrl.study.state import coerce, initial_state
@@ -37,11 +40,21 @@ if TYPE_CHECKING:
     from collabrl.agents.player import Player
     from collabrl.envs.base import Game
     from collabrl.envs.registry import GameSection
+    from collabrl.study.room import Room
     from collabrl.study.rounds import GroupRun
     from collabrl.study.runtime import StudyRuntime
 
 PLACEHOLDER = re.compile(r"\{(state|group|answers)\.([A-Za-z][A-Za-z0-9_.-]*)\}")
-RESULT_KEYS = ("success", "steps", "efficiency", "decisions", "messages", "condition", "position")
+RESULT_KEYS = (
+    "success",
+    "steps",
+    "efficiency",
+    "decisions",
+    "messages",
+    "condition",
+    "position",
+    "round",
+)
 MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~&])")
 
 
@@ -203,8 +216,13 @@ class StudyLogic:
             target = None
         return target or self.rt.flow.successor(page.id)
 
+    def _round(self, group: GroupRun) -> dict[str, Any]:
+        """Where the round that just ended stands: its condition, position and kind."""
+        condition = group.condition()
+        return {"condition": condition.id, "position": group.position + 1, "round": condition.round}
+
     def result(self, group: GroupRun, record: dict[str, Any], seat: str) -> dict[str, Any]:
-        """A finished round as ``result`` shows it to the participant in ``seat``."""
+        """A finished game round as ``result`` shows it to the participant in ``seat``."""
         from collabrl.study.export import round_facts
 
         metric = type(self.study.played_game).efficiency_metric
@@ -212,13 +230,33 @@ class StudyLogic:
         return {
             **facts,
             "efficiency": group.section().efficiency(record["summary"]),
-            "condition": group.condition().id,
-            "position": group.position + 1,
+            **dict.fromkeys(ROOM_MEASURES),
+            **self._round(group),
+        }
+
+    def room_result(self, group: GroupRun, room: Room, pid: str) -> dict[str, Any]:
+        """A finished chat or document round as ``result`` shows it to participant ``pid``:
+        no success, steps or efficiency; their turns as decisions and messages; the room's
+        own measures (:func:`collabrl.study.room_export.room_measures`)."""
+        return {
+            **self.rt.rooms.facts(room, pid),
+            "efficiency": None,
+            **room_measures(room, pid),
+            **self._round(group),
         }
 
     def round_done(self, group: GroupRun, record: dict[str, Any]) -> None:
-        """Apply the conditions page's ``set:`` after a round: each active member's own
-        variables, and the group's once (from its first active member's view)."""
+        """Apply the conditions page's ``set:`` after a game round."""
+        self._round_set(group, lambda pid, seat: self.result(group, record, seat))
+
+    def room_round_done(self, group: GroupRun, room: Room) -> None:
+        """Apply the conditions page's ``set:`` after a chat or document round."""
+        self._round_set(group, lambda pid, seat: self.room_result(group, room, pid))
+
+    def _round_set(self, group: GroupRun, result: Callable[[str, str], dict[str, Any]]) -> None:
+        """Apply the conditions page's ``set:`` after a round (``result``: participant, seat
+        -> the round as they see it): each active member's own variables, and the group's
+        once (from its first active member's view)."""
         page = self.rt.flow.conditions_page
         if not page.set:
             return
@@ -226,7 +264,7 @@ class StudyLogic:
         for k, pid in enumerate(group.active()):
             seat = self.rt.people[pid]["seat"]
             assert seat is not None  # a group's member has a seat in it
-            values = self.values(pid, self.result(group, record, seat))
+            values = self.values(pid, result(pid, seat))
             mine, ours, failed = apply_set(self.study, page.set, values)
             self._failed(pid, node, failed)
             self._store(pid, "participant", values["state"], mine, node)
@@ -331,8 +369,24 @@ def _check_reference(
         raise RecipeError(
             f"{where}: no survey question {key!r} (known: {', '.join(questions) or 'none'})"
         )
-    elif root == "result" and key not in RESULT_KEYS:
-        raise RecipeError(f"{where}: result has no {key!r} (known: {', '.join(RESULT_KEYS)})")
+    elif root == "result" and key not in result_keys(study):
+        known = ", ".join(result_keys(study))
+        if key in ROOM_MEASURES:
+            raise RecipeError(
+                f"{where}: result.{key} is a chat or document round's (known: {known})"
+            )
+        raise RecipeError(f"{where}: result has no {key!r} (known: {known})")
+
+
+def room_rounds(study: Study) -> bool:
+    """Whether some condition of the study is a chat or document round."""
+    return any(c.round != "game" for c in study.conditions)
+
+
+def result_keys(study: Study) -> tuple[str, ...]:
+    """The names ``result`` has in the study's rounds (a chat or document round's own only
+    where it has such rounds)."""
+    return RESULT_KEYS + (ROOM_MEASURES if room_rounds(study) else ())
 
 
 def _check_set(study: Study, assignments: Mapping[str, str], where: str, context: str) -> None:
@@ -484,28 +538,34 @@ def simulated_answers(
 
 
 def round_results(study: Study, numbers: list[float]) -> list[dict[str, Any]]:
-    """Round results worth simulating for the conditions page's ``set:``: success or not,
-    counts around each constant, and each condition where an expression reads it."""
+    """Round results worth simulating for the conditions page's ``set:``: a game round's
+    success or not, a chat or document round's (no success, steps or efficiency), counts
+    around each constant, and each condition where an expression reads it or the round's kind
+    (else one condition of each kind of round)."""
     counts = sorted({0.0, *numbers, *(c + 1 for c in numbers)})
-    reads_condition = any(
-        ("result", "condition") in references(e) or ("result", None) in references(e)
-        for e in expressions(study)
-    )
-    conditions = [c.id for c in study.conditions][: None if reads_condition else 1]
-    return [
-        {
-            "success": success,
-            "steps": n,
-            "efficiency": 1.0 if success else 0.0,
-            "decisions": n,
-            "messages": n,
-            "condition": condition,
-            "position": 1,
-        }
-        for success in (True, False)
-        for n in counts
-        for condition in conditions
-    ]
+    read = {r for e in expressions(study) for r in references(e)}
+    reads_condition = bool({("result", "condition"), ("result", "round"), ("result", None)} & read)
+    conditions = list(study.conditions)
+    if not reads_condition:
+        conditions = list({c.round == "game": c for c in reversed(conditions)}.values())
+    out: list[dict[str, Any]] = []
+    for condition in conditions:
+        if condition.round == "game":
+            results = [
+                {"success": won, "steps": n, "efficiency": float(won), "decisions": n}
+                | {"messages": n, **dict.fromkeys(ROOM_MEASURES)}
+                for won in (True, False)
+                for n in counts
+            ]
+        else:
+            results = [
+                {"success": None, "steps": None, "efficiency": None, "decisions": n}
+                | {"messages": n, **dict.fromkeys(ROOM_MEASURES, n)}
+                for n in counts
+            ]
+        where = {"condition": condition.id, "position": 1, "round": condition.round}
+        out.extend(result | where for result in results)
+    return out
 
 
 def same(values: Mapping[str, Any]) -> str:

@@ -6,7 +6,7 @@ live rooms (:func:`collabrl.study.room.rooms_from_events`):
 - ``documents.csv``: one row per shared document (its final text, versions, saves by people and
   by the agent, proposals, refused stale saves);
 - ``document_history.jsonl``: every saved version with its diff against the one before;
-- rows of ``responses.csv`` for chat and document rounds (:func:`room_response_rows`), with the
+- a chat or document round's own columns of ``responses.csv`` (:class:`RoomRounds`), with the
   participant's ``turns`` (messages or saves) as the round's measure.
 """
 
@@ -94,67 +94,33 @@ def document_history(db: StudyDB, stamp: Any) -> list[dict[str, Any]]:
     ]
 
 
-def rating_columns(loaded: LoadedStudy, answers: dict[str, Any]) -> dict[str, Any]:
-    """A rated round's questionnaire columns: each item, each dimension's mean, free text."""
-    questionnaire = loaded.study.questionnaire
-    items = questionnaire.items if questionnaire else []
-    given = answers.get("ratings", {})
-    row: dict[str, Any] = {f"q_{item.id}": given.get(item.id) for item in items}
-    for dim in dict.fromkeys(item.dimension for item in items):
-        values = [given[i.id] for i in items if i.dimension == dim and i.id in given]
-        row[dim] = sum(values) / len(values) if values else None
-    row["free_text"] = answers.get("free_text", "")
-    return row
+ROOM_MEASURES = (ROOM_MEASURE, "room_messages", "room_versions")
+"""A chat or document round's own measures (:func:`room_measures`): columns of its
+``responses.csv`` rows and names of ``result`` in the conditions page's ``set:``."""
 
 
-def room_response_rows(
-    loaded: LoadedStudy, db: StudyDB, intake: dict[str, dict[str, Any]]
-) -> list[dict[str, Any]]:
-    """One row per participant x chat or document round played (``intake``: participant ->
-    survey answers as ``page.question`` columns)."""
-    study = loaded.study
-    page = next((p for p in study.pages if isinstance(p, ConditionsPage)), None)
-    if page is None:
-        return []
-    rooms = _rooms(db)
-    people = {p["pid"]: p for p in db.participants()}
-    rated = {(e["pid"], e["data"]["position"]): e["data"] for e in db.events("questionnaire")}
-    rows = []
-    for group in db.groups():
-        for position, cid in enumerate(group["conditions"]):
-            room = rooms.get(room_key(page.id, group["gid"], position))
-            condition = study.condition(cid)
-            if room is None or condition.chat_agent is None:
-                continue
-            for seat, pid in group["members"].items():
-                if pid is None:
-                    continue
-                person, answers = people[pid], rated.get((pid, position), {})
-                rows.append(
-                    {
-                        "study": study.name,
-                        "participant": pid,
-                        "kind": person["kind"],
-                        "status": person["status"],
-                        "group": group["gid"],
-                        "unit": group["unit"],
-                        "seat": seat,
-                        "design": study.design.kind,
-                        "order": ">".join(group["conditions"]),
-                        "position": position + 1,
-                        "condition": cid,
-                        "condition_name": condition.name,
-                        "agent": f"{condition.chat_agent.kind}:{condition.chat_agent.name}",
-                        "round": condition.round,
-                        "task": group["task"],
-                        "success": None,
-                        ROOM_MEASURE: room.turns(pid),
-                        "room_messages": len(room.messages),
-                        "room_versions": max(0, len(room.versions) - 1),
-                        "rated": bool(answers),
-                        **rating_columns(loaded, answers),
-                        **intake[pid],
-                        **{f"field.{k}": v for k, v in person["fields"].items()},
-                    }
-                )
-    return rows
+def room_measures(room: Room, pid: str) -> dict[str, Any]:
+    """What participant ``pid``'s chat or document round was: their turns (messages or
+    saves), every message said in the room and every version saved."""
+    counts = (room.turns(pid), len(room.messages), max(0, len(room.versions) - 1))
+    return dict(zip(ROOM_MEASURES, counts, strict=True))
+
+
+class RoomRounds:
+    """The chat and document rounds of a study's conditions page, as the event log left them
+    (the room side of :func:`collabrl.study.export.response_rows`)."""
+
+    def __init__(self, loaded: LoadedStudy, db: StudyDB) -> None:
+        page = next((p for p in loaded.study.pages if isinstance(p, ConditionsPage)), None)
+        self.page = page.id if page else None
+        self.rooms = _rooms(db) if page else {}
+
+    def room(self, gid: str, position: int) -> Room | None:
+        """The room of round ``position`` (from 0) of group ``gid`` (None: not played)."""
+        return None if self.page is None else self.rooms.get(room_key(self.page, gid, position))
+
+    def measures(self, gid: str, position: int, pid: str) -> dict[str, Any] | None:
+        """A room round's own columns for participant ``pid`` (None: the round was not
+        played): no success, their turns, the room's messages and versions."""
+        room = self.room(gid, position)
+        return None if room is None else {"success": None, **room_measures(room, pid)}

@@ -215,14 +215,18 @@ class RoomHub:
             return
         inside = [p for p in room.members if self.rt.is_active(p) and self.current(p) is room]
         self.rt.deadlines.cancel(("room", key))
-        self.record("room_close", room, reason=reason)
         if room.position is not None:
             group = self.rt.groups[room.gid or ""]
-            if group.row["phase"] == "play" and group.position == room.position:
-                with self.rt.db.batch():
+            ends_round = group.row["phase"] == "play" and group.position == room.position
+            with self.rt.db.batch():  # the round's set:, its close and the move to rating at once
+                if ends_round:  # the state first: the export reads it as of the close
+                    self.rt.logic.room_round_done(group, room)
+                self.record("room_close", room, reason=reason)
+                if ends_round:
                     group.store(phase="rate")
                     self.rt.round_over(group)
             return
+        self.record("room_close", room, reason=reason)
         for pid in inside:
             await self.rt.enter(pid, self.rt.flow.successor(room.page))
 
@@ -333,5 +337,12 @@ class RoomHub:
         room = self.rooms.get(room_key(self.rt.flow.conditions_page.id, group.gid, position))
         if room is None or not room.closed:
             return None
+        return self.facts(room, pid)
+
+    @staticmethod
+    def facts(room: Room, pid: str) -> dict[str, Any]:
+        """A chat or document round in a game round's terms (the bonus's ``round[i]``, and part
+        of a round ``set:``'s ``result``): no success or steps, the participant's turns as
+        decisions and messages."""
         made = room.turns(pid)
         return {"success": None, "steps": None, "decisions": made, "messages": made}

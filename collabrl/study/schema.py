@@ -363,7 +363,9 @@ class ConditionsPage(_Page):
     set: dict[Ident, str] = Field(default_factory=dict)
     """State variables set after every round: variable -> expression over state, group,
     answers and result (the round: success, steps, efficiency, decisions, messages,
-    condition, position)."""
+    condition, position, round: game, chat or document; a chat or document round, set when
+    its room closes, has no success, steps or efficiency, counts the participant's turns as
+    decisions and messages, and adds turns, room_messages and room_versions)."""
 
 
 class ChatPage(_Page):

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import csv
+from pathlib import Path
 
 import pytest
 
@@ -422,4 +423,83 @@ def test_a_chat_agents_prompt_is_checked_like_every_text_with_placeholders(capsy
     assert err == (
         "error: conditions.0.chat_agent.prompt: {state.mood}: unknown state variable 'mood' "
         "(known: none declared under state:)"
+    )
+
+
+def chat_rounds_with(tmp_path, **changes) -> str:
+    """The shipped chat-rounds study with ``changes`` (top-level keys; ``set``: the conditions
+    page's), written to a file."""
+    import yaml
+
+    shipped = Path(__file__).parents[2] / "collabrl" / "studies" / "chat_rounds_study.yaml"
+    study = yaml.safe_load(shipped.read_text(encoding="utf-8"))
+    rounds = next(p for p in study["pages"] if p["kind"] == "conditions")
+    rounds["set"] = changes.pop("set", {})
+    study.update(changes, output_dir=str(tmp_path / "runs"))
+    path = tmp_path / "chat_rounds.yaml"
+    path.write_text(yaml.safe_dump(study, sort_keys=False), encoding="utf-8")
+    return str(path)
+
+
+def test_chat_rounds_set_state_and_export_factor_levels_and_state_per_round(tmp_path) -> None:
+    """A chat-rounds study whose agents are the levels of a within-subject factor and whose
+    conditions page sets state from each round's result: the state changes when each room
+    closes, and every chat row carries its factor level and the state after its round (the
+    conditions are written out with their levels, as a resolved study holds them: a factor's
+    levels generate game agents only)."""
+    base = load_study("chat_rounds_study").study
+    conditions = [
+        {**c.model_dump(mode="json", exclude_defaults=True), "levels": {"tone": c.id}}
+        for c in base.conditions
+    ]
+    levels = [{"id": c.id, "name": c.name} for c in base.conditions]
+    path = chat_rounds_with(
+        tmp_path,
+        design={
+            "participants": 4,
+            "kind": "within",
+            "factors": [{"name": "tone", "within": True, "levels": levels}],
+        },
+        conditions=conditions,
+        state={"said": {"type": "number"}, "heard": {"type": "number"}, "kinds": {"type": "text"}},
+        set={
+            "said": "state.said + result.turns",
+            "heard": "state.heard + result.room_messages - result.messages",
+            "kinds": "state.kinds + result.round + ('' if result.success is None else '!')",
+        },
+    )
+    compiled = compile_study(load_study(path))
+    run_pretest(compiled, tmp_path / "pretest.sqlite", 4, progress=False)
+    rt = room_runtime(path, tmp_path / "pretest.sqlite")
+    assert len(rt.db.events("state")) == 8  # 4 people x 2 rounds
+    assert not rt.db.events("logic_error")
+    export_study(rt.loaded, rt.db, tmp_path / "export")
+    with open(tmp_path / "export" / "responses.csv", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    assert len(rows) == 8 and all(r["factor.tone"] == r["condition"] for r in rows)
+    # each round: two messages said, the agent's opening and two replies heard
+    assert sorted(
+        {(r["position"], r["state.said"], r["state.heard"], r["state.kinds"]) for r in rows}
+    ) == [
+        ("1", "2", "3", "chat"),
+        ("2", "4", "6", "chatchat"),
+    ]
+    people = list(csv.DictReader((tmp_path / "export" / "participants.csv").open()))
+    assert {p["state.said"] for p in people} == {"4"}
+    rt.db.close()
+
+
+def test_lint_simulates_a_chat_rounds_result_and_knows_its_names(tmp_path, capsys) -> None:
+    from collabrl.cli import main
+
+    def lint_says(**changes) -> str:
+        with pytest.raises(SystemExit):
+            main(["study", "lint", chat_rounds_with(tmp_path, **changes)])
+        return capsys.readouterr().err
+
+    counted = {"state": {"n": {"type": "number"}}}
+    assert "set.n fails after round 1" in lint_says(**counted, set={"n": "state.n + result.steps"})
+    assert "result has no 'chars'" in lint_says(**counted, set={"n": "result.chars"})
+    main(
+        ["study", "lint", chat_rounds_with(tmp_path, **counted, set={"n": "result.room_versions"})]
     )

@@ -170,7 +170,11 @@ def test_a_restart_rebuilds_the_document_and_its_open_proposal(tmp_path) -> None
 
 
 def test_a_chat_round_then_a_document_round_and_the_export(tmp_path) -> None:
-    overrides = ("conditions.1.round=document",)
+    overrides = (
+        "conditions.1.round=document",
+        "state={saved: {type: number}}",
+        "pages.2.set={saved: 'state.saved + result.room_versions'}",
+    )
 
     async def scenario():
         rt = room_runtime("chat_rounds_study", tmp_path / "db.sqlite", *overrides)
@@ -204,9 +208,10 @@ def test_a_chat_round_then_a_document_round_and_the_export(tmp_path) -> None:
     assert [h["participant"] for h in history] == [pid] and "+- soup" in history[0]["diff"]
     with open(tmp_path / "export" / "responses.csv", encoding="utf-8") as f:
         rows = list(csv.DictReader(f))
-    assert [(r["round"], r["q_helpful"], r["turns"]) for r in rows] == [
-        ("chat", "5", "1"),
-        ("document", "5", "1"),
+    # the document round's set: counted its saved version when its room closed
+    assert [(r["round"], r["q_helpful"], r["turns"], r["state.saved"]) for r in rows] == [
+        ("chat", "5", "1", "0"),
+        ("document", "5", "1", "1"),
     ]
     manifest = json.loads((tmp_path / "export" / "manifest.json").read_text())
     assert [c["round"] for c in manifest["conditions"]] == ["chat", "document"]

@@ -170,6 +170,13 @@ def test_lint_refuses_logic_mistakes_in_one_line(tmp_path, capsys, change, messa
     assert message in err, err
 
 
+def test_a_game_rounds_set_cannot_read_a_chat_rounds_result(tmp_path, capsys) -> None:
+    path = Path(study_file(tmp_path))
+    path.write_text(path.read_text().replace("(1 if result.success else 0)", "result.turns"))
+    err = lint_error(capsys, str(path))
+    assert "result.turns is a chat or document round's (known: success, steps," in err
+
+
 def test_a_placeholder_naming_nothing_is_refused(tmp_path, capsys) -> None:
     path = Path(study_file(tmp_path))
     path.write_text(path.read_text().replace("Some help for", "Hello {state.nickname},"))
@@ -344,6 +351,17 @@ def test_a_pretest_of_state_when_and_factors_exports_levels_state_and_process(tm
     export_study(compiled.loaded, db, tmp_path / "export")
     rows = list(csv.DictReader((tmp_path / "export" / "responses.csv").open()))
     assert len(rows) == 16  # 8 participants x 2 within-subject rounds
+    columns = list(rows[0])  # a game round's columns, in the order they always had
+    assert columns[: columns.index("process.work_agent")] == [
+        *("study", "participant", "kind", "profile", "status", "group", "unit", "seat"),
+        *("design", "order", "position", "condition", "condition_name", "agent", "task"),
+        *("seed", "score", "success", "decisions", "messages", "stand_in_decisions", "rated"),
+        *("structure", "factor.structure", "factor.agent", "state.experience", "state.wins"),
+    ]
+    after_process = columns[columns.index("process.gate_latency") + 1 :]
+    assert after_process[:2] == ["q_help_plan", "q_help_talk"] and after_process[-1] == (
+        "feedback.again"
+    )
     cells = Counter(r["factor.structure"] for r in rows)
     assert cells == {"plain": 8, "gated": 8}
     assert {r["structure"] for r in rows if r["factor.structure"] == "gated"} == {"gates"}
