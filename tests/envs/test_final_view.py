@@ -10,6 +10,7 @@ from __future__ import annotations
 from collabrl.agents.protocol import parse_observed
 from collabrl.envs import check_game
 from collabrl.envs.base import Decision, Game
+from collabrl.envs.household.board import BOARD
 from collabrl.envs.household.expert import HouseholdExpert
 from collabrl.envs.household.game import HouseholdGame
 from collabrl.envs.kitchen.expert import KitchenExpert
@@ -39,6 +40,16 @@ def test_the_household_shows_every_goal_object_in_place_at_the_end() -> None:
         assert final.actions == [] and final.tick == game.tick == summary["steps"]
         assert "book 3/3, glasses 1/1" in final.text
         assert [p["placed"] for p in final.state["progress"]] == [3, 1]
+        assert "Goal objects in place: book 3/3" in final.text  # no "as far as you know"
+        # the goal objects as they truly ended, not the seat's last beliefs ("held by Bob")
+        places = {g["id"]: g["at"] for g in final.state["goal_objects"]}
+        assert len(places) == 4 and len(set(places.values())) == 1
+        assert "held by" not in final.text.split("Goal objects found:")[1].split("\n")[0]
+        frame = BOARD.for_seat(BOARD.frame(game), seat)
+        assert (
+            sum(line.startswith(("book", "glasses")) for v in frame["found"].values() for line in v)
+            == 4
+        )
     assert game.summary() == summary  # looking at the end changes nothing
 
 

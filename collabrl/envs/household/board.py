@@ -22,7 +22,7 @@ from functools import lru_cache
 from typing import Any
 
 from collabrl.envs.household.game import HouseholdGame, explore_action
-from collabrl.envs.household.render import known_progress
+from collabrl.envs.household.render import known_progress, true_goal_objects
 from collabrl.envs.household.tasks import get_task, plural
 from collabrl.envs.household.world import load_apartments
 
@@ -135,12 +135,18 @@ class RoomMap:
 
     def _part(self, game: HouseholdGame, i: int) -> dict[str, Any]:
         """What seat ``i`` knows: its room and hands, walking steps, explored rooms, finds per
-        room, goal progress (the true one once the episode is over) and teammates last seen."""
+        room, goal progress and goal objects (the true ones once the episode is over) and teammates
+        last seen."""
         apartment, mind = game.apartment, game.minds[i]
         names = display_names(game.task.name)
         room = game.rooms[i]
         found: dict[int, list[str]] = {}
-        for obj, at in sorted(mind.where.items()):
+        known = (
+            [(g["id"], g["at"]) for g in true_goal_objects(game)]
+            if game.done
+            else sorted(mind.where.items())
+        )
+        for obj, at in known:
             if isinstance(at, int) and game.names[obj] in game.goal_of:
                 fixture = apartment.fixtures[at]
                 where = "in" if fixture.container else "on"

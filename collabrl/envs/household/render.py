@@ -146,6 +146,8 @@ def final_observation(game: HouseholdGame, i: int) -> Observation:
     placed = game._progress()
     for entry in state["progress"]:
         entry["placed"] = placed[entry["object"]]
+    state["goal_objects"] = true_goal_objects(game)
+    state["final"] = True  # the progress above is the true one, not the seat's belief
     return Observation(
         seat=game.agents[i],
         tick=game.tick,
@@ -155,6 +157,18 @@ def final_observation(game: HouseholdGame, i: int) -> Observation:
         state=state,
         message_action=game.message_action,
     )
+
+
+def true_goal_objects(game: HouseholdGame) -> list[dict[str, Any]]:
+    """Where every goal object really is (a fixture id, or the seat holding it): the final view
+    shows the finished state, not the seat's last beliefs ("book 2 held by Bob" beside 3/3)."""
+    at: dict[int, int | str] = {o: f for f, objs in game.contents.items() for o in objs}
+    at.update({o: game.agents[j] for j, held in enumerate(game.holding) for o in held})
+    return [
+        {"id": o, "name": game.names[o], "at": at[o]}
+        for o in sorted(at)
+        if game.names[o] in game.goal_of
+    ]
 
 
 def render_text(game: HouseholdGame, state: dict[str, Any], actions: list[str]) -> str:
@@ -170,7 +184,7 @@ def render_text(game: HouseholdGame, state: dict[str, Any], actions: list[str]) 
         f"Time: step {state['tick']} of {state['max_ticks']}.",
         "Progress:",
         f"- You are in {apt.room_token(state['room'])}; holding: {hands}.",
-        "- Goal objects in place (as far as you know): "
+        f"- Goal objects in place{'' if state.get('final') else ' (as far as you know)'}: "
         + ", ".join(f"{p['object']} {p['placed']}/{p['count']}" for p in state["progress"])
         + ".",
         f"- Explored rooms: {', '.join(explored) or 'none'}; "
