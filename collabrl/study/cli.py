@@ -20,7 +20,8 @@ DB = click.option(
     "--db",
     type=click.Path(path_type=Path),
     default=None,
-    help="The study's SQLite database (default: OUTPUT_DIR/study.sqlite).",
+    help="The study's SQLite database (default: OUTPUT_DIR/study.sqlite; a pretest's: "
+    "OUTPUT_DIR/pretest/study.sqlite).",
 )
 OUT = click.option(
     "--out", type=click.Path(path_type=Path), default=None, help="Folder to write into."
