@@ -63,11 +63,11 @@ def _existing(compiled, db: Path | None, pretest: bool = False):
     if not path.is_file():
         served = Path(compiled.study.output_dir) / "study.sqlite"
         tested = Path(compiled.study.output_dir) / PRETEST_DIR / "study.sqlite"
-        found = f"; a pretest's database is at {tested}: pass --pretest" if tested.is_file() else ""
+        found = " (it exists: pass --pretest)" if tested.is_file() else " (read with --pretest)"
         raise CollabrlError(
             f"no study database at {path}: collabrl study serve writes {served} and "
-            f"collabrl study pretest writes {tested} (pass --pretest to read it, or --db PATH "
-            f"for one written elsewhere, e.g. by pretest --out DIR: DIR/study.sqlite){found}"
+            f"collabrl study pretest writes {tested}{found}; --db PATH reads one written "
+            "elsewhere, e.g. by pretest --out DIR: DIR/study.sqlite"
         )
     return open_database(compiled.loaded, path, writing=False)  # reads only: beside a server
 
@@ -199,16 +199,17 @@ def serve(
     "--out",
     type=click.Path(path_type=Path),
     default=None,
-    help="The pretest's folder: its database DIR/study.sqlite, export and report DIR/export "
-    "(default: OUTPUT_DIR/pretest, which export and report read with --pretest).",
+    help="The pretest's folder: its database DIR/study.sqlite, export DIR/export and report "
+    "DIR/report (default: OUTPUT_DIR/pretest, which export and report read with --pretest).",
 )
 @click.option("--overwrite", is_flag=True, help="Replace an earlier pretest's database and export.")
 def pretest(args, participants: int | None, db: Path | None, out: Path | None, overwrite: bool):
     """Run the study with simulated participants; write the export and the report.
 
     The database is OUTPUT_DIR/pretest/study.sqlite (--out DIR: DIR/study.sqlite), the export
-    and report OUTPUT_DIR/pretest/export (DIR/export); `collabrl study export STUDY --pretest`
-    and `report STUDY --pretest` read it again (or --db DIR/study.sqlite)."""
+    OUTPUT_DIR/pretest/export and the report OUTPUT_DIR/pretest/report (DIR/export, DIR/report),
+    where `collabrl study export STUDY --pretest` and `report STUDY --pretest` write them again
+    (or --db DIR/study.sqlite)."""
     _require_study_extra("pretest")
     from collabrl.study.db import open_database
     from collabrl.study.export import export_study, response_rows
@@ -217,13 +218,14 @@ def pretest(args, participants: int | None, db: Path | None, out: Path | None, o
 
     compiled = _compiled(args)
     folder = out or _folder(compiled, pretest=True)
-    path, out = db or folder / "study.sqlite", folder / "export"
+    path, out, reported = db or folder / "study.sqlite", folder / "export", folder / "report"
     if path.exists():
         if not overwrite:
             raise CollabrlError(f"{path} holds an earlier pretest: pass --overwrite to replace it")
         for stale in path.parent.glob(path.name + "*"):
             stale.unlink()
         shutil.rmtree(out, ignore_errors=True)
+        shutil.rmtree(reported, ignore_errors=True)
     n = participants or compiled.study.design.participants
     started = time.perf_counter()
     result = run_pretest(compiled, path, n)
@@ -233,7 +235,8 @@ def pretest(args, participants: int | None, db: Path | None, out: Path | None, o
         info = export_study(compiled.loaded, database, out)
         text = NO_REPORT
         if compiled.study.conditions:
-            text, _ = write_report(compiled.study, response_rows(compiled.loaded, database), out)
+            rows = response_rows(compiled.loaded, database)
+            text, _ = write_report(compiled.study, rows, reported)
     finally:
         database.close()
     click.echo(text.split("\n![](report.png)")[0])
@@ -244,7 +247,8 @@ def pretest(args, participants: int | None, db: Path | None, out: Path | None, o
     )
     click.echo(
         f"\n{n} simulated participants in {seconds:.1f} s; {info['counts']['events']} events"
-        f"{fallbacks}; database {path}; export and report in {out}"
+        f"{fallbacks}; database {path}; export in {out}"
+        + (f", report in {reported}" if compiled.study.conditions else "")
     )
 
 

@@ -97,11 +97,15 @@ def test_export_and_report_find_the_pretest_database(tmp_path, capsys) -> None:
     err = cli_error(capsys, "study", "export", path)
     assert f"no study database at {runs / 'study.sqlite'}" in err
     assert f"collabrl study pretest writes {runs / 'pretest' / 'study.sqlite'}" in err
-    assert "pass --pretest to read it, or --db PATH" in err
+    assert "(read with --pretest); --db PATH reads one written elsewhere" in err
     main(["study", "pretest", path, "--participants", "2"])
-    assert f"database {runs / 'pretest' / 'study.sqlite'}" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert f"database {runs / 'pretest' / 'study.sqlite'}" in out
+    assert f"report in {runs / 'pretest' / 'report'}" in out
+    assert (runs / "pretest" / "report" / "report.md").is_file()  # where report --pretest writes
     err = cli_error(capsys, "study", "report", path)
-    assert f"a pretest's database is at {runs / 'pretest' / 'study.sqlite'}: pass --pretest" in err
+    assert f"pretest writes {runs / 'pretest' / 'study.sqlite'} (it exists: pass --pretest)" in err
+    assert err.count("--pretest") == 1
     main(["study", "export", path, "--pretest"])
     assert f"to {runs / 'pretest' / 'export'}" in capsys.readouterr().out
     main(["study", "report", path, "--pretest"])

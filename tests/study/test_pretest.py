@@ -41,7 +41,10 @@ def test_a_pretest_writes_the_export_and_the_report(tmp_path, capsys) -> None:
     )
     printed = capsys.readouterr().out
     assert "| base " in printed and "wilcoxon" in printed and "6 simulated participants" in printed
-    assert f"database {out / 'study.sqlite'}; export and report in {out / 'export'}" in printed
+    assert (
+        f"database {out / 'study.sqlite'}; export in {out / 'export'}, report in {out / 'report'}"
+        in printed
+    )
     folder, out = out, out / "export"  # --out is the pretest's folder: database and export
     rows = read_csv(out / "responses.csv")
     assert len(rows) == 18 and {r["status"] for r in rows} == {"completed"}
@@ -80,7 +83,7 @@ def test_a_pretest_writes_the_export_and_the_report(tmp_path, capsys) -> None:
     assert trajectory["stamp"]["source"] == "study" and trajectory["stamp"]["condition"]
     assert (out / "trajectories_hf" / "dataset_info.json").exists()
     assert (out / "responses_hf" / "dataset_info.json").exists()
-    assert (out / "report.png").stat().st_size > 10_000
+    assert (out.parent / "report" / "report.png").stat().st_size > 10_000
     main(
         [
             "study",
