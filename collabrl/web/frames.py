@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from collabrl.envs.base import Decision, Game, letter
+from collabrl.envs.base import Decision, Game, Observation, letter
 from collabrl.envs.registry import BoardDrawer, Frame, GameSection, load_addon
 
 # Headings of the games' recent-messages blocks: the page's chat panel shows every message, so
@@ -39,6 +39,17 @@ def lettered_actions(actions: list[str], message_action: str) -> list[dict[str, 
     return [
         {"letter": letter(i), "action": a} for i, a in enumerate(actions) if a != message_action
     ]
+
+
+def observation_view(obs: Observation) -> dict[str, Any]:
+    """An observation as the pages get it: ``{tick, text, sections, actions, message_action}``."""
+    return {
+        "tick": obs.tick,
+        "text": obs.text,
+        "sections": sections(obs.text),
+        "actions": lettered_actions(obs.actions, obs.message_action),
+        "message_action": obs.message_action,
+    }
 
 
 def board_of(section: type[GameSection]) -> BoardDrawer | None:

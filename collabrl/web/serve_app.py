@@ -195,7 +195,9 @@ async def serve_seat(
     limit: RateLimit,
     decide: Callable[[str, str, object], Awaitable[None]] | None = None,
 ) -> None:
-    """Push the seat's state on every change and take its decisions, until the page goes.
+    """Push the seat's state on every change and take its decisions, until the page goes: the
+    episode's setup (:meth:`Session.setup`) in the first state and whenever it changes, the
+    board's frames once each.
 
     ``decide(action, message, tick)`` takes a decision (default: ``session.decide`` for
     ``seat``, which checks ``tick`` again under the session's lock; a study routes it through its
@@ -211,12 +213,17 @@ async def serve_seat(
         return session.version != version
 
     async def push() -> None:
-        seen, cursor = -1, len(session.frames) - 1  # a (re)connected page gets the last frame
+        # a (re)connected page gets the last frame and the episode's setup, later states only
+        # the frames since and the setup only if it changed
+        seen, cursor, told = -1, max(0, len(session.frames) - 1), None
         while True:
             async with session.changed:
                 await session.changed.wait_for(partial(changed_since, seen))
                 seen = session.version
-            state = session.view(seat, cursor)
+            state, setup = session.view(seat, cursor), session.setup(seat)
+            if setup is not told:
+                state.update(setup)
+                told = setup
             await send(state)
             if state["your_turn"]:
                 session.mark_shown(seat)

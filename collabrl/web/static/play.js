@@ -11,6 +11,10 @@ const WAIT_ACTION = "wait(x)";
 const TEXT_TEMPLATE = /^(\w+)\(<(\w+)>\)$/;  // an action with a text argument, e.g. run(<step>)
 let socket = null;
 let state = null;
+// The episode's fields that do not change (collabrl.web.session.EPISODE_FIELDS): a connection's
+// first state carries them, later states only when they changed; every state renders with them.
+const EPISODE_FIELDS = ["game", "seat", "seats", "names", "kinds", "limit", "intro", "board"];
+const setup = {};
 let backoff = 250;
 let sent = false; // a decision is on its way: ignore further clicks until the next state
 let lastFrame = null; // this seat's latest board frame (the room map's explored rooms name buttons)
@@ -26,7 +30,7 @@ function connect() {
   socket.onopen = () => { backoff = 250; $("status").textContent = "connected"; };
   socket.onmessage = (event) => {
     const msg = JSON.parse(event.data);
-    if (msg.type === "state") render(msg);
+    if (msg.type === "state") render(withSetup(msg));
     else if (msg.type === "error") showError(msg.message);
   };
   socket.onclose = () => {
@@ -34,6 +38,11 @@ function connect() {
     setTimeout(connect, backoff);
     backoff = Math.min(backoff * 2, 4000);
   };
+}
+
+function withSetup(msg) {
+  for (const key of EPISODE_FIELDS) if (key in msg) setup[key] = msg[key];
+  return { ...setup, ...msg };
 }
 
 function showError(text) {
