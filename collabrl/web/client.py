@@ -82,6 +82,7 @@ class SeatClient:
         self.socket = self._open.enter_context(connect(socket_url(page_url), open_timeout=timeout))
         self.state: State | None = None  # the latest state received, with the episode's setup
         self.setup: State = {}  # the episode's fields (EPISODE_FIELDS) as last sent
+        self.chat: list[dict[str, Any]] = []  # every message so far (states send new ones)
 
     def __enter__(self) -> SeatClient:
         return self
@@ -93,8 +94,9 @@ class SeatClient:
         self._open.close()
 
     def next_state(self) -> State:
-        """The next state the server pushes, with the episode's setup the server sent once (so
-        every state reads whole); raises :class:`DecisionRefused` on an error reply."""
+        """The next state the server pushes, with the episode's setup the server sent once and
+        the whole chat (so every state reads whole); raises :class:`DecisionRefused` on an error
+        reply."""
         try:
             message = json.loads(self.socket.recv(timeout=self.timeout))
         except (json.JSONDecodeError, TypeError) as exc:
@@ -105,7 +107,8 @@ class SeatClient:
             raise ProtocolError(f"unknown message type {message.get('type')!r}")
         _check_version(message.get("protocol"))
         self.setup.update((key, message[key]) for key in EPISODE_FIELDS if key in message)
-        self.state = {**self.setup, **message}
+        self.chat += message["chat"]
+        self.state = {**self.setup, **message, "chat": list(self.chat)}
         return self.state
 
     def wait_for_turn(self) -> State:

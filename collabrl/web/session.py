@@ -253,10 +253,12 @@ class Session:
             self.setups[seat] = kept
         return kept
 
-    def view(self, seat: str, frames_from: int) -> dict[str, Any]:
+    def view(self, seat: str, frames_from: int = 0, chat_from: int = 0) -> dict[str, Any]:
         """What the page of ``seat`` shows now, but for :meth:`setup` (text only: the page
-        escapes all of it); the board's frames from index ``frames_from`` on (those not sent
-        yet)."""
+        escapes all of it); the board's frames from index ``frames_from`` on and the chat's
+        messages from ``chat_from`` on (those the connection has not sent yet: the chat only
+        grows, so a page appends them)."""
+        messages = self.running.messages()
         summary = self.game.summary() if self.game.done else None
         observation = self.seats[seat].page_view()
         state: dict[str, Any] = {
@@ -271,7 +273,8 @@ class Session:
             "summary": summary,
             "outcome": outcome_line(self.section, summary) if summary is not None else None,
             "final": self._final(seat) if self.game.done else None,
-            "chat": [{"tick": t, "speaker": s, "text": m} for t, s, m in self.running.messages()],
+            "chat": [{"tick": t, "speaker": s, "text": m} for t, s, m in messages[chat_from:]],
+            "chat_count": len(messages),
         }
         if self.drawer is not None:
             state["frames"] = [seat_frame(self.drawer, f, seat) for f in self.frames[frames_from:]]
