@@ -71,16 +71,16 @@ class SeatSlot:
     obs: Observation | None = None
     shown_at: float | None = None
     decided_tick: int | None = None  # the tick of the observation last decided on (resends)
-    shown: tuple[Observation, dict[str, Any]] | None = None  # obs and its page view, built once
+    laid_out: tuple[Observation, dict[str, Any]] | None = None  # obs and its page view (once)
 
     def page_view(self) -> dict[str, Any] | None:
         """The observation as the page gets it (:func:`observation_view`), built once per
         observation: every push until the decision resends the same one."""
         if self.obs is None:
             return None
-        if self.shown is None or self.shown[0] is not self.obs:
-            self.shown = (self.obs, observation_view(self.obs))
-        return self.shown[1]
+        if self.laid_out is None or self.laid_out[0] is not self.obs:
+            self.laid_out = (self.obs, observation_view(self.obs))
+        return self.laid_out[1]
 
 
 @dataclass
@@ -107,6 +107,7 @@ class Session:
     drawer: BoardDrawer | None = None  # the game's board drawer, set by start()
     finals: dict[str, dict[str, Any] | None] = field(default_factory=dict)  # seat -> final view
     setups: dict[str, dict[str, Any]] = field(default_factory=dict)  # seat -> setup(seat)
+    ending: dict[str, Any] | None = None  # the game's summary once the episode is over
 
     async def start(self) -> None:
         """Reset the game and players, then play non-human seats until a human is owed."""
@@ -259,7 +260,7 @@ class Session:
         messages from ``chat_from`` on (those the connection has not sent yet: the chat only
         grows, so a page appends them)."""
         messages = self.running.messages()
-        summary = self.game.summary() if self.game.done else None
+        summary = self.summary() if self.game.done else None
         observation = self.seats[seat].page_view()
         state: dict[str, Any] = {
             "type": "state",
@@ -281,6 +282,15 @@ class Session:
             state["frame_count"] = len(self.frames)
         return state
 
+    def summary(self) -> dict[str, Any]:
+        """The game's summary; once the episode is over, built once: the record and every later
+        push read it, and a game's summary may take milliseconds (the household's does)."""
+        if not self.game.done:
+            return self.game.summary()
+        if self.ending is None:
+            self.ending = self.game.summary()
+        return self.ending
+
     def _final(self, seat: str) -> dict[str, Any] | None:
         """The finished state ``seat`` sees (built once: every later push resends it)."""
         if seat not in self.finals:
@@ -291,7 +301,7 @@ class Session:
         """The episode in the evaluation's trajectory schema, from the (first) human's seat."""
         from collabrl import __version__
 
-        summary = self.game.summary()
+        summary = self.summary()
         me = self.humans[0]
         mine = [t for t in self.turns if t["seat"] == me]
         sent = sum(sends_message(t["action"], t["message"], self.game.message_action) for t in mine)
