@@ -63,6 +63,7 @@ class Episode:
         self.turns: list[Turn] = []
         self._decisions: dict[str, Decision] = {}
         self._stepped = 0  # turns the game has been handed (the rest await the next step)
+        self._said: tuple[int, list[tuple[int, str, str]]] | None = None  # _stepped, messages()
 
     @property
     def done(self) -> bool:
@@ -106,15 +107,25 @@ class Episode:
         within a tick (as games take decisions): the game's seeded opening lines, if it has
         any (``opening_lines``, :mod:`collabrl.envs.opening`), then what the turns the game has
         stepped sent, by the one definition of sending (:func:`sends_message`), so any game has
-        a chat without keeping one; an answer still waiting for its step is not out yet."""
+        a chat without keeping one; an answer still waiting for its step is not out yet.
+
+        Pages ask on every push, so the list grows by the turns stepped since the last call
+        (their ticks are never older than those before): the same list until the next step,
+        which callers must not change."""
+        if self._said is None:
+            self._said = (0, list(getattr(self.game, "opening_lines", None) or []))
+        start, said = self._said
+        if start == self._stepped:
+            return said
         sent = [
             t
-            for t in self.turns[: self._stepped]
+            for t in self.turns[start : self._stepped]
             if sends_message(t.action, t.message, self.game.message_action)
         ]
         sent.sort(key=lambda t: (t.tick, self.game.agents.index(t.seat)))
-        opening = list(getattr(self.game, "opening_lines", None) or [])
-        return [*opening, *((t.tick, t.seat, message_text(t.message)) for t in sent)]
+        said = [*said, *((t.tick, t.seat, message_text(t.message)) for t in sent)]
+        self._said = (self._stepped, said)
+        return said
 
     def record(self) -> EpisodeRecord:
         return EpisodeRecord(

@@ -20,7 +20,7 @@ from urllib.parse import urljoin, urlsplit, urlunsplit
 
 from collabrl.engines.retry import Backoff
 from collabrl.errors import CollabrlError
-from collabrl.web.session import PROTOCOL
+from collabrl.web.session import EPISODE_FIELDS, PROTOCOL
 
 RATE_BACKOFF = Backoff(base_s=0.05, cap_s=1.0)  # the server's decision bucket refills in ms
 State = dict[str, Any]
@@ -80,7 +80,9 @@ class SeatClient:
         self.retries = retries  # attempts of a decision the server refused as too fast
         self._open = ExitStack()
         self.socket = self._open.enter_context(connect(socket_url(page_url), open_timeout=timeout))
-        self.state: State | None = None  # the latest state received
+        self.state: State | None = None  # the latest state received, with the episode's setup
+        self.setup: State = {}  # the episode's fields (EPISODE_FIELDS) as last sent
+        self.chat: list[dict[str, Any]] = []  # every message so far (states send new ones)
 
     def __enter__(self) -> SeatClient:
         return self
@@ -92,7 +94,9 @@ class SeatClient:
         self._open.close()
 
     def next_state(self) -> State:
-        """The next state the server pushes; raises :class:`DecisionRefused` on an error reply."""
+        """The next state the server pushes, with the episode's setup the server sent once and
+        the whole chat (so every state reads whole); raises :class:`DecisionRefused` on an error
+        reply."""
         try:
             message = json.loads(self.socket.recv(timeout=self.timeout))
         except (json.JSONDecodeError, TypeError) as exc:
@@ -102,8 +106,10 @@ class SeatClient:
         if message.get("type") != "state":
             raise ProtocolError(f"unknown message type {message.get('type')!r}")
         _check_version(message.get("protocol"))
-        self.state = message
-        return message
+        self.setup.update((key, message[key]) for key in EPISODE_FIELDS if key in message)
+        self.chat += message["chat"]
+        self.state = {**self.setup, **message, "chat": list(self.chat)}
+        return self.state
 
     def wait_for_turn(self) -> State:
         """States until this seat is owed a decision or the episode is over."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from collabrl.envs.base import Decision, Game, letter
+from collabrl.envs.base import Decision, Game, Observation, letter
 from collabrl.envs.registry import BoardDrawer, Frame, GameSection, load_addon
 
 # Headings of the games' recent-messages blocks: the page's chat panel shows every message, so
@@ -18,19 +18,26 @@ CHAT_HEADINGS = ("Dialogue", "Messages", "Recent chat")
 
 
 def sections(text: str) -> list[dict[str, Any]]:
-    """The observation text as titled blocks of lines, without the lettered action list (the
-    page shows buttons instead). A line such as ``Dialogue (last 5):`` opens a block."""
-    blocks: list[dict[str, Any]] = [{"title": "", "lines": []}]
-    for line in text.split("\n"):
+    """The observation text as titled blocks, without the lettered action list (the page shows
+    buttons instead): ``{title, start, end}`` with lines ``start`` to ``end`` (exclusive) of the
+    text split at newlines, blank ones left out. A line such as ``Dialogue (last 5):`` opens a
+    block. Ranges, not the lines again: a push holds the text once."""
+    lines = text.split("\n")
+    blocks: list[dict[str, Any]] = [{"title": "", "start": 0}]
+    for i, line in enumerate(lines):
         if line == "Available actions:":
+            lines = lines[:i]
             break
-        heading = line.endswith(":") and not line.startswith(("-", " ")) and len(line) < 60
-        if heading:
+        if line.endswith(":") and not line.startswith(("-", " ")) and len(line) < 60:
+            blocks[-1]["end"] = i
             chat = line.startswith(CHAT_HEADINGS)
-            blocks.append({"title": line[:-1], "lines": [], "chat": chat})
-        elif line.strip():
-            blocks[-1]["lines"].append(line)
-    return [b for b in blocks if b["title"] or b["lines"]]
+            blocks.append({"title": line[:-1], "start": i + 1, "chat": chat})
+    blocks[-1]["end"] = len(lines)
+    return [
+        b
+        for b in blocks
+        if b["title"] or any(line.strip() for line in lines[b["start"] : b["end"]])
+    ]
 
 
 def lettered_actions(actions: list[str], message_action: str) -> list[dict[str, str]]:
@@ -39,6 +46,17 @@ def lettered_actions(actions: list[str], message_action: str) -> list[dict[str, 
     return [
         {"letter": letter(i), "action": a} for i, a in enumerate(actions) if a != message_action
     ]
+
+
+def observation_view(obs: Observation) -> dict[str, Any]:
+    """An observation as the pages get it: ``{tick, text, sections, actions, message_action}``."""
+    return {
+        "tick": obs.tick,
+        "text": obs.text,
+        "sections": sections(obs.text),
+        "actions": lettered_actions(obs.actions, obs.message_action),
+        "message_action": obs.message_action,
+    }
 
 
 def board_of(section: type[GameSection]) -> BoardDrawer | None:

@@ -52,6 +52,7 @@ REFUSALS = (
 )
 MAX_FRAME_CHARS = 8_192  # a decision frame is a few hundred characters (messages: 500 at most)
 MAX_NUMBER_DIGITS = 20  # a tick has a handful
+COMPACT = (",", ":")  # JSON separators without spaces: states are read by programs, not people
 
 
 @dataclass
@@ -195,7 +196,9 @@ async def serve_seat(
     limit: RateLimit,
     decide: Callable[[str, str, object], Awaitable[None]] | None = None,
 ) -> None:
-    """Push the seat's state on every change and take its decisions, until the page goes.
+    """Push the seat's state on every change and take its decisions, until the page goes: the
+    episode's setup (:meth:`Session.setup`) in the first state and whenever it changes, the
+    board's frames and the chat's messages once each.
 
     ``decide(action, message, tick)`` takes a decision (default: ``session.decide`` for
     ``seat``, which checks ``tick`` again under the session's lock; a study routes it through its
@@ -205,22 +208,27 @@ async def serve_seat(
 
     async def send(payload: dict) -> None:
         async with send_lock:
-            await ws.send_text(json.dumps(payload))
+            await ws.send_text(json.dumps(payload, separators=COMPACT))
 
     def changed_since(version: int) -> bool:
         return session.version != version
 
     async def push() -> None:
-        seen, cursor = -1, len(session.frames) - 1  # a (re)connected page gets the last frame
+        # a (re)connected page gets the episode's setup, the last frame and the whole chat;
+        # later states the frames and messages since, and the setup only if it changed
+        seen, cursor, said, told = -1, max(0, len(session.frames) - 1), 0, None
         while True:
             async with session.changed:
                 await session.changed.wait_for(partial(changed_since, seen))
                 seen = session.version
-            state = session.view(seat, cursor)
+            state, setup = session.view(seat, cursor, said), session.setup(seat)
+            if setup is not told:
+                state.update(setup)
+                told = setup
             await send(state)
             if state["your_turn"]:
                 session.mark_shown(seat)
-            cursor = state.get("frame_count", 0)
+            cursor, said = state.get("frame_count", 0), state["chat_count"]
 
     async def take() -> None:
         while True:

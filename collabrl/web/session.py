@@ -42,15 +42,17 @@ from collabrl.web.frames import (
     board_of,
     drawing,
     final_view,
-    lettered_actions,
+    observation_view,
     seat_frame,
-    sections,
     take_frame,
 )
 
 MAX_ACTION_CHARS = 200  # longer than any offered action; a page never sends more
-PROTOCOL = 1  # the human-seat protocol's version (docs/human-seat-protocol.md); bumped on any
+PROTOCOL = 2  # the human-seat protocol's version (docs/human-seat-protocol.md); bumped on any
 # incompatible change to the messages below or to the serve routes
+# The state's fields that stay the same through an episode (Session.setup): a connection's first
+# state carries them, later states only when they changed; a client keeps the last ones it got.
+EPISODE_FIELDS = ("game", "seat", "seats", "names", "kinds", "limit", "intro", "board")
 
 
 class DecisionError(CollabrlError):
@@ -69,6 +71,16 @@ class SeatSlot:
     obs: Observation | None = None
     shown_at: float | None = None
     decided_tick: int | None = None  # the tick of the observation last decided on (resends)
+    laid_out: tuple[Observation, dict[str, Any]] | None = None  # obs and its page view (once)
+
+    def page_view(self) -> dict[str, Any] | None:
+        """The observation as the page gets it (:func:`observation_view`), built once per
+        observation: every push until the decision resends the same one."""
+        if self.obs is None:
+            return None
+        if self.laid_out is None or self.laid_out[0] is not self.obs:
+            self.laid_out = (self.obs, observation_view(self.obs))
+        return self.laid_out[1]
 
 
 @dataclass
@@ -94,6 +106,8 @@ class Session:
     board: dict[str, Any] | None = None  # {kind, layout} of the game's board, set by start()
     drawer: BoardDrawer | None = None  # the game's board drawer, set by start()
     finals: dict[str, dict[str, Any] | None] = field(default_factory=dict)  # seat -> final view
+    setups: dict[str, dict[str, Any]] = field(default_factory=dict)  # seat -> setup(seat)
+    ending: dict[str, Any] | None = None  # the game's summary once the episode is over
 
     async def start(self) -> None:
         """Reset the game and players, then play non-human seats until a human is owed."""
@@ -123,7 +137,8 @@ class Session:
 
     def waiting_for(self) -> list[str]:
         """Human seats owed a decision now."""
-        return [s for s in self.humans if s in self.running.waiting()]
+        waiting = self.running.waiting()
+        return [s for s in self.humans if s in waiting]
 
     def check_tick(self, seat: str, tick: object) -> None:
         """Refuse a decision that names an observation (its ``tick``) other than the one
@@ -215,45 +230,66 @@ class Session:
             self.version += 1
             self.changed.notify_all()
 
-    def view(self, seat: str, frames_from: int) -> dict[str, Any]:
-        """Everything the page of ``seat`` shows (text only: the page escapes all of it)."""
-        obs = self.seats[seat].obs
-        summary = self.game.summary() if self.game.done else None
+    def setup(self, seat: str) -> dict[str, Any]:
+        """What the page of ``seat`` keeps for the whole episode (:data:`EPISODE_FIELDS`: game,
+        seats and their names, the rules, the clock's limit, the board's layout), sent once per
+        connection instead of in every push. Built once and rebuilt only when the rules or names
+        changed: the same object while nothing changed, so a connection knows by identity
+        whether it has sent it already."""
+        names = {s: self.names.get(s, s) for s in self.game.agents}
+        intro = self.game.intro(seat)
+        kept = self.setups.get(seat)
+        if kept is None or kept["intro"] != intro or kept["names"] != names:
+            kept = {
+                "game": self.game.name,
+                "seat": seat,
+                "seats": list(self.game.agents),
+                "names": names,
+                "kinds": self.kinds,
+                "limit": self.section.tick_limit(self.game),
+                "intro": intro,
+            }
+            if self.board is not None:
+                kept["board"] = self.board
+            self.setups[seat] = kept
+        return kept
+
+    def view(self, seat: str, frames_from: int = 0, chat_from: int = 0) -> dict[str, Any]:
+        """What the page of ``seat`` shows now, but for :meth:`setup` (text only: the page
+        escapes all of it); the board's frames from index ``frames_from`` on and the chat's
+        messages from ``chat_from`` on (those the connection has not sent yet: the chat only
+        grows, so a page appends them)."""
+        messages = self.running.messages()
+        summary = self.summary() if self.game.done else None
+        observation = self.seats[seat].page_view()
         state: dict[str, Any] = {
             "type": "state",
             "protocol": PROTOCOL,
             "version": self.version,
-            "game": self.game.name,
-            "seat": seat,
-            "seats": list(self.game.agents),
-            "names": {seat: self.names.get(seat, seat) for seat in self.game.agents},
-            "kinds": self.kinds,
             "tick": self.game.tick,
-            "limit": self.section.tick_limit(self.game),
             "done": self.game.done,
-            "your_turn": obs is not None,
+            "your_turn": observation is not None,
             "waiting_for": self.waiting_for(),
-            "intro": self.game.intro(seat),
-            "observation": None,
+            "observation": observation,
             "summary": summary,
             "outcome": outcome_line(self.section, summary) if summary is not None else None,
             "final": self._final(seat) if self.game.done else None,
-            "chat": [{"tick": t, "speaker": s, "text": m} for t, s, m in self.running.messages()],
+            "chat": [{"tick": t, "speaker": s, "text": m} for t, s, m in messages[chat_from:]],
+            "chat_count": len(messages),
         }
-        if obs is not None:
-            state["observation"] = {
-                "tick": obs.tick,
-                "text": obs.text,
-                "sections": sections(obs.text),
-                "actions": lettered_actions(obs.actions, obs.message_action),
-                "message_action": obs.message_action,
-            }
-        if self.board is not None and self.drawer is not None:
-            state["board"] = self.board
-            shown = self.frames[max(0, min(frames_from, len(self.frames) - 1)) :]
-            state["frames"] = [seat_frame(self.drawer, f, seat) for f in shown]
+        if self.drawer is not None:
+            state["frames"] = [seat_frame(self.drawer, f, seat) for f in self.frames[frames_from:]]
             state["frame_count"] = len(self.frames)
         return state
+
+    def summary(self) -> dict[str, Any]:
+        """The game's summary; once the episode is over, built once: the record and every later
+        push read it, and a game's summary may take milliseconds (the household's does)."""
+        if not self.game.done:
+            return self.game.summary()
+        if self.ending is None:
+            self.ending = self.game.summary()
+        return self.ending
 
     def _final(self, seat: str) -> dict[str, Any] | None:
         """The finished state ``seat`` sees (built once: every later push resends it)."""
@@ -265,7 +301,7 @@ class Session:
         """The episode in the evaluation's trajectory schema, from the (first) human's seat."""
         from collabrl import __version__
 
-        summary = self.game.summary()
+        summary = self.summary()
         me = self.humans[0]
         mine = [t for t in self.turns if t["seat"] == me]
         sent = sum(sends_message(t["action"], t["message"], self.game.message_action) for t in mine)

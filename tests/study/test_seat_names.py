@@ -15,7 +15,7 @@ def test_a_human_seat_takes_the_study_name_and_the_agent_its_condition_name(tmp_
         rt = runtime(tmp_path, "paper_user_study_cpu", "seats.names={Alice: You}")
         pid = await to_first_round(rt)
         session = rt.group_of(pid).session
-        view = session.view("Alice", 0)
+        view = session.setup("Alice")
         rt.shutdown()
         rt.db.close()
         return session, view

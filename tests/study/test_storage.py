@@ -95,7 +95,7 @@ def test_a_decision_that_cannot_be_saved_is_refused_and_pauses_the_round(tmp_pat
                 writes.armed = True
                 obs = state["observation"]
                 assert state["your_turn"]
-                tick, chat = obs["tick"], list(state["chat"])
+                tick, chat = obs["tick"], session.view("Alice")["chat"]
                 lost = (tick, obs["actions"][-1]["action"], "never stored")
                 ws.send_json({"type": "decide", "action": lost[1], "message": lost[2]})
                 refused = ws.receive_json()

@@ -40,6 +40,7 @@ def test_a_person_plays_a_plugin_game_beside_the_expert_to_the_end(tmp_path, gam
     with client.websocket_connect(f"/ws/{created['session']}/{seat}?token={TOKEN}") as ws:
         state = ws.receive_json()
         assert state["game"] == game and state["limit"] == limit and "board" not in state
+        said = list(state["chat"])  # a state sends the messages new to the connection
         while not state["done"]:
             if state["your_turn"]:
                 obs = session.seats[seat].obs
@@ -47,8 +48,9 @@ def test_a_person_plays_a_plugin_game_beside_the_expert_to_the_end(tmp_path, gam
                 ws.send_json({"type": "decide", "action": parsed.action, "message": parsed.message})
             state = ws.receive_json()
             assert state["type"] == "state", state
+            said += state["chat"]
     assert state["summary"]["success"] and state["outcome"].startswith("Success: steps")
-    chat = [(c["tick"], c["speaker"], c["text"]) for c in state["chat"]]
+    chat = [(c["tick"], c["speaker"], c["text"]) for c in said]
     assert chat and chat == [(t, s, m) for t, s, m in session.game.dialogue]
     (record,) = [json.loads(line) for line in (tmp_path / "trajectories.jsonl").open()]
     assert record["game"] == game and record["task"] == recipe.game.task

@@ -32,6 +32,7 @@ def test_a_scripted_seat_plays_a_household_episode_to_success(tmp_path) -> None:
 
         def choose(state: dict) -> tuple[str, str]:
             assert state["protocol"] == PROTOCOL and state["observation"]["text"]
+            assert state["intro"] and state["board"]["kind"] == "room-map"  # the setup, kept
             obs = session.seats["Alice"].obs
             parsed = parse_observed(expert.act(obs), obs)
             return parsed.action, parsed.message

@@ -11,6 +11,11 @@ const WAIT_ACTION = "wait(x)";
 const TEXT_TEMPLATE = /^(\w+)\(<(\w+)>\)$/;  // an action with a text argument, e.g. run(<step>)
 let socket = null;
 let state = null;
+// The episode's fields that do not change (collabrl.web.session.EPISODE_FIELDS): a connection's
+// first state carries them, later states only when they changed; every state renders with them.
+const EPISODE_FIELDS = ["game", "seat", "seats", "names", "kinds", "limit", "intro", "board"];
+const setup = {};
+let chat = []; // every message of the episode: a state sends those new to the connection
 let backoff = 250;
 let sent = false; // a decision is on its way: ignore further clicks until the next state
 let lastFrame = null; // this seat's latest board frame (the room map's explored rooms name buttons)
@@ -23,10 +28,11 @@ function connect() {
   const url = new URL(`../../ws/${sid}/${encodeURIComponent(seat)}?token=${encodeURIComponent(token)}`, location.href);
   url.protocol = location.protocol === "https:" ? "wss:" : "ws:";
   socket = new WebSocket(url.href);
+  chat = []; // a new connection sends the whole chat again
   socket.onopen = () => { backoff = 250; $("status").textContent = "connected"; };
   socket.onmessage = (event) => {
     const msg = JSON.parse(event.data);
-    if (msg.type === "state") render(msg);
+    if (msg.type === "state") render(withSetup(msg));
     else if (msg.type === "error") showError(msg.message);
   };
   socket.onclose = () => {
@@ -34,6 +40,13 @@ function connect() {
     setTimeout(connect, backoff);
     backoff = Math.min(backoff * 2, 4000);
   };
+}
+
+// The whole state to render: the setup and the chat kept from earlier states, then this one.
+function withSetup(msg) {
+  for (const key of EPISODE_FIELDS) if (key in msg) setup[key] = msg[key];
+  chat = chat.concat(msg.chat);
+  return { ...setup, ...msg, chat };
 }
 
 function showError(text) {
@@ -139,12 +152,14 @@ function renderObservation(obs) {
   box.classList.remove("stale");
   clear(box);
   if (!obs.actions) box.appendChild(el("h3", "How the episode ended", "final-title"));
+  const lines = obs.text.split("\n");
   for (const block of obs.sections) {
     if (block.chat) continue; // the chat panel shows every message
     const section = el("section", undefined, "obs-block");
     if (block.title) section.appendChild(el("h3", block.title));
     const list = el("ul");
-    for (const line of block.lines) {
+    for (const line of lines.slice(block.start, block.end)) {
+      if (!line.trim()) continue;
       // a line that is an action (the history's) reads as its button does, said of the past
       list.appendChild(el("li", plainNames(named(actionLabel(line.replace(/^- /, ""), true)))));
     }
