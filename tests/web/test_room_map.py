@@ -119,6 +119,10 @@ def test_the_map_shows_rooms_and_a_click_walks_there(tmp_path, page) -> None:
         expect(goal_room).to_contain_text("goal place: coffee table")
         expect(page.get_by_test_id("help")).to_contain_text("What the actions do")
         expect(page.locator("#observation")).not_to_contain_text("(230)")  # no ids
+        # the rules leave out the prompt's id notation, which the page does not use
+        expect(page.locator("#intro")).to_contain_text("You can carry at most two objects")
+        expect(page.locator("#intro")).not_to_contain_text("written as <name> (id)")
+        assert "written as <name> (id)" in game.intro("Alice")  # the agent's prompt keeps it
         expect(page.get_by_test_id("piece-0").locator("text")).to_have_text("you")
         # a click on the room sends the action that walks there
         version = page.locator("body").get_attribute("data-version")

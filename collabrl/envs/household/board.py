@@ -22,7 +22,7 @@ from functools import lru_cache
 from typing import Any
 
 from collabrl.envs.household.game import HouseholdGame, explore_action
-from collabrl.envs.household.render import known_progress, true_goal_objects
+from collabrl.envs.household.render import ID_NOTE, known_progress, true_goal_objects
 from collabrl.envs.household.tasks import get_task, plural
 from collabrl.envs.household.world import load_apartments
 
@@ -100,7 +100,8 @@ class RoomMap:
 
     def layout(self, game: HouseholdGame) -> dict[str, Any]:
         """Rooms (cell, name, the action that walks there), the goal places, entity names by id
-        (the page writes names instead of ids), seat names and the actions' explanations."""
+        (the page writes names instead of ids), seat names, the actions' explanations, and the rules'
+        lines a page with plain names leaves out (the prompt's id notation)."""
         apartment, names = game.apartment, display_names(game.task.name)
         return {
             "rooms": [
@@ -116,6 +117,7 @@ class RoomMap:
             "names": {str(i): n for i, n in names.items()},
             "seats": list(game.agents),
             "help": list(HELP),
+            "omit_rules": [ID_NOTE],
         }
 
     def frame(self, game: HouseholdGame) -> Frame:

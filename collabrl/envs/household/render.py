@@ -14,6 +14,10 @@ DIALOGUE_LINES = 5
 HISTORY_LINES = 10
 
 
+ID_NOTE = "- Everything is written as <name> (id), for example <fridge> (105)."
+"""The rules' line on the id notation of the prompt, which a page that writes plain names omits."""
+
+
 def intro_text(seat: str, others: list[str], goal: str, max_ticks: int) -> str:
     """The rules of the game for a player's prompt."""
     team = f"together with {', '.join(others)}" if others else "on your own"
@@ -22,7 +26,7 @@ def intro_text(seat: str, others: list[str], goal: str, max_ticks: int) -> str:
         "bedroom and bathroom.\n"
         f"Goal: {goal}\n"
         "How the game works:\n"
-        "- Everything is written as <name> (id), for example <fridge> (105).\n"
+        f"{ID_NOTE}\n"
         "- You only see what is in your current room and inside containers that are open. "
         "You can check, grab or put only at things you have seen yourself; a teammate's message "
         "can tell you where to look, but you still have to go and see.\n"

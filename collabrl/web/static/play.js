@@ -113,8 +113,11 @@ function named(text) {
 // Object names without ids: a board's layout may name every entity ("cabinet 2"), so
 // "<kitchencabinet> (172)" in the text reads as its name; unknown ids keep the name, in words.
 function plainNames(text) {
-  const names = state && state.board && state.board.layout && state.board.layout.names;
+  const layout = state && state.board && state.board.layout;
+  const names = layout && layout.names;
   if (!names || !text) return text;
+  const omit = new Set(layout.omit_rules || []); // lines about the prompt's id notation
+  text = text.split("\n").filter((line) => !omit.has(line)).join("\n");
   return text.replace(/<([^<>]+)> \((\d+)\)/g, (whole, name, id) => (names[id] ? names[id] : whole));
 }
 
