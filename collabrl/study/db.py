@@ -109,6 +109,7 @@ class GroupChange(TypedDict, total=False):
     phase: GroupPhase
 
 
+MATCHING_LOCK = 7263  # PostgreSQL advisory lock id that group formation holds
 OPEN_BUSY_MS = 1000  # at start, a lock held longer than this is another program's
 RUN_BUSY_MS = 5000  # while serving, a busy moment (an export's read, a checkpoint) is waited out
 
@@ -202,7 +203,9 @@ class StudyDB:
         if self.backend is not SQLITE:
             try:
                 migrate(self._conn, self.backend)
-            except (*self.errors, ValueError) as exc:
+            except Exception as exc:
+                if not isinstance(exc, (*self.errors, ValueError)):
+                    raise
                 self._conn.close()
                 raise database_problem(path, exc) from exc
             return
@@ -467,6 +470,61 @@ class StudyDB:
 
     def episodes(self) -> list[dict[str, Any]]:
         return self._read("SELECT * FROM episodes ORDER BY gid, position")
+
+    # --- several server processes (serve --workers) ------------------------------------------
+
+    def lock_matching(self) -> None:
+        """Inside a batch: hold the one lock that group formation takes, until the batch ends
+        (SQLite: the write transaction already excludes every other writer)."""
+        if self.backend is not SQLITE:
+            self._conn.execute("SELECT pg_advisory_xact_lock(?)", (MATCHING_LOCK,))
+
+    def register_worker(self, worker: int, url: str) -> None:
+        """Where server process ``worker`` answers (its participants are sent there)."""
+        self._write(
+            "INSERT INTO workers VALUES (?, ?, ?) "
+            "ON CONFLICT (worker) DO UPDATE SET url = excluded.url, started = excluded.started",
+            (worker, url, time.time()),
+        )
+
+    def worker_urls(self) -> dict[int, str]:
+        return {r["worker"]: r["url"] for r in self._read("SELECT worker, url FROM workers")}
+
+    def set_home(self, pid: str, worker: int) -> None:
+        """The server process that serves ``pid`` from now on."""
+        self._write(
+            "INSERT INTO homes VALUES (?, ?) "
+            "ON CONFLICT (pid) DO UPDATE SET worker = excluded.worker",
+            (pid, worker),
+        )
+
+    def homes(self, pids: list[str] | None = None) -> dict[str, int]:
+        """Participant (of ``pids``, if given) -> the server process that serves them (none:
+        a single server)."""
+        where = f"WHERE pid IN ({', '.join('?' * len(pids))})" if pids else ""
+        rows = self._read(f"SELECT pid, worker FROM homes {where}", tuple(pids or ()))
+        return {r["pid"]: r["worker"] for r in rows}
+
+    def home(self, pid: str) -> int | None:
+        rows = self._read("SELECT worker FROM homes WHERE pid = ?", (pid,))
+        return rows[0]["worker"] if rows else None
+
+    def waiting(self, pages: list[str]) -> list[ParticipantRow]:
+        """Active participants on one of the match ``pages`` without a group, longest waiting
+        first: the pool every server process forms groups from."""
+        marks = ", ".join("?" * len(pages))
+        return cast(
+            list[ParticipantRow],
+            self._read(
+                f"SELECT * FROM participants WHERE page IN ({marks}) AND gid IS NULL "
+                "AND status = 'active' ORDER BY updated, pid",
+                tuple(pages),
+            ),
+        )
+
+    def participant(self, pid: str) -> ParticipantRow | None:
+        rows = self._read("SELECT * FROM participants WHERE pid = ?", (pid,))
+        return cast(ParticipantRow, rows[0]) if rows else None
 
 
 def open_database(

@@ -18,7 +18,9 @@ def compiled(name: str, *overrides: str) -> CompiledStudy:
     return compile_study(load_study(name, list(overrides)))
 
 
-def runtime(tmp_path: Path, name: str, *overrides: str, db: Path | str | None = None) -> StudyRuntime:
+def runtime(
+    tmp_path: Path, name: str, *overrides: str, db: Path | str | None = None
+) -> StudyRuntime:
     """A runtime of a shipped study over database ``db`` (an SQLite file or a PostgreSQL
     address; default: a fresh file in ``tmp_path``)."""
     study = compiled(name, *overrides)

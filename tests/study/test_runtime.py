@@ -72,7 +72,9 @@ def test_a_restart_replays_the_round_and_loses_no_event(tmp_path, db_location) -
 
 def test_a_lonely_participant_gets_a_simulated_teammate(tmp_path, db_location) -> None:
     async def scenario() -> StudyRuntime:
-        rt = runtime(tmp_path, "household_group_study", "pages.1.timeout_s=0.01", *SHORT, db=db_location)
+        rt = runtime(
+            tmp_path, "household_group_study", "pages.1.timeout_s=0.01", *SHORT, db=db_location
+        )
         await rt.recover()
         pid, _ = await rt.join()
         await rt.submit(pid, {"node": "consent", "agree": True})

@@ -1,0 +1,69 @@
+"""Several server processes over one database (serve --workers): matchmaking across workers
+forms each group once, with no participant in two groups and none left waiting, on SQLite and
+on PostgreSQL. Two workers run at once here, each on its own thread, event loop and database
+connection, as two processes would."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+
+from collabrl.study.db import open_database
+from collabrl.study.runtime import StudyRuntime
+from collabrl.study.workers import Worker
+from tests.study.helpers import SHORT, compiled
+
+ARRIVALS = 11  # per worker: 22 in all, matched in pairs
+
+
+def test_two_workers_group_22_arrivals_into_exactly_11_pairs(db_location) -> None:
+    study = compiled("household_group_study", "pages.1.timeout_s=600", *SHORT)
+    open_database(study.loaded, db_location).close()  # created and bound once, as serve does
+    results: dict[int, tuple[list[str], dict[str, str]]] = {}
+    errors: list[BaseException] = []
+
+    async def serve(index: int) -> tuple[list[str], dict[str, str]]:
+        db = open_database(study.loaded, db_location)
+        rt = StudyRuntime(study, db)
+        rt.worker = Worker(db, index, 2, f"http://worker{index}")
+        await rt.recover()
+        pids = [(await rt.join())[0] for _ in range(ARRIVALS)]
+        consent = {"node": "consent", "agree": True}
+        await asyncio.gather(*(rt.submit(pid, consent) for pid in pids))
+        deadline = time.monotonic() + 30
+        while not all(rt.people[p]["gid"] or p in rt.worker.gone for p in pids):
+            assert time.monotonic() < deadline, "a participant was left waiting"
+            await asyncio.sleep(0.05)
+        rt.shutdown()
+        gone = dict(rt.worker.gone)
+        db.close()
+        return pids, gone
+
+    def thread(index: int) -> None:
+        try:
+            results[index] = asyncio.run(serve(index))
+        except BaseException as exc:  # handed to the test's thread
+            errors.append(exc)
+
+    threads = [threading.Thread(target=thread, args=(i,)) for i in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert not errors, errors
+    db = open_database(study.loaded, db_location, writing=False)
+    groups = db.groups()
+    members = [p for g in groups for p in g["members"].values()]
+    joined = [p for pids, _ in results.values() for p in pids]
+    assert len(groups) == 11 and sorted(members) == sorted(joined) and len(set(joined)) == 22
+    assert sorted(g["unit"] for g in groups) == list(range(11))
+    people, homes = {p["pid"]: p for p in db.participants()}, db.homes()
+    for group in groups:  # both members served by the one worker that hosts the group
+        (host,) = {homes[p] for p in group["members"].values() if p}
+        assert all(people[p]["gid"] == group["gid"] for p in group["members"].values() if p)
+    for index, (pids, gone) in results.items():  # who moved was told where to
+        moved = {p for p in pids if homes[p] != index}
+        assert set(gone) == moved and all(gone[p] == f"http://worker{1 - index}" for p in moved)
+    assert len(db.events("group_formed")) == 11
+    db.close()
