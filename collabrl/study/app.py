@@ -36,7 +36,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket
 
 from collabrl.study.admin import admin_state
-from collabrl.study.db import StorageFault
+from collabrl.study.db import PAUSED, StorageFault
 from collabrl.study.forms import FormError
 from collabrl.study.runtime import JoinRefused, StoragePaused, StudyRuntime
 from collabrl.web.security import (
@@ -86,7 +86,9 @@ def make_study_app(
             return Response("too many people are joining right now; try again in a moment\n", 429)
         query = {k: v for k, v in request.query_params.items() if k != "key"}
         try:
-            return await rt.join("human", query)
+            joined = await rt.join("human", query)
+            await rt.db.synced()  # on disk before the participant is given their link
+            return joined
         except JoinRefused as exc:
             return Response(f"{exc}\n", exc.status)
         except StorageFault:  # nothing of the join was stored; the admin page shows the fault
@@ -274,6 +276,12 @@ async def _serve_page(ws: WebSocket, rt: StudyRuntime, pid: str, limits: Limits)
                 return
             seen = rt.notifier.version(pid)
             view = rt.view(pid)
+            try:
+                await rt.db.synced()  # what the page shows is on disk
+            except StorageFault:  # on the admin page; the page waits for the next change
+                await send({"type": "error", "code": "storage", "message": PAUSED})
+                await rt.wait(pid, seen)
+                continue
             if view["node"] != shown:
                 rt.note("page_view", pid=pid, node=view["node"])
                 shown = view["node"]

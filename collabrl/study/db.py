@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypedDict, cast
 
 from collabrl.errors import CollabrlError
 from collabrl.study.backends import SQLITE, connect, is_url, one_line, redact, scrub
+from collabrl.study.groupsync import GroupSync, postgres_sync, sqlite_sync
 from collabrl.study.migrations import migrate
 
 if TYPE_CHECKING:
@@ -197,12 +198,16 @@ class StudyDB:
         except sqlite3.Error as exc:
             raise database_problem(path, exc) from exc
         self.errors = self.backend.errors
+        self._sync: GroupSync | None = None
         self._lock = threading.RLock()
         self._depth = 0
         self._after: list[Callable[[], None]] = []  # steps waiting for the open batch's commit
         if self.backend is not SQLITE:
             try:
                 migrate(self._conn, self.backend)
+                # commits do not wait for the disk; what is acknowledged waits for synced()
+                self._conn.execute("SET synchronous_commit = off")
+                self._sync = postgres_sync(str(path)) if durable else None
             except Exception as exc:
                 if not isinstance(exc, (*self.errors, ValueError)):
                     raise
@@ -212,9 +217,11 @@ class StudyDB:
         try:
             self._conn.execute(f"PRAGMA busy_timeout={OPEN_BUSY_MS}")
             self._conn.execute("PRAGMA journal_mode=WAL")
-            # full: every commit is on disk before the server answers; normal: a killed server
-            # loses nothing either, only a power cut may lose the last commits (slow disks)
-            self._conn.execute(f"PRAGMA synchronous={'FULL' if durable else 'NORMAL'}")
+            # commits reach the log without a sync (a killed server loses nothing); durable:
+            # every change is synced before it is acknowledged, in groups (synced()); else
+            # only a power cut may lose the last commits (slow disks)
+            self._conn.execute("PRAGMA synchronous=NORMAL")
+            self._sync = sqlite_sync(Path(path)) if durable else None
             self._check_pages()
             migrate(self._conn, self.backend)
             self._conn.execute(f"PRAGMA busy_timeout={RUN_BUSY_MS}")
@@ -253,6 +260,8 @@ class StudyDB:
     def close(self) -> None:
         with self._lock:
             self._conn.close()
+            if self._sync is not None:
+                self._sync.close()
 
     @contextmanager
     def batch(self) -> Iterator[None]:
@@ -281,9 +290,24 @@ class StudyDB:
                 except self.errors as exc:
                     self._rollback()
                     raise self._failed(exc) from exc
+                if self._sync is not None:
+                    self._sync.committed()
                 steps, self._after = self._after, []
                 for step in steps:
                     step()
+
+    async def synced(self) -> None:
+        """Return once everything committed so far is on disk: await it before telling anyone
+        of a change (:mod:`collabrl.study.groupsync`). A sync the disk refuses raises
+        :class:`StorageFault`."""
+        if self._sync is None:
+            return
+        try:
+            await self._sync.synced()
+        except Exception as exc:
+            if not isinstance(exc, (OSError, *self.errors)):
+                raise
+            raise self._failed(exc) from exc
 
     def after_commit(self, step: Callable[[], None]) -> None:
         """Run ``step`` once what is written so far is committed: now outside a batch, after
@@ -315,8 +339,19 @@ class StudyDB:
         return StorageFault(self.fault)
 
     def _write(self, sql: str, args: tuple = ()) -> Any:
-        with self.batch():
-            return self._conn.execute(sql, args)
+        """One write: inside a batch, part of it; alone, a transaction of its own (one round
+        trip to a server instead of three: no BEGIN and COMMIT around it)."""
+        with self._lock:
+            if self._depth:
+                return self._conn.execute(sql, args)
+            try:
+                result = self._conn.execute(sql, args)
+            except self.errors as exc:
+                self._rollback()
+                raise self._failed(exc) from exc
+            if self._sync is not None:
+                self._sync.committed()
+            return result
 
     def _read(self, sql: str, args: tuple = ()) -> list[dict[str, Any]]:
         with self._lock:

@@ -44,6 +44,8 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "CREATE TABLE workers (worker INTEGER PRIMARY KEY, url TEXT NOT NULL, started {real})",
         "CREATE TABLE homes (pid TEXT PRIMARY KEY, worker INTEGER NOT NULL)",
         "CREATE INDEX events_by_participant ON events (pid, kind)",
+        # PostgreSQL's group commit (collabrl.study.groupsync): a row per server process
+        "CREATE TABLE sync_marks (mark INTEGER PRIMARY KEY, n BIGINT NOT NULL)",
     ),
 )
 LATEST = len(MIGRATIONS)

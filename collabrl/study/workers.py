@@ -89,7 +89,7 @@ class Worker:
     async def match(self, rt: StudyRuntime, humans: int) -> None:
         """Form groups of ``humans`` from the pool of every worker (call with ``rt.lock``)."""
         pages = [p.id for p in rt.study.pages if isinstance(p, MatchPage)]
-        while True:
+        while pages:
             waiting = [r["pid"] for r in self.db.waiting(pages)]
             if len(waiting) < humans:
                 return
