@@ -6,8 +6,10 @@ speaking only HTTP and WebSocket, like a browser: it joins (``POST /api/join``, 
 redirect to the worker that takes it, and again after a 429 of the join rate limit), follows
 its study page socket (consent, intake survey, instructions; a ``moved`` page reconnects to the
 worker that hosts its group), plays each round on the game socket (the first offered action, a
-short message every fifth decision, one decision every ``1/--rate`` seconds: 2 s, a person's
-pace), rates each round and reads its completion code. Latency per decision = from sending it
+short message every fifth decision), rates each round and reads its completion code, at a
+person's pace: before each decision and each page it submits it thinks for a random 50-150% of
+``1/--rate`` seconds (2 s on average), so that people who joined together drift apart as they
+would. Latency per decision = from sending it
 to the next game state in which it is this seat's turn again or the round is over (the agent's
 move, the game step, the database writes and the push included); latency per page = from
 submitting a page to the next page.
@@ -29,6 +31,7 @@ import argparse
 import asyncio
 import json
 import os
+import random
 import re
 import signal
 import subprocess
@@ -86,6 +89,11 @@ class Page:
             return self.view
 
 
+async def think(rate: float) -> None:
+    """A person's time to decide: 50-150% of ``1/rate`` seconds."""
+    await asyncio.sleep(random.uniform(0.5, 1.5) / rate)
+
+
 async def play(base: str, token: str, view: dict, rate: float, latencies: list, sent: Counter):
     """One round on the game socket, until the round is over."""
     path = "/" + view["game"]["url"].replace("play/", "ws/", 1)  # the page's socket
@@ -96,7 +104,7 @@ async def play(base: str, token: str, view: dict, rate: float, latencies: list, 
             if not state["your_turn"]:
                 state = json.loads(await ws.recv())
                 continue
-            await asyncio.sleep(1 / rate)  # the person's thinking time (not measured)
+            await think(rate)  # not measured
             talk = sent["decision"] % 5 == 4
             action = (
                 state["observation"]["message_action"]
@@ -168,6 +176,8 @@ async def pages(base: str, me: dict, rate: float, lat: dict, sent: Counter) -> d
                 elif view.get("phase") == "rate":
                     payload = {"ratings": dict.fromkeys(ITEMS, 4), "free_text": "fine"}
                     sent["questionnaire"] += 1
+                if payload is not None:
+                    await think(rate)  # reading the page (not measured)
                 t0 = time.perf_counter()
                 if payload is not None:
                     await ws.send(json.dumps({"type": "submit", "node": node, **payload}))
@@ -292,6 +302,7 @@ def main() -> None:
     parser.add_argument("--fast-writes", action="store_true", help="serve --fast-writes (SQLite)")
     parser.add_argument("--profile", default=None, help="py-spy profiles of the server into DIR")
     args = parser.parse_args()
+    random.seed(0)  # the same thinking times run after run
     with tempfile.TemporaryDirectory() as tmp:
         r = run(args, Path(tmp))
     print(

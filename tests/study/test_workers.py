@@ -67,3 +67,39 @@ def test_two_workers_group_22_arrivals_into_exactly_11_pairs(db_location) -> Non
         assert set(gone) == moved and all(gone[p] == f"http://worker{1 - index}" for p in moved)
     assert len(db.events("group_formed")) == 11
     db.close()
+
+
+def test_joins_are_spread_and_a_moved_participant_is_sent_to_their_worker(tmp_path) -> None:
+    """At worker 0 of two: every second join is redirected to worker 1 (307: a POST stays
+    one); a participant another worker now serves is redirected there (page) or told to go
+    (socket, also one already open)."""
+    from starlette.testclient import TestClient
+
+    from collabrl.study.app import make_study_app
+    from tests.study.helpers import ADMIN
+
+    study = compiled("paper_user_study_cpu")
+    db = open_database(study.loaded, tmp_path / "study.sqlite")
+    db.register_worker(1, "http://worker1/study")
+    rt = StudyRuntime(study, db)
+    rt.worker = Worker(db, 0, 2, "http://testserver")
+    app = make_study_app(rt, ADMIN)
+    key = app.state.join_key
+    with TestClient(app, follow_redirects=False) as client:
+        me = client.post(f"/api/join?key={key}").json()  # worker 0's turn: taken here
+        assert db.home(me["participant"]) == 0 and me["participant"] in rt.people
+        spread = client.post(f"/api/join?key={key}&x=1")
+        assert spread.status_code == 307
+        assert spread.headers["location"] == f"http://worker1/study/api/join?key={key}&x=1"
+        assert len(db.participants()) == 1  # nothing stored here for the redirected join
+        with client.websocket_connect(me["socket"]) as ws:
+            assert ws.receive_json()["type"] == "page"
+            rt.worker.gone[me["participant"]] = "http://worker1/study"
+            rt.notify(me["participant"])
+            assert ws.receive_json() == {"type": "moved", "base": "http://worker1/study"}
+        page = client.get(me["page"])
+        assert page.status_code == 303
+        assert page.headers["location"] == f"http://worker1/study/s?token={me['token']}"
+        with client.websocket_connect(me["socket"]) as ws:
+            assert ws.receive_json() == {"type": "moved", "base": "http://worker1/study"}
+    db.close()
