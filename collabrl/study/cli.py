@@ -117,7 +117,8 @@ def lint(args: tuple[str, ...], graph: bool) -> None:
 @click.option(
     "--fast-writes",
     is_flag=True,
-    help="SQLite synchronous=NORMAL: survives a killed server, not a power cut (faster disks).",
+    help="Acknowledge changes without waiting for the disk: survives a killed server, not a "
+    "power cut (slow disks).",
 )
 @click.option(
     "--base-path",
