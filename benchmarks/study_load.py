@@ -41,6 +41,7 @@ import time
 from collections import Counter
 from contextlib import ExitStack
 from pathlib import Path
+from typing import Any, cast
 
 import httpx
 import numpy as np
@@ -86,6 +87,7 @@ class Page:
     async def until(self, test) -> dict:
         async with self.changed:
             await self.changed.wait_for(lambda: self.view is not None and test(self.view))
+            assert self.view is not None
             return self.view
 
 
@@ -163,7 +165,7 @@ async def pages(base: str, me: dict, rate: float, lat: dict, sent: Counter) -> d
                     raise Moved(page.moved)
                 if view["kind"] == "end":
                     return view
-                node, payload = view["node"], None
+                node, payload = view["node"], cast("dict[str, Any] | None", None)
                 if view["kind"] == "consent":
                     payload = {"agree": True}
                 elif view["kind"] == "survey":

@@ -3,10 +3,11 @@
 Why SQLite by default: one file a lab can copy and audit, transactions that survive a killed
 server, and concurrent readers (``collabrl study export`` while the server runs). PostgreSQL
 (``--db postgresql://...``, :mod:`collabrl.study.backends`) is for several server processes at
-once; both hold the same tables, made by the same migrations (:mod:`collabrl.study.migrations`). Every event is appended
-with a wall-clock timestamp and a sequence number; participant and group rows hold where each
-one is, so a participant resumes by token after a reload or a server restart. A state change and
-the event that records it commit together (:meth:`StudyDB.batch`).
+once; both hold the same tables, made by the same migrations (:mod:`collabrl.study.migrations`).
+Every event is appended with a wall-clock timestamp and a sequence number; participant and
+group rows hold where each one is, so a participant resumes by token after a reload or a server
+restart. A state change and the event that records it commit together (:meth:`StudyDB.batch`);
+what is acknowledged is on disk first (:meth:`StudyDB.synced`).
 
 Tokens are stored only as SHA-256 hashes: a copy of the database cannot be used to impersonate
 a participant. Nothing about a participant is stored beyond what the study file declares; a

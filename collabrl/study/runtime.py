@@ -109,8 +109,10 @@ class StudyRuntime:
             self.people = {p: r for p, r in self.people.items() if homes.get(p, 0) == here}
         self.payments = {e["pid"]: e["data"] for e in self.db.events("payment")}
         for group_row in self.db.groups():
-            if not any(p in self.people for p in group_row["members"].values()):
-                continue
+            if self.worker is not None and not any(
+                p in self.people for p in group_row["members"].values()
+            ):
+                continue  # another worker's group
             group = GroupRun(self, group_row)
             self.groups[group.gid] = group
             for event in self.db.events("questionnaire", group.gid):
