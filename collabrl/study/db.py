@@ -223,6 +223,8 @@ class StudyDB:
             # only a power cut may lose the last commits (slow disks)
             self._conn.execute("PRAGMA synchronous=NORMAL")
             self._sync = sqlite_sync(Path(path)) if durable else None
+            if self._sync is not None:  # checkpoints come from the sync's thread instead
+                self._conn.execute("PRAGMA wal_autocheckpoint=0")
             self._check_pages()
             migrate(self._conn, self.backend)
             self._conn.execute(f"PRAGMA busy_timeout={RUN_BUSY_MS}")
