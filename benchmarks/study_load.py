@@ -250,7 +250,8 @@ def run(args: argparse.Namespace, folder: Path) -> dict:
     env = {**os.environ, "COLLABRL_ADMIN_TOKEN": ADMIN}
     with ExitStack() as stack:
         if args.db == "postgres":
-            cluster = stack.enter_context(ThrowawayCluster(Path(tempfile.mkdtemp(prefix="pg-"))))
+            pg_folder = stack.enter_context(tempfile.TemporaryDirectory(prefix="collabrl-pg-"))
+            cluster = stack.enter_context(ThrowawayCluster(Path(pg_folder)))
             env["COLLABRL_STUDY_DB"] = cluster.new_database()
         location = env.get("COLLABRL_STUDY_DB") or folder / "study.sqlite"
         server, base, key = start_server(folder, args, env)
