@@ -97,7 +97,9 @@ def make_study_app(
     def spread(request: Request, route: str) -> Response | None:
         """With several workers: the join sent, in turn, to each one (None: this one takes
         it). 307 keeps the method, so a scripted POST is posted there again."""
-        target = rt.worker.join_target() if rt.worker is not None else None
+        if rt.worker is None or not has_token(request, join_key, name="key"):
+            return None  # a wrong link is refused here, by new_participant
+        target = rt.worker.join_target()
         if target is None:
             return None
         return RedirectResponse(f"{target}{route}?{request.url.query}", 307)

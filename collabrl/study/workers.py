@@ -5,7 +5,8 @@ more. Each worker (0..N-1) answers on its own address and serves its own partici
 round lives in the memory of one process, so every member of a session group is served by the
 worker that hosts the group. The database says who is where (``homes``, ``workers``).
 
-- Joins are spread: a join at one worker is redirected, in turn, to each worker's address.
+- Joins are spread: worker 0 answers the study's link and redirects each join, in turn, to
+  each worker's address.
 - Matchmaking spans workers: the pool is every participant waiting on a match page, whichever
   worker serves them (:meth:`StudyDB.waiting`). A group is formed inside one write transaction
   that holds the matching lock (:meth:`Worker.claim`): it checks that every member still waits,
@@ -46,14 +47,18 @@ class Worker:
         self._urls: dict[int, str] = {}
         db.register_worker(index, self.url)
 
-    def url_of(self, worker: int) -> str:
-        """Worker ``worker``'s address (read again until every worker has registered)."""
-        if worker not in self._urls:
+    def url_of(self, worker: int) -> str | None:
+        """Worker ``worker``'s address (None: it has not started yet)."""
+        if worker not in self._urls:  # read again until every worker has registered
             self._urls = self.db.worker_urls()
-        return self._urls.get(worker, self.url)
+        return self._urls.get(worker)
 
     def join_target(self) -> str | None:
-        """Where the next join goes: another worker's address, or None (this one)."""
+        """Where the next join goes: another worker's address, or None (this one; also when
+        that worker has not started yet). Worker 0 answers the study's link and spreads its
+        joins in turn; the others take what they are sent (a join is redirected once)."""
+        if self.index != 0:
+            return None
         worker = next(self._turns)
         return None if worker == self.index else self.url_of(worker)
 
@@ -62,7 +67,8 @@ class Worker:
         return (self.db.home(pid) or 0) == self.index
 
     def home_url(self, pid: str) -> str:
-        return self.gone.get(pid) or self.url_of(self.db.home(pid) or 0)
+        """The address of the worker that serves ``pid`` (this one's, if unknown)."""
+        return self.gone.get(pid) or self.url_of(self.db.home(pid) or 0) or self.url
 
     def claim(self, rt: StudyRuntime, pids: list[str], every: bool) -> list[str]:
         """Inside the batch that forms a group: lock matching, keep the ``pids`` that still
@@ -114,7 +120,7 @@ class Worker:
                     rt.pool.remove(pid)
                     rt.waiting_since.pop(pid, None)
                     rt.deadlines.cancel(("page", pid))
-                    self.gone[pid] = self.url_of(homes[pid])
+                    self.gone[pid] = self.url_of(homes[pid]) or self.url
                     rt.notify(pid)
                 if moved:
                     rt._arm_match_timer()

@@ -103,3 +103,84 @@ def test_joins_are_spread_and_a_moved_participant_is_sent_to_their_worker(tmp_pa
         with client.websocket_connect(me["socket"]) as ws:
             assert ws.receive_json() == {"type": "moved", "base": "http://worker1/study"}
     db.close()
+
+
+def test_serve_workers_moves_a_waiting_participant_to_the_group_s_worker(tmp_path) -> None:
+    """``collabrl study serve --workers 2`` as a lab runs it: two people join by the one link
+    (spread over the two workers), the first waits, the second's worker forms the pair, and
+    the first one's page is sent there and shows the round; Ctrl-C stops every worker."""
+    import json
+    import os
+    import re
+    import signal
+    import subprocess
+    import sys
+
+    import httpx
+    import websockets
+
+    study = ("household_group_study", f"output_dir={tmp_path}", "game.max_ticks=6")
+    log = tmp_path / "serve.log"
+    with log.open("w") as out:
+        server = subprocess.Popen(
+            [sys.executable, "-m", "collabrl", "study", "serve", *study, "--workers", "2"],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            env={**os.environ, "COLLABRL_ADMIN_TOKEN": "x" * 20},
+        )
+    link = re.compile(r"participant link: open (http://[^/\s]+)\S*/join\?key=(\S+)")
+    try:
+        deadline = time.monotonic() + 60
+        while len(link.findall(log.read_text())) < 2:
+            assert server.poll() is None and time.monotonic() < deadline, log.read_text()
+            time.sleep(0.1)
+        text = log.read_text()
+        base = re.search(r"admin page \(each worker's own participants\): (http://[^/\s]+)", text)[
+            1
+        ]
+        (other,) = {url for url, _ in link.findall(text)} - {base}  # worker 0 spreads the joins
+        key = link.findall(text)[0][1]
+        for url in (base, other):  # each prints its link just before it listens
+            while True:
+                try:
+                    httpx.get(f"{url}/join")
+                    break
+                except httpx.TransportError:
+                    assert time.monotonic() < deadline
+                    time.sleep(0.1)
+
+        async def person(delay: float) -> tuple[str, str, list[str]]:
+            async with httpx.AsyncClient(follow_redirects=True) as http:
+                joined = await http.post(f"{base}/api/join?key={key}")
+            me, at = joined.json(), f"http://{joined.url.netloc.decode()}"
+            seen: list[str] = []
+            async with websockets.connect(at.replace("http", "ws") + me["socket"]) as ws:
+                view = json.loads(await ws.recv())
+                await asyncio.sleep(delay)
+                await ws.send(json.dumps({"type": "submit", "node": view["node"], "agree": True}))
+                while not seen or not seen[-1].startswith("rounds"):
+                    msg = json.loads(await ws.recv())
+                    if msg["type"] == "moved":
+                        seen.append(f"moved to {msg['base']}")
+                        socket = msg["base"].replace("http", "ws") + me["socket"]
+                        async with websockets.connect(socket) as there:
+                            seen.append(json.loads(await there.recv())["node"])
+                    else:
+                        seen.append(msg["node"])
+            return at, me["participant"], seen
+
+        async def both():
+            return await asyncio.wait_for(asyncio.gather(person(0.0), person(1.0)), 60)
+
+        (first_at, first, first_saw), (second_at, second, second_saw) = asyncio.run(both())
+    finally:
+        server.send_signal(signal.SIGINT)
+        server.wait(30)
+    assert first_at != second_at  # the joins went to the two workers
+    assert first_saw == ["waiting", f"moved to {second_at}", "rounds.play1"], first_saw
+    assert second_saw[-1] == "rounds.play1"
+    db = open_database(compiled(*study).loaded, tmp_path / "study.sqlite", writing=False)
+    (group,) = db.groups()
+    assert set(group["members"].values()) == {first, second}
+    assert db.homes()[first] == db.homes()[second]
+    db.close()
