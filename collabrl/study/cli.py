@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 import click
+from click.core import ParameterSource
 
 from collabrl.errors import CollabrlError
 
@@ -70,6 +71,9 @@ def _existing(compiled, db: str | None, pretest: bool = False):
     from collabrl.study.backends import database_location
     from collabrl.study.db import open_database
 
+    from_env = click.get_current_context().get_parameter_source("db")
+    if pretest and from_env is ParameterSource.ENVIRONMENT:
+        db = None  # --pretest reads the pretest's database, not the live study's
     path = database_location(db) if db else _folder(compiled, pretest) / "study.sqlite"
     if isinstance(path, Path) and not path.is_file():
         served = Path(compiled.study.output_dir) / "study.sqlite"

@@ -133,3 +133,13 @@ def test_a_path_is_a_file_and_an_address_a_server() -> None:
 
     assert database_location("study.sqlite") == Path("study.sqlite")
     assert database_location("postgresql://u:p@h/db") == "postgresql://u:p@h/db"
+
+
+def test_pretest_exports_ignore_the_live_study_s_database(tmp_path, capsys, monkeypatch) -> None:
+    """COLLABRL_STUDY_DB names the live study's database; ``--pretest`` still reads the
+    pretest's (only an explicit --db names another)."""
+    study = ("paper_user_study_cpu", f"output_dir={tmp_path}")
+    open_database(compiled(*study).loaded, tmp_path / "pretest" / "study.sqlite").close()
+    monkeypatch.setenv("COLLABRL_STUDY_DB", "postgresql://u:secret@127.0.0.1:1/none")
+    main(["study", "export", *study, "--pretest", "--out", str(tmp_path / "x")])
+    assert "exported 0 participants" in capsys.readouterr().out
