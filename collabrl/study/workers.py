@@ -41,7 +41,7 @@ class Worker:
     """This server process's place among ``count`` over ``db``, answering at ``url``."""
 
     def __init__(self, db: StudyDB, index: int, count: int, url: str) -> None:
-        self.db, self.index, self.count, self.url = db, index, count, url.rstrip("/")
+        self.db, self.index, self.url = db, index, url.rstrip("/")
         self.gone: dict[str, str] = {}  # participants moved to another worker -> its address
         self._turns = itertools.cycle(range(count))
         self._urls: dict[int, str] = {}
@@ -61,10 +61,6 @@ class Worker:
             return None
         worker = next(self._turns)
         return None if worker == self.index else self.url_of(worker)
-
-    def serves(self, pid: str) -> bool:
-        """Whether ``pid`` is served here (a participant without a home: by worker 0)."""
-        return (self.db.home(pid) or 0) == self.index
 
     def home_url(self, pid: str) -> str:
         """The address of the worker that serves ``pid`` (this one's, if unknown)."""
