@@ -1,18 +1,28 @@
 """Load on ``collabrl study serve``: N concurrent scripted participants through a whole study.
 
-Each client is a scripted person on loopback speaking only HTTP and WebSocket, like a browser:
-it joins (``POST /api/join``), follows its study page socket (consent, intake survey,
-instructions), plays each round on the game socket (the first offered action, a short message
-every fifth decision, at most ``--rate`` decisions per second), rates each round and reads its
-completion code. Latency per decision = from sending it to the next game state in which it is
-this seat's turn again or the round is over (the agent's move, the game step, the database
-writes and the push included); latency per page = from submitting a page to the next page.
+The server is ``collabrl study serve`` in a process of its own (``--workers`` of them), as a
+lab runs it; the clients are this process. Each client is a scripted person on loopback
+speaking only HTTP and WebSocket, like a browser: it joins (``POST /api/join``, following the
+redirect to the worker that takes it, and again after a 429 of the join rate limit), follows
+its study page socket (consent, intake survey, instructions; a ``moved`` page reconnects to the
+worker that hosts its group), plays each round on the game socket (the first offered action, a
+short message every fifth decision), rates each round and reads its completion code, at a
+person's pace: before each decision and each page it submits it thinks for a random 50-150% of
+``1/--rate`` seconds (2 s on average), so that people who joined together drift apart as they
+would. Latency per decision = from sending it
+to the next game state in which it is this seat's turn again or the round is over (the agent's
+move, the game step, the database writes and the push included); latency per page = from
+submitting a page to the next page.
 
 At the end the study is exported and every client's count is checked against ``events.jsonl``:
 each decision, message, rating and intake answer the clients sent must be there (nothing lost),
 and every participant must have completed.
 
-    python benchmarks/study_load.py [--participants 50] [--rate 5] [--ticks 100] [--fast-writes]
+``--db postgres`` starts a throwaway PostgreSQL server in a temporary folder
+(:mod:`collabrl.study.pgcluster`, PostgreSQL's durable defaults) and stops it at the end.
+
+    python benchmarks/study_load.py [--participants 50] [--rate 0.5] [--ticks 100]
+        [--db sqlite|postgres] [--workers 1] [--fast-writes] [--profile DIR]
 """
 
 from __future__ import annotations
@@ -20,25 +30,39 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
+import random
+import re
+import signal
+import subprocess
+import sys
 import tempfile
 import time
 from collections import Counter
+from contextlib import ExitStack
 from pathlib import Path
+from typing import Any, cast
 
 import httpx
 import numpy as np
 import websockets
 
-from collabrl.study.app import Limits, make_study_app
 from collabrl.study.compile import compile_study
 from collabrl.study.db import open_database
 from collabrl.study.export import export_study
 from collabrl.study.load import load_study
-from collabrl.study.runtime import StudyRuntime
-from collabrl.web.server import background
+from collabrl.study.pgcluster import ThrowawayCluster
 
 STUDY = "paper_user_study_cpu"
 ITEMS = ("help_plan", "help_talk", "trust_follow", "trust_update", "empathy")
+ADMIN = "load-benchmark-admin"
+
+
+class Moved(Exception):
+    """The participant's page was told to go on at another worker (its ``base`` address)."""
+
+    def __init__(self, base: str) -> None:
+        self.base = base
 
 
 class Page:
@@ -46,12 +70,16 @@ class Page:
 
     def __init__(self, ws) -> None:
         self.ws, self.view, self.changed = ws, None, asyncio.Condition()
+        self.moved: str | None = None
 
     async def read(self) -> None:
         async for raw in self.ws:
             msg = json.loads(raw)
             if msg["type"] == "error":
                 raise RuntimeError(msg["message"])
+            if msg["type"] == "moved":
+                self.moved = msg["base"]
+                msg = {"kind": "moved", "node": None}  # wakes the waiting client
             async with self.changed:
                 self.view = msg
                 self.changed.notify_all()
@@ -59,7 +87,13 @@ class Page:
     async def until(self, test) -> dict:
         async with self.changed:
             await self.changed.wait_for(lambda: self.view is not None and test(self.view))
+            assert self.view is not None
             return self.view
+
+
+async def think(rate: float) -> None:
+    """A person's time to decide: 50-150% of ``1/rate`` seconds."""
+    await asyncio.sleep(random.uniform(0.5, 1.5) / rate)
 
 
 async def play(base: str, token: str, view: dict, rate: float, latencies: list, sent: Counter):
@@ -72,7 +106,7 @@ async def play(base: str, token: str, view: dict, rate: float, latencies: list, 
             if not state["your_turn"]:
                 state = json.loads(await ws.recv())
                 continue
-            await asyncio.sleep(1 / rate)  # the person's thinking time (not measured)
+            await think(rate)  # not measured
             talk = sent["decision"] % 5 == 4
             action = (
                 state["observation"]["message_action"]
@@ -93,52 +127,144 @@ async def play(base: str, token: str, view: dict, rate: float, latencies: list, 
             sent["message"] += talk
 
 
+async def join(base: str, key: str) -> tuple[dict, str]:
+    """Join (again after a 429: the server lets so many in per second); (the join's answer,
+    the address of the worker that took it)."""
+    async with httpx.AsyncClient(follow_redirects=True, timeout=60) as http:
+        while True:
+            response = await http.post(f"{base}/api/join?key={key}")
+            if response.status_code != 429:
+                response.raise_for_status()
+                return response.json(), f"{response.url.scheme}://{response.url.netloc.decode()}"
+            await asyncio.sleep(1.0)
+
+
 async def participant(base: str, key: str, rate: float, lat: dict) -> tuple[str, Counter]:
     """One scripted participant through the whole study; (participant id, what it sent)."""
-    async with httpx.AsyncClient() as http:
-        me = (await http.post(f"{base}/api/join?key={key}")).json()
+    me, base = await join(base, key)
     sent: Counter = Counter()
-    async with websockets.connect(base.replace("http", "ws") + me["socket"]) as ws:
-        page = Page(ws)
-        reader = asyncio.create_task(page.read())
-        view = await page.until(lambda v: True)
-        while view["kind"] != "end":
-            node, payload = view["node"], None
-            if view["kind"] == "consent":
-                payload = {"agree": True}
-            elif view["kind"] == "survey":
-                payload = {"answers": {"gaming": "weekly", "ai_familiarity": 4}}
-                sent["answers"] += 1
-            elif view["kind"] == "text":
-                payload = {}
-            elif view.get("phase") == "play":
-                await play(base, me["token"], view, rate, lat["decision"], sent)
-            elif view.get("phase") == "rate":
-                payload = {"ratings": dict.fromkeys(ITEMS, 4), "free_text": "fine"}
-                sent["questionnaire"] += 1
-            t0 = time.perf_counter()
-            if payload is not None:
-                await ws.send(json.dumps({"type": "submit", "node": node, **payload}))
-            view = await page.until(lambda v, node=node: v["node"] != node)
-            if payload is not None:
-                lat["page"].append(time.perf_counter() - t0)
-        reader.cancel()
+    view: dict = {"kind": ""}
+    while view["kind"] != "end":
+        try:
+            view = await pages(base, me, rate, lat, sent)
+        except Moved as moved:
+            base = moved.base
     assert view["code"], "no completion code"
     return me["participant"], sent
 
 
-async def run(participants: int, rate: float, ticks: int, durable: bool, folder: Path) -> dict:
-    compiled = compile_study(load_study(STUDY, [f"game.max_ticks={ticks}"]))
-    db = open_database(compiled.loaded, folder / "study.sqlite", durable)
-    app = make_study_app(StudyRuntime(compiled, db), "admin", Limits(join_burst=participants))
+async def pages(base: str, me: dict, rate: float, lat: dict, sent: Counter) -> dict:
+    """The participant's pages at worker ``base`` until the end page (raises Moved)."""
+    async with websockets.connect(base.replace("http", "ws") + me["socket"]) as ws:
+        page = Page(ws)
+        reader = asyncio.create_task(page.read())
+        try:
+            view = await page.until(lambda v: True)
+            while True:
+                if page.moved:
+                    raise Moved(page.moved)
+                if view["kind"] == "end":
+                    return view
+                node, payload = view["node"], cast("dict[str, Any] | None", None)
+                if view["kind"] == "consent":
+                    payload = {"agree": True}
+                elif view["kind"] == "survey":
+                    payload = {"answers": {"gaming": "weekly", "ai_familiarity": 4}}
+                    sent["answers"] += 1
+                elif view["kind"] == "text":
+                    payload = {}
+                elif view.get("phase") == "play":
+                    await play(base, me["token"], view, rate, lat["decision"], sent)
+                elif view.get("phase") == "rate":
+                    payload = {"ratings": dict.fromkeys(ITEMS, 4), "free_text": "fine"}
+                    sent["questionnaire"] += 1
+                if payload is not None:
+                    await think(rate)  # reading the page (not measured)
+                t0 = time.perf_counter()
+                if payload is not None:
+                    await ws.send(json.dumps({"type": "submit", "node": node, **payload}))
+                view = await page.until(lambda v, node=node: v["node"] != node)
+                if payload is not None and not page.moved:
+                    lat["page"].append(time.perf_counter() - t0)
+        finally:
+            reader.cancel()
+
+
+def start_server(folder: Path, args: argparse.Namespace, env: dict[str, str]):
+    """``collabrl study serve`` in its own process(es); (the process, worker 0's address, the
+    join key) once every worker has printed its participant link."""
+    cmd = [sys.executable, "-m", "collabrl", "study", "serve", STUDY]
+    cmd += [f"game.max_ticks={args.ticks}", f"output_dir={folder}", "--workers", str(args.workers)]
+    cmd += ["--joins-per-s", str(args.joins_per_s)] + ["--fast-writes"] * args.fast_writes
+    log = folder / "server.log"
+    with log.open("w") as out:
+        server = subprocess.Popen(cmd, env=env, stdout=out, stderr=subprocess.STDOUT, text=True)
+    pattern = re.compile(r"participant link: open (http://[^/]+)\S*/join\?key=(\S+)")
+    while len(links := pattern.findall(log.read_text())) < args.workers:
+        if server.poll() is not None:
+            raise RuntimeError(f"the server stopped before it served: {log.read_text()[-2000:]}")
+        time.sleep(0.1)
+    return server, links[0][0], links[0][1]
+
+
+async def wait_for(base: str) -> None:
+    async with httpx.AsyncClient() as http:
+        for _ in range(200):
+            try:
+                await http.get(f"{base}/join")
+                return
+            except httpx.TransportError:
+                await asyncio.sleep(0.1)
+
+
+async def drive(base: str, key: str, participants: int, rate: float) -> tuple[list, dict, float]:
     lat: dict[str, list[float]] = {"decision": [], "page": []}
-    with background(app) as base:
-        t0 = time.perf_counter()
-        results = await asyncio.gather(
-            *(participant(base, app.state.join_key, rate, lat) for _ in range(participants))
-        )
-        wall = time.perf_counter() - t0
-    info = export_study(compiled.loaded, db, folder / "export")
+    await wait_for(base)
+    await asyncio.sleep(1.0)  # every worker up
+    t0 = time.perf_counter()
+    results = await asyncio.gather(
+        *(participant(base, key, rate, lat) for _ in range(participants))
+    )
+    return results, lat, time.perf_counter() - t0
+
+
+def profile(server: subprocess.Popen, folder: Path, stack: ExitStack) -> None:
+    """py-spy records every server process (the workers are the server's children)."""
+    pids = [server.pid, *map(int, subprocess.run(
+        ["pgrep", "-P", str(server.pid)], capture_output=True, text=True).stdout.split())]  # fmt: skip
+    folder.mkdir(parents=True, exist_ok=True)
+    for pid in pids:
+        spy = subprocess.Popen(
+            ["py-spy", "record", "-p", str(pid), "-f", "speedscope", "-r", "50",
+             "-o", str(folder / f"server-{pid}.json")],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+        stack.callback(spy.wait, 60)
+        stack.callback(spy.send_signal, signal.SIGINT)
+
+
+def run(args: argparse.Namespace, folder: Path) -> dict:
+    compiled = compile_study(
+        load_study(STUDY, [f"game.max_ticks={args.ticks}", f"output_dir={folder}"])
+    )
+    env = {**os.environ, "COLLABRL_ADMIN_TOKEN": ADMIN}
+    with ExitStack() as stack:
+        if args.db == "postgres":
+            pg_folder = stack.enter_context(tempfile.TemporaryDirectory(prefix="collabrl-pg-"))
+            cluster = stack.enter_context(ThrowawayCluster(Path(pg_folder)))
+            env["COLLABRL_STUDY_DB"] = cluster.new_database()
+        location = env.get("COLLABRL_STUDY_DB") or folder / "study.sqlite"
+        server, base, key = start_server(folder, args, env)
+        try:
+            if args.profile:
+                profile(server, Path(args.profile), stack)
+            results, lat, wall = asyncio.run(drive(base, key, args.participants, args.rate))
+        finally:
+            server.send_signal(signal.SIGINT)
+            server.wait(60)
+        db = open_database(compiled.loaded, location, writing=False)
+        info = export_study(compiled.loaded, db, folder / "export")
+        db.close()
     events = [json.loads(line) for line in (folder / "export" / "events.jsonl").open()]
     recorded: dict[str, Counter] = {}
     for e in events:
@@ -150,10 +276,9 @@ async def run(participants: int, rate: float, ticks: int, durable: bool, folder:
         for pid, sent in results
         for kind, n in sent.items()
     )
-    db.close()
     ms = {k: np.array(v) * 1000 for k, v in lat.items()}
     return {
-        "participants": participants,
+        "participants": args.participants,
         "completed": info["counts"]["completed"],
         "decisions": len(lat["decision"]),
         "events": len(events),
@@ -169,16 +294,20 @@ async def run(participants: int, rate: float, ticks: int, durable: bool, folder:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--participants", type=int, default=50)
-    parser.add_argument("--rate", type=float, default=5.0, help="max decisions/s per client")
-    parser.add_argument("--ticks", type=int, default=100, help="game.max_ticks of every round")
     parser.add_argument(
-        "--fast-writes", action="store_true", help="SQLite synchronous=NORMAL (serve's flag)"
+        "--rate", type=float, default=0.5, help="decisions/s per client (0.5: one every 2 s)"
     )
+    parser.add_argument("--ticks", type=int, default=100, help="game.max_ticks of every round")
+    parser.add_argument("--db", choices=("sqlite", "postgres"), default="sqlite",
+                        help="postgres: a throwaway PostgreSQL server started for the run")  # fmt: skip
+    parser.add_argument("--workers", type=int, default=1, help="serve --workers")
+    parser.add_argument("--joins-per-s", type=float, default=50.0, help="serve --joins-per-s")
+    parser.add_argument("--fast-writes", action="store_true", help="serve --fast-writes (SQLite)")
+    parser.add_argument("--profile", default=None, help="py-spy profiles of the server into DIR")
     args = parser.parse_args()
+    random.seed(0)  # the same thinking times run after run
     with tempfile.TemporaryDirectory() as tmp:
-        r = asyncio.run(
-            run(args.participants, args.rate, args.ticks, not args.fast_writes, Path(tmp))
-        )
+        r = run(args, Path(tmp))
     print(
         "| participants | completed | decisions | events | decision p50 ms | decision p95 ms "
         "| decision max ms | page p95 ms | lost | wall s |"

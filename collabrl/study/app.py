@@ -46,7 +46,7 @@ from starlette.websockets import WebSocket
 
 from collabrl.study.admin import admin_state
 from collabrl.study.compile import study_folder
-from collabrl.study.db import StorageFault
+from collabrl.study.db import PAUSED, StorageFault
 from collabrl.study.forms import FormError
 from collabrl.study.media import media_file
 from collabrl.study.runtime import JoinRefused, StoragePaused, StudyRuntime
@@ -98,20 +98,40 @@ def make_study_app(
             return Response("too many people are joining right now; try again in a moment\n", 429)
         query = {k: v for k, v in request.query_params.items() if k != "key"}
         try:
-            return await rt.join("human", query)
+            joined = await rt.join("human", query)
+            await rt.db.synced()  # on disk before the participant is given their link
+            return joined
         except JoinRefused as exc:
             return Response(f"{exc}\n", exc.status)
         except StorageFault:  # nothing of the join was stored; the admin page shows the fault
             return Response("the study cannot take new participants right now\n", 503)
 
+    def spread(request: Request, route: str) -> Response | None:
+        """With several workers: the join sent, in turn, to each one (None: this one takes
+        it). 307 keeps the method, so a scripted POST is posted there again."""
+        if rt.worker is None or not has_token(request, join_key, name="key"):
+            return None  # a wrong link is refused here, by new_participant
+        target = rt.worker.join_target()
+        if target is None:
+            return None
+        return RedirectResponse(f"{target}{route}?{request.url.query}", 307)
+
+    def elsewhere(pid: str) -> str | None:
+        """The address of the worker that serves ``pid``, when it is another one."""
+        worker = rt.worker
+        if worker is None or (pid in rt.people and pid not in worker.gone):
+            return None
+        url = worker.home_url(pid)
+        return None if url == worker.url else url
+
     async def join(request: Request) -> Response:
-        joined = await new_participant(request)
+        joined = spread(request, "/join") or await new_participant(request)
         if isinstance(joined, Response):
             return joined
         return RedirectResponse(f"{_root(request)}/s?token={joined[1]}", 303)
 
     async def api_join(request: Request) -> Response:
-        joined = await new_participant(request)
+        joined = spread(request, "/api/join") or await new_participant(request)
         if isinstance(joined, Response):
             return joined
         pid, token = joined
@@ -129,8 +149,11 @@ def make_study_app(
         return rt.participant(conn.query_params.get("token", ""))
 
     async def study_page(request: Request) -> Response:
-        if participant_of(request) is None:
+        pid = participant_of(request)
+        if pid is None:
             return Response("unknown participant link\n", 404)
+        if home := elsewhere(pid):
+            return RedirectResponse(f"{home}/s?{request.url.query}", 303)
         return page_file(STUDY_STATIC, "study.html")
 
     async def play_page(request: Request) -> Response:
@@ -146,6 +169,10 @@ def make_study_app(
             await ws.close(code=1008)
             return
         await ws.accept()
+        if home := elsewhere(pid):
+            await ws.send_text(json.dumps(moved(home)))
+            await ws.close()
+            return
         await _connected(rt, pid, "page", _serve_page(ws, rt, pid, limits))
 
     async def game_socket(ws: WebSocket) -> None:
@@ -212,6 +239,12 @@ def make_study_app(
     return app
 
 
+def moved(base: str) -> dict[str, str]:
+    """What a page is told when another worker serves its participant now: reload from
+    ``base`` (that worker's address, with the path prefix)."""
+    return {"type": "moved", "base": base}
+
+
 def _root(request: Request) -> str:
     """The path prefix the app is mounted under ("" at the root)."""
     return request.scope.get("root_path", "").rstrip("/")
@@ -268,8 +301,17 @@ async def _serve_page(ws: WebSocket, rt: StudyRuntime, pid: str, limits: Limits)
     async def push() -> None:
         shown = None
         while True:
+            if rt.worker is not None and pid in rt.worker.gone:  # grouped by another worker
+                await send(moved(rt.worker.gone[pid]))
+                return
             seen = rt.notifier.version(pid)
             view = rt.view(pid)
+            try:
+                await rt.db.synced()  # what the page shows is on disk
+            except StorageFault:  # on the admin page; the page waits for the next change
+                await send({"type": "error", "code": "storage", "message": PAUSED})
+                await rt.wait(pid, seen)
+                continue
             if view["node"] != shown:
                 rt.note("page_view", pid=pid, node=view["node"])
                 shown = view["node"]

@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 import click
+from click.core import ParameterSource
 
 from collabrl.errors import CollabrlError
 
@@ -22,6 +23,17 @@ DB = click.option(
     default=None,
     help="The study's SQLite database (default: OUTPUT_DIR/study.sqlite; a pretest's: "
     "OUTPUT_DIR/pretest/study.sqlite).",
+)
+STORE = click.option(
+    "--db",
+    "db",
+    envvar="COLLABRL_STUDY_DB",
+    show_envvar=True,
+    default=None,
+    metavar="PATH|URL",
+    help="The study's database: an SQLite file (default: OUTPUT_DIR/study.sqlite) or a "
+    "PostgreSQL server, postgresql://USER:PASSWORD@HOST/DB (best from the environment "
+    "variable, so the password is in no command line).",
 )
 OUT = click.option(
     "--out", type=click.Path(path_type=Path), default=None, help="Folder to write into."
@@ -54,13 +66,17 @@ def _folder(compiled, pretest: bool) -> Path:
     return root / PRETEST_DIR if pretest else root
 
 
-def _existing(compiled, db: Path | None, pretest: bool = False):
+def _existing(compiled, db: str | None, pretest: bool = False):
     """The study's database, which must exist and belong to this protocol; a missing one is
     one line saying where it was looked for, and where serve and pretest write theirs."""
+    from collabrl.study.backends import database_location
     from collabrl.study.db import open_database
 
-    path = db or _folder(compiled, pretest) / "study.sqlite"
-    if not path.is_file():
+    from_env = click.get_current_context().get_parameter_source("db")
+    if pretest and from_env is ParameterSource.ENVIRONMENT:
+        db = None  # --pretest reads the pretest's database, not the live study's
+    path = database_location(db) if db else _folder(compiled, pretest) / "study.sqlite"
+    if isinstance(path, Path) and not path.is_file():
         served = Path(compiled.study.output_dir) / "study.sqlite"
         tested = Path(compiled.study.output_dir) / PRETEST_DIR / "study.sqlite"
         found = " (it exists: pass --pretest)" if tested.is_file() else " (read with --pretest)"
@@ -110,13 +126,14 @@ def lint(args: tuple[str, ...], graph: bool) -> None:
 
 @study.command("serve")
 @STUDY_ARGS
-@DB
+@STORE
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind.")
 @click.option("--port", type=int, default=0, help="Port (default: a free one).")
 @click.option(
     "--fast-writes",
     is_flag=True,
-    help="SQLite synchronous=NORMAL: survives a killed server, not a power cut (faster disks).",
+    help="Acknowledge changes without waiting for the disk: survives a killed server, not a "
+    "power cut (slow disks).",
 )
 @click.option(
     "--base-path",
@@ -133,23 +150,47 @@ def lint(args: tuple[str, ...], graph: bool) -> None:
     default=None,
     help="Proxies whose X-Forwarded-For/-Proto headers are trusted (default: 127.0.0.1).",
 )
+@click.option(
+    "--workers",
+    type=click.IntRange(1, 64),
+    default=1,
+    show_default=True,
+    help="Server processes over the one database, each on its own port (the first on --port, "
+    "the others on free ports they print), which participants must reach.",
+)
+@click.option("--worker", type=int, default=None, hidden=True)  # a worker that --workers started
+@click.option(
+    "--joins-per-s",
+    type=click.FloatRange(0.1, 10_000),
+    default=5.0,
+    show_default=True,
+    help="New participants let in per second and worker (bursts of 100 wait no longer).",
+)
 def serve(
     args: tuple[str, ...],
-    db: Path | None,
+    db: str | None,
     host: str,
     port: int,
     fast_writes: bool,
     base_path: str,
     public_url: str | None,
     forwarded_allow_ips: str | None,
+    workers: int,
+    worker: int | None,
+    joins_per_s: float,
 ) -> None:
     """Run the study: participants join by its link, the admin page shows them live. The admin
-    token is COLLABRL_ADMIN_TOKEN when set (the same across restarts), else a new one."""
+    token is COLLABRL_ADMIN_TOKEN when set (the same across restarts), else a new one.
+
+    With --workers N, N server processes share the database (SQLite in WAL mode, or
+    PostgreSQL): each serves its own participants, joins are spread over them and a group
+    formed on a match page is hosted by one of them (its members' pages move there)."""
     from collabrl.web.server import free_port, require_web, run_foreground
 
     require_web()
     _require_study_extra("serve")
-    from collabrl.study.app import check_base_path, make_study_app
+    from collabrl.study.app import Limits, check_base_path, make_study_app
+    from collabrl.study.backends import database_location
     from collabrl.study.db import open_database
     from collabrl.study.recruitment import PLATFORMS, study_link
     from collabrl.study.runtime import StudyRuntime
@@ -160,14 +201,34 @@ def serve(
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
     compiled = _compiled(args)
-    path = db or Path(compiled.study.output_dir) / "study.sqlite"
+    path = database_location(db) if db else Path(compiled.study.output_dir) / "study.sqlite"
     database = open_database(compiled.loaded, path, durable=not fast_writes)
     admin = admin_token()
-    app = make_study_app(StudyRuntime(compiled, database), admin, base_path=prefix)
     port = port or free_port(host)
     shown = f"[{host}]" if ":" in host else host
     public = (public_url or f"http://{shown}:{port}{prefix}").rstrip("/")
-    click.echo(f"database: {path} (protocol {compiled.loaded.sha256[:12]})")
+    if workers > 1 and worker is None:
+        from collabrl.study.workers import serve_workers
+
+        database.close()
+        click.echo(f"database: {database.path} (protocol {compiled.loaded.sha256[:12]})")
+        click.echo(f"admin page (each worker's own participants): {public}/admin?token={admin}")
+        ports = [port, *(free_port(host) for _ in range(workers - 1))]
+        urls = [public, *(f"http://{shown}:{p}{prefix}" for p in ports[1:])]
+        argv = [*args, "--host", host, "--base-path", prefix, "--joins-per-s", str(joins_per_s)]
+        argv += ["--fast-writes"] * fast_writes
+        if forwarded_allow_ips:
+            argv += ["--forwarded-allow-ips", forwarded_allow_ips]
+        serve_workers(str(path), admin, ports, urls, argv)
+        return
+    limits = Limits(joins_per_s=joins_per_s)
+    rt = StudyRuntime(compiled, database)
+    if worker is not None:
+        from collabrl.study.workers import Worker
+
+        rt.worker = Worker(database, worker, workers, public)
+    app = make_study_app(rt, admin, limits, base_path=prefix)
+    click.echo(f"database: {database.path} (protocol {compiled.loaded.sha256[:12]})")
     click.echo(f"admin page: {public}/admin?token={admin}")
     platform = PLATFORMS[compiled.study.recruitment.platform]
     if platform.placeholders:
@@ -254,10 +315,10 @@ def pretest(args, participants: int | None, db: Path | None, out: Path | None, o
 
 @study.command("export")
 @STUDY_ARGS
-@DB
+@STORE
 @PRETEST
 @OUT
-def export(args: tuple[str, ...], db: Path | None, pretest: bool, out: Path | None) -> None:
+def export(args: tuple[str, ...], db: str | None, pretest: bool, out: Path | None) -> None:
     """Write the CSV, events, trajectories, HF datasets and manifest of a study's database."""
     from collabrl.study.export import export_study
 
@@ -274,10 +335,10 @@ def export(args: tuple[str, ...], db: Path | None, pretest: bool, out: Path | No
 
 @study.command("report")
 @STUDY_ARGS
-@DB
+@STORE
 @PRETEST
 @OUT
-def report(args: tuple[str, ...], db: Path | None, pretest: bool, out: Path | None) -> None:
+def report(args: tuple[str, ...], db: str | None, pretest: bool, out: Path | None) -> None:
     """Means with 95% intervals per condition, paired tests, and the Figure 6 plot."""
     _require_study_extra("report")
     from collabrl.study.export import response_rows

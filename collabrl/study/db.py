@@ -1,10 +1,13 @@
-"""The study's state and events in one SQLite file (write-ahead log).
+"""The study's state and events in one SQLite file (write-ahead log), or on a PostgreSQL server.
 
-Why SQLite: one file a lab can copy and audit, transactions that survive a killed server, and
-concurrent readers (``collabrl study export`` while the server runs). Every event is appended
-with a wall-clock timestamp and a sequence number; participant and group rows hold where each
-one is, so a participant resumes by token after a reload or a server restart. A state change and
-the event that records it commit together (:meth:`StudyDB.batch`).
+Why SQLite by default: one file a lab can copy and audit, transactions that survive a killed
+server, and concurrent readers (``collabrl study export`` while the server runs). PostgreSQL
+(``--db postgresql://...``, :mod:`collabrl.study.backends`) is for several server processes at
+once; both hold the same tables, made by the same migrations (:mod:`collabrl.study.migrations`).
+Every event is appended with a wall-clock timestamp and a sequence number; participant and
+group rows hold where each one is, so a participant resumes by token after a reload or a server
+restart. A state change and the event that records it commit together (:meth:`StudyDB.batch`);
+what is acknowledged is on disk first (:meth:`StudyDB.synced`).
 
 Tokens are stored only as SHA-256 hashes: a copy of the database cannot be used to impersonate
 a participant. Nothing about a participant is stored beyond what the study file declares; a
@@ -25,40 +28,21 @@ import json
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypedDict, cast
 
 from collabrl.errors import CollabrlError
+from collabrl.study.backends import SQLITE, connect, is_url, one_line, redact, scrub
+from collabrl.study.groupsync import GroupSync, postgres_sync, sqlite_sync
+from collabrl.study.migrations import migrate
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
     from collabrl.study.load import LoadedStudy
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS participants (
-  pid TEXT PRIMARY KEY, token_hash TEXT UNIQUE NOT NULL, kind TEXT NOT NULL, profile TEXT,
-  page TEXT NOT NULL, position INTEGER NOT NULL DEFAULT 0, phase TEXT NOT NULL DEFAULT '',
-  gid TEXT, seat TEXT, status TEXT NOT NULL, code TEXT, fields TEXT NOT NULL DEFAULT '{}',
-  created REAL NOT NULL, updated REAL NOT NULL);
-CREATE TABLE IF NOT EXISTS groups (
-  gid TEXT PRIMARY KEY, unit INTEGER UNIQUE NOT NULL, task TEXT NOT NULL, conditions TEXT NOT NULL,
-  members TEXT NOT NULL, position INTEGER NOT NULL DEFAULT 0, attempt INTEGER NOT NULL DEFAULT 0,
-  phase TEXT NOT NULL, created REAL NOT NULL);
-CREATE TABLE IF NOT EXISTS events (
-  seq INTEGER PRIMARY KEY AUTOINCREMENT, t REAL NOT NULL, kind TEXT NOT NULL, pid TEXT, gid TEXT,
-  node TEXT, data TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS episodes (
-  gid TEXT NOT NULL, position INTEGER NOT NULL, record TEXT NOT NULL,
-  PRIMARY KEY (gid, position));
-CREATE INDEX IF NOT EXISTS events_by_group ON events (gid, kind);
-CREATE TABLE IF NOT EXISTS identities (
-  pid TEXT PRIMARY KEY, id_hash TEXT NOT NULL, ids TEXT NOT NULL DEFAULT '{}');
-CREATE INDEX IF NOT EXISTS identities_by_hash ON identities (id_hash);
-"""
 JSON_COLUMNS = {"fields", "conditions", "members", "data", "record", "ids"}
 
 
@@ -127,6 +111,7 @@ class GroupChange(TypedDict, total=False):
     phase: GroupPhase
 
 
+MATCHING_LOCK = 7263  # PostgreSQL advisory lock id that group formation holds
 OPEN_BUSY_MS = 1000  # at start, a lock held longer than this is another program's
 RUN_BUSY_MS = 5000  # while serving, a busy moment (an export's read, a checkpoint) is waited out
 
@@ -149,12 +134,18 @@ SAVED_THEN_PAUSED = (
 PAUSED = "this session is paused by a storage fault; please wait, or tell the researcher"
 
 
-def database_problem(path: Path, exc: sqlite3.Error) -> CollabrlError:
-    """The one-line error for a database SQLite cannot use, naming the file and what to do.
+def database_problem(path: Path | str, exc: Exception) -> CollabrlError:
+    """The one-line error for a database SQLite (or PostgreSQL) cannot use, naming the file
+    (the server, without its password) and what to do.
 
     Why here and not in the CLI: every command that opens a study database (serve, export,
     report, pretest) gets the same words for the same fault."""
-    text = " ".join(str(exc).split())  # one line, whatever SQLite's report looks like
+    text = one_line(exc)  # one line, whatever SQLite's report looks like
+    if is_url(path):
+        return CollabrlError(
+            f"study database {redact(str(path))} cannot be used ({scrub(text, str(path))}): "
+            "check the server, and that the user may create tables there"
+        )
     if "not a database" in text:
         what = (
             "is not a study database (file is not a database): pass the study's database with "
@@ -187,33 +178,57 @@ def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
 
-def _row(row: sqlite3.Row) -> dict[str, Any]:
+def _row(row: Mapping[str, Any]) -> dict[str, Any]:
     return {k: json.loads(row[k]) if k in JSON_COLUMNS else row[k] for k in row.keys()}  # noqa: SIM118
 
 
 class StudyDB:
     """One study's database; every method is safe to call from any thread."""
 
-    def __init__(self, path: Path, durable: bool = True) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self.path = path
+    def __init__(self, path: Path | str, durable: bool = True) -> None:
+        """``path``: an SQLite file (created if new) or a ``postgresql://`` address."""
+        if not is_url(path):
+            path = Path(path)
+            path.parent.mkdir(parents=True, exist_ok=True)
+        self.location = path  # what to connect to (a server's address with its password)
+        self.path: Path | str = redact(path) if isinstance(path, str) else path  # what is shown
         self.fault: str | None = None  # the last write that failed, for the admin page
         self.failed_writes = 0
-        self._conn = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
-        self._conn.row_factory = sqlite3.Row
+        try:
+            self.backend, self._conn = connect(path)
+        except sqlite3.Error as exc:
+            raise database_problem(path, exc) from exc
+        self.errors = self.backend.errors
+        self._sync: GroupSync | None = None
         self._lock = threading.RLock()
         self._depth = 0
         self._after: list[Callable[[], None]] = []  # steps waiting for the open batch's commit
+        if self.backend is not SQLITE:
+            try:
+                migrate(self._conn, self.backend)
+                # commits do not wait for the disk; what is acknowledged waits for synced()
+                self._conn.execute("SET synchronous_commit = off")
+                self._sync = postgres_sync(str(path)) if durable else None
+            except Exception as exc:
+                if not isinstance(exc, (*self.errors, ValueError)):
+                    raise
+                self._conn.close()
+                raise database_problem(path, exc) from exc
+            return
         try:
             self._conn.execute(f"PRAGMA busy_timeout={OPEN_BUSY_MS}")
             self._conn.execute("PRAGMA journal_mode=WAL")
-            # full: every commit is on disk before the server answers; normal: a killed server
-            # loses nothing either, only a power cut may lose the last commits (slow disks)
-            self._conn.execute(f"PRAGMA synchronous={'FULL' if durable else 'NORMAL'}")
-            self._conn.executescript(SCHEMA)
+            # commits reach the log without a sync (a killed server loses nothing); durable:
+            # every change is synced before it is acknowledged, in groups (synced()); else
+            # only a power cut may lose the last commits (slow disks)
+            self._conn.execute("PRAGMA synchronous=NORMAL")
+            self._sync = sqlite_sync(Path(path)) if durable else None
+            if self._sync is not None:  # checkpoints come from the sync's thread instead
+                self._conn.execute("PRAGMA wal_autocheckpoint=0")
             self._check_pages()
+            migrate(self._conn, self.backend)
             self._conn.execute(f"PRAGMA busy_timeout={RUN_BUSY_MS}")
-        except sqlite3.Error as exc:
+        except (sqlite3.Error, ValueError) as exc:
             self._conn.close()
             raise database_problem(path, exc) from exc
 
@@ -227,21 +242,29 @@ class StudyDB:
     def check_writable(self) -> None:
         """Refuse a database this server cannot write (read-only, or held by another writer)
         before anyone joins: a write transaction is begun and rolled back, nothing stored."""
+        sqlite = self.backend is SQLITE
         with self._lock:
             try:
-                self._conn.execute(f"PRAGMA busy_timeout={OPEN_BUSY_MS}")
-                self._conn.execute("BEGIN IMMEDIATE")
+                if sqlite:
+                    self._conn.execute(f"PRAGMA busy_timeout={OPEN_BUSY_MS}")
+                self._conn.execute(self.backend.begin_write)
                 try:
-                    self._conn.execute("INSERT OR REPLACE INTO meta VALUES ('write_check', '')")
+                    self._conn.execute(
+                        "INSERT INTO meta VALUES ('write_check', '') "
+                        "ON CONFLICT (key) DO UPDATE SET value = excluded.value"
+                    )
                 finally:
                     self._conn.execute("ROLLBACK")
-                self._conn.execute(f"PRAGMA busy_timeout={RUN_BUSY_MS}")
-            except sqlite3.Error as exc:
+                if sqlite:
+                    self._conn.execute(f"PRAGMA busy_timeout={RUN_BUSY_MS}")
+            except self.errors as exc:
                 raise database_problem(self.path, exc) from exc
 
     def close(self) -> None:
         with self._lock:
             self._conn.close()
+            if self._sync is not None:
+                self._sync.close()
 
     @contextmanager
     def batch(self) -> Iterator[None]:
@@ -250,8 +273,8 @@ class StudyDB:
         with self._lock:
             if self._depth == 0:
                 try:
-                    self._conn.execute("BEGIN IMMEDIATE")
-                except sqlite3.Error as exc:
+                    self._conn.execute(self.backend.begin_write)
+                except self.errors as exc:
                     raise self._failed(exc) from exc
             self._depth += 1
             try:
@@ -260,19 +283,34 @@ class StudyDB:
                 self._depth -= 1
                 if self._depth == 0:
                     self._rollback()
-                    if isinstance(exc, sqlite3.Error):
+                    if isinstance(exc, self.errors):
                         raise self._failed(exc) from exc
                 raise
             self._depth -= 1
             if self._depth == 0:
                 try:
                     self._conn.execute("COMMIT")
-                except sqlite3.Error as exc:
+                except self.errors as exc:
                     self._rollback()
                     raise self._failed(exc) from exc
+                if self._sync is not None:
+                    self._sync.committed()
                 steps, self._after = self._after, []
                 for step in steps:
                     step()
+
+    async def synced(self) -> None:
+        """Return once everything committed so far is on disk: await it before telling anyone
+        of a change (:mod:`collabrl.study.groupsync`). A sync the disk refuses raises
+        :class:`StorageFault`."""
+        if self._sync is None:
+            return
+        try:
+            await self._sync.synced()
+        except Exception as exc:
+            if not isinstance(exc, (OSError, *self.errors)):
+                raise
+            raise self._failed(exc) from exc
 
     def after_commit(self, step: Callable[[], None]) -> None:
         """Run ``step`` once what is written so far is committed: now outside a batch, after
@@ -289,22 +327,34 @@ class StudyDB:
         transaction that never committed is not in the file)."""
         self._after.clear()
         if self._conn.in_transaction:
-            with suppress(sqlite3.Error):
+            with suppress(*self.errors):
                 self._conn.execute("ROLLBACK")
 
-    def _failed(self, exc: sqlite3.Error) -> StorageFault:
+    def _failed(self, exc: Exception) -> StorageFault:
         """Remember a refused write for the admin page; the error the caller raises."""
         self.failed_writes += 1
         self.fault = (
-            f"{time.strftime('%H:%M:%S')}: a write to {self.path} failed ({exc}); nothing of it "
+            f"{time.strftime('%H:%M:%S')}: a write to {self.path} failed "
+            f"({scrub(one_line(exc), str(self.location))}); nothing of it "
             "was stored. Free the disk (or fix the file), then restart collabrl study serve: "
             "participants resume from what the database holds"
         )
         return StorageFault(self.fault)
 
-    def _write(self, sql: str, args: tuple = ()) -> sqlite3.Cursor:
-        with self.batch():
-            return self._conn.execute(sql, args)
+    def _write(self, sql: str, args: tuple = ()) -> Any:
+        """One write: inside a batch, part of it; alone, a transaction of its own (one round
+        trip to a server instead of three: no BEGIN and COMMIT around it)."""
+        with self._lock:
+            if self._depth:
+                return self._conn.execute(sql, args)
+            try:
+                result = self._conn.execute(sql, args)
+            except self.errors as exc:
+                self._rollback()
+                raise self._failed(exc) from exc
+            if self._sync is not None:
+                self._sync.committed()
+            return result
 
     def _read(self, sql: str, args: tuple = ()) -> list[dict[str, Any]]:
         with self._lock:
@@ -445,7 +495,8 @@ class StudyDB:
 
     def save_episode(self, gid: str, position: int, record: dict[str, Any]) -> None:
         self._write(
-            "INSERT OR REPLACE INTO episodes VALUES (?, ?, ?)",
+            "INSERT INTO episodes VALUES (?, ?, ?) "
+            "ON CONFLICT (gid, position) DO UPDATE SET record = excluded.record",
             (gid, position, json.dumps(record, ensure_ascii=True, default=str)),
         )
 
@@ -458,9 +509,64 @@ class StudyDB:
     def episodes(self) -> list[dict[str, Any]]:
         return self._read("SELECT * FROM episodes ORDER BY gid, position")
 
+    # --- several server processes (serve --workers) ------------------------------------------
+
+    def lock_matching(self) -> None:
+        """Inside a batch: hold the one lock that group formation takes, until the batch ends
+        (SQLite: the write transaction already excludes every other writer)."""
+        if self.backend is not SQLITE:
+            self._conn.execute("SELECT pg_advisory_xact_lock(?)", (MATCHING_LOCK,))
+
+    def register_worker(self, worker: int, url: str) -> None:
+        """Where server process ``worker`` answers (its participants are sent there)."""
+        self._write(
+            "INSERT INTO workers VALUES (?, ?, ?) "
+            "ON CONFLICT (worker) DO UPDATE SET url = excluded.url, started = excluded.started",
+            (worker, url, time.time()),
+        )
+
+    def worker_urls(self) -> dict[int, str]:
+        return {r["worker"]: r["url"] for r in self._read("SELECT worker, url FROM workers")}
+
+    def set_home(self, pid: str, worker: int) -> None:
+        """The server process that serves ``pid`` from now on."""
+        self._write(
+            "INSERT INTO homes VALUES (?, ?) "
+            "ON CONFLICT (pid) DO UPDATE SET worker = excluded.worker",
+            (pid, worker),
+        )
+
+    def homes(self, pids: list[str] | None = None) -> dict[str, int]:
+        """Participant (of ``pids``, if given) -> the server process that serves them (none:
+        a single server)."""
+        where = f"WHERE pid IN ({', '.join('?' * len(pids))})" if pids else ""
+        rows = self._read(f"SELECT pid, worker FROM homes {where}", tuple(pids or ()))
+        return {r["pid"]: r["worker"] for r in rows}
+
+    def home(self, pid: str) -> int | None:
+        rows = self._read("SELECT worker FROM homes WHERE pid = ?", (pid,))
+        return rows[0]["worker"] if rows else None
+
+    def waiting(self, pages: list[str]) -> list[ParticipantRow]:
+        """Active participants on one of the match ``pages`` without a group, longest waiting
+        first: the pool every server process forms groups from."""
+        marks = ", ".join("?" * len(pages))
+        return cast(
+            list[ParticipantRow],
+            self._read(
+                f"SELECT * FROM participants WHERE page IN ({marks}) AND gid IS NULL "
+                "AND status = 'active' ORDER BY updated, pid",
+                tuple(pages),
+            ),
+        )
+
+    def participant(self, pid: str) -> ParticipantRow | None:
+        rows = self._read("SELECT * FROM participants WHERE pid = ?", (pid,))
+        return cast(ParticipantRow, rows[0]) if rows else None
+
 
 def open_database(
-    loaded: LoadedStudy, path: Path, durable: bool = True, writing: bool = True
+    loaded: LoadedStudy, path: Path | str, durable: bool = True, writing: bool = True
 ) -> StudyDB:
     """The study's database at ``path``, created and bound to the resolved study if new; a
     database of another protocol is refused, and so (one line each) is a file that is not a
@@ -493,7 +599,7 @@ def open_database(
     except CollabrlError:
         db.close()
         raise
-    except sqlite3.Error as exc:
+    except db.errors as exc:
         db.close()
         raise database_problem(path, exc) from exc
     return db

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any, get_args
 
@@ -37,12 +38,12 @@ class LoadedStudy:
     sources: list[SourceFile]  # the file first, then its base(s)
     overrides: list[str] = field(default_factory=list)
 
-    @property
+    @cached_property  # the protocol is fixed once loaded; a round's record names its hash
     def resolved_yaml(self) -> str:
         """The protocol as run: every value, base merged, overrides applied, templates expanded."""
         return yaml.safe_dump(self.study.model_dump(mode="json"), sort_keys=False)
 
-    @property
+    @cached_property
     def sha256(self) -> str:
         """Hash of the resolved protocol (what the database is bound to)."""
         return hashlib.sha256(self.resolved_yaml.encode("utf-8")).hexdigest()

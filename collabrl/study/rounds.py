@@ -283,6 +283,11 @@ class GroupRun:
             session = self._owed(seat, tick)
             seq = self._write_ahead(session, seat, action, message, by)
             try:
+                await self.rt.db.synced()  # on disk before it is applied (and shown)
+            except StorageFault as exc:
+                self._retract(seq)
+                raise self._paused_by(exc, NOT_SAVED) from exc
+            try:
                 await session.decide(seat, action, message, tick)
             except DecisionError:
                 self._retract(seq)

@@ -53,6 +53,7 @@ from collabrl.study.schema import (
 from collabrl.study.signals import Deadlines, Notifier
 from collabrl.study.tutorial import PRACTICE, opening_position, practice_node
 from collabrl.study.views import page_view
+from collabrl.study.workers import Taken, Worker
 from collabrl.web.session import DecisionError, Session
 
 if TYPE_CHECKING:
@@ -101,15 +102,23 @@ class StudyRuntime:
         self.payments: dict[str, dict[str, Any]] = {}  # participant -> their payment event
         self.rooms = RoomHub(self)  # chat rooms and shared documents
         self.logic = StudyLogic(self)  # state variables, when-branches, texts filled in
+        self.worker: Worker | None = None  # one of several server processes (serve --workers)
 
     # --- start and stop ---------------------------------------------------------------------
 
     async def recover(self) -> None:
         """Load participants and groups, rebuild running rounds by replay, re-arm timers."""
         self.people = {row["pid"]: row for row in self.db.participants()}
+        if self.worker is not None:  # the participants this process serves, and their groups
+            homes, here = self.db.homes(), self.worker.index
+            self.people = {p: r for p, r in self.people.items() if homes.get(p, 0) == here}
         self.payments = {e["pid"]: e["data"] for e in self.db.events("payment")}
         self.logic.recover()
         for group_row in self.db.groups():
+            if self.worker is not None and not any(
+                p in self.people for p in group_row["members"].values()
+            ):
+                continue  # another worker's group
             group = GroupRun(self, group_row)
             self.groups[group.gid] = group
             for event in self.db.events("questionnaire", group.gid):
@@ -136,6 +145,8 @@ class StudyRuntime:
         self.db.event("server_start", resumed_rounds=len(resumed), participants=len(self.people))
         async with self.lock:
             await self._match()
+        if self.worker is not None:
+            self.spawn(self.worker.watch(self))
 
     def shutdown(self) -> None:
         self.deadlines.cancel_all()
@@ -220,6 +231,8 @@ class StudyRuntime:
             self.db.add_participant(row)
             if hashed:
                 self.db.add_identity(pid, hashed, {} if kept == "drop" else ids)
+            if self.worker is not None:
+                self.db.set_home(pid, self.worker.index)
             self.db.event(
                 "join",
                 pid=pid,
@@ -513,7 +526,9 @@ class StudyRuntime:
     async def _match(self) -> None:
         """Form groups while enough participants wait (call with ``self.lock``)."""
         humans = len(self.study.human_seats)
-        while len(self.pool) >= humans:
+        if self.worker is not None:  # the pool of every server process
+            await self.worker.match(self, humans)
+        while self.worker is None and len(self.pool) >= humans:
             await self._form([self.pool.pop(0) for _ in range(humans)], "matched")
         self._arm_match_timer()
 
@@ -552,9 +567,26 @@ class StudyRuntime:
         async with self.lock:
             self._arm_match_timer()
 
-    async def _form(self, pids: list[str], how: str) -> None:
+    async def _form(self, pids: list[str], how: str) -> bool:
         """A new session group of ``pids`` (stand-ins in the seats left over), assigned the next
-        unit's order and task; its members go on from the waiting room."""
+        unit's order and task; its members go on from the waiting room. False: not formed, as
+        another server process grouped one of them first (serve --workers)."""
+        try:
+            with self.db.batch():
+                if self.worker is not None:
+                    pids = self.worker.claim(self, pids, every=how == "matched")
+                row = self._group_row(pids, how)
+        except Taken:
+            return False
+        self.groups[row["gid"]] = GroupRun(self, row)
+        for pid in pids:
+            page = self.study.page(self.people[pid]["page"])
+            if isinstance(page, MatchPage):
+                await self.enter(pid, self.flow.successor(page.id))
+        return True
+
+    def _group_row(self, pids: list[str], how: str) -> GroupRow:
+        """Store a new group of ``pids`` and its members' seats (inside a batch)."""
         unit = self.db.next_unit()
         assignment = self.compiled.assigner(unit)
         seats = self.study.human_seats
@@ -589,11 +621,7 @@ class StudyRuntime:
                     for p in pids
                 },
             )
-        self.groups[gid] = GroupRun(self, row)
-        for pid in pids:
-            page = self.study.page(self.people[pid]["page"])
-            if isinstance(page, MatchPage):
-                await self.enter(pid, self.flow.successor(page.id))
+        return row
 
     # --- rounds -----------------------------------------------------------------------------
 

@@ -18,10 +18,13 @@ def compiled(name: str, *overrides: str) -> CompiledStudy:
     return compile_study(load_study(name, list(overrides)))
 
 
-def runtime(tmp_path: Path, name: str, *overrides: str) -> StudyRuntime:
-    """A runtime of a shipped study over a fresh database in ``tmp_path``."""
+def runtime(
+    tmp_path: Path, name: str, *overrides: str, db: Path | str | None = None
+) -> StudyRuntime:
+    """A runtime of a shipped study over database ``db`` (an SQLite file or a PostgreSQL
+    address; default: a fresh file in ``tmp_path``)."""
     study = compiled(name, *overrides)
-    return StudyRuntime(study, open_database(study.loaded, tmp_path / "study.sqlite"))
+    return StudyRuntime(study, open_database(study.loaded, db or tmp_path / "study.sqlite"))
 
 
 def study_app(

@@ -1,6 +1,6 @@
 """The runtime without a web server: resume by replay after a restart, matchmaking timeouts,
-idle participants. Timeouts are set to a few milliseconds and the tests wait on the
-participant's page changing, never on a clock."""
+idle participants, each on SQLite and on PostgreSQL (``db_location``). Timeouts are set to a
+few milliseconds and the tests wait on the participant's page changing, never on a clock."""
 
 from __future__ import annotations
 
@@ -37,9 +37,9 @@ async def to_first_round(rt: StudyRuntime) -> str:
     return pid
 
 
-def test_a_restart_replays_the_round_and_loses_no_event(tmp_path) -> None:
+def test_a_restart_replays_the_round_and_loses_no_event(tmp_path, db_location) -> None:
     async def before() -> tuple[str, int, list, int]:
-        rt = runtime(tmp_path, "paper_user_study_cpu")
+        rt = runtime(tmp_path, "paper_user_study_cpu", db=db_location)
         pid = await to_first_round(rt)
         session = rt.group_of(pid).session
         for _ in range(4):
@@ -57,7 +57,7 @@ def test_a_restart_replays_the_round_and_loses_no_event(tmp_path) -> None:
 
     async def after(pid: str) -> tuple[int, list, StudyRuntime]:
         study = compiled("paper_user_study_cpu")
-        rt = StudyRuntime(study, open_database(study.loaded, tmp_path / "study.sqlite"))
+        rt = StudyRuntime(study, open_database(study.loaded, db_location))
         await rt.recover()
         session = rt.group_of(pid).session
         return session.game.tick, [t["response"] for t in session.turns], rt
@@ -70,9 +70,11 @@ def test_a_restart_replays_the_round_and_loses_no_event(tmp_path) -> None:
     assert kinds.count("decision") == 4
 
 
-def test_a_lonely_participant_gets_a_simulated_teammate(tmp_path) -> None:
+def test_a_lonely_participant_gets_a_simulated_teammate(tmp_path, db_location) -> None:
     async def scenario() -> StudyRuntime:
-        rt = runtime(tmp_path, "household_group_study", "pages.1.timeout_s=0.01", *SHORT)
+        rt = runtime(
+            tmp_path, "household_group_study", "pages.1.timeout_s=0.01", *SHORT, db=db_location
+        )
         await rt.recover()
         pid, _ = await rt.join()
         await rt.submit(pid, {"node": "consent", "agree": True})
@@ -95,7 +97,7 @@ def test_a_lonely_participant_gets_a_simulated_teammate(tmp_path) -> None:
     assert stand_in and {e["data"]["seat"] for e in stand_in} == {"Bob"}
 
 
-def test_a_lonely_participant_is_released_when_the_study_says_so(tmp_path) -> None:
+def test_a_lonely_participant_is_released_when_the_study_says_so(tmp_path, db_location) -> None:
     async def scenario() -> tuple[StudyRuntime, str]:
         rt = runtime(
             tmp_path,
@@ -103,6 +105,7 @@ def test_a_lonely_participant_is_released_when_the_study_says_so(tmp_path) -> No
             "pages.1.timeout_s=0.01",
             "pages.1.on_timeout=release",
             "pages.1.release_to=declined",
+            db=db_location,
         )
         await rt.recover()
         pid, _ = await rt.join()
@@ -116,9 +119,9 @@ def test_a_lonely_participant_is_released_when_the_study_says_so(tmp_path) -> No
     assert [e["data"]["reason"] for e in rt.db.events("released")] == ["match"]
 
 
-def test_an_idle_decision_is_made_by_the_stand_in(tmp_path) -> None:
+def test_an_idle_decision_is_made_by_the_stand_in(tmp_path, db_location) -> None:
     async def scenario() -> tuple[StudyRuntime, str]:
-        rt = runtime(tmp_path, "paper_user_study_cpu", "timers.idle_s=0.01")
+        rt = runtime(tmp_path, "paper_user_study_cpu", "timers.idle_s=0.01", db=db_location)
         pid = await to_first_round(rt)
         await until(rt, pid, lambda: bool(rt.db.events("decision")))
         rt.shutdown()

@@ -37,6 +37,8 @@ function connect() {
     const msg = JSON.parse(event.data);
     if (msg.type === "page") render(msg);
     else if (msg.type === "error") { showError(msg); roomError(msg); sending = false; }
+    // another server process hosts this participant's group now: the same page from there
+    else if (msg.type === "moved") { socket.onclose = null; location.replace(`${msg.base}/s${location.search}`); }
   };
   socket.onclose = () => {
     $("status").textContent = "reconnecting…";

@@ -1,0 +1,186 @@
+"""Several server processes over one database (serve --workers): matchmaking across workers
+forms each group once, with no participant in two groups and none left waiting, on SQLite and
+on PostgreSQL. Two workers run at once here, each on its own thread, event loop and database
+connection, as two processes would."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+
+from collabrl.study.db import open_database
+from collabrl.study.runtime import StudyRuntime
+from collabrl.study.workers import Worker
+from tests.study.helpers import SHORT, compiled
+
+ARRIVALS = 11  # per worker: 22 in all, matched in pairs
+
+
+def test_two_workers_group_22_arrivals_into_exactly_11_pairs(db_location) -> None:
+    study = compiled("household_group_study", "pages.1.timeout_s=600", *SHORT)
+    open_database(study.loaded, db_location).close()  # created and bound once, as serve does
+    results: dict[int, tuple[list[str], dict[str, str]]] = {}
+    errors: list[BaseException] = []
+
+    async def serve(index: int) -> tuple[list[str], dict[str, str]]:
+        db = open_database(study.loaded, db_location)
+        rt = StudyRuntime(study, db)
+        rt.worker = Worker(db, index, 2, f"http://worker{index}")
+        await rt.recover()
+        pids = [(await rt.join())[0] for _ in range(ARRIVALS)]
+        consent = {"node": "consent", "agree": True}
+        await asyncio.gather(*(rt.submit(pid, consent) for pid in pids))
+        deadline = time.monotonic() + 30
+        while not all(rt.people[p]["gid"] or p in rt.worker.gone for p in pids):
+            assert time.monotonic() < deadline, "a participant was left waiting"
+            await asyncio.sleep(0.05)
+        rt.shutdown()
+        gone = dict(rt.worker.gone)
+        db.close()
+        return pids, gone
+
+    def thread(index: int) -> None:
+        try:
+            results[index] = asyncio.run(serve(index))
+        except BaseException as exc:  # handed to the test's thread
+            errors.append(exc)
+
+    threads = [threading.Thread(target=thread, args=(i,)) for i in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert not errors, errors
+    db = open_database(study.loaded, db_location, writing=False)
+    groups = db.groups()
+    members = [p for g in groups for p in g["members"].values() if p]
+    joined = [p for pids, _ in results.values() for p in pids]
+    assert len(groups) == 11 and sorted(members) == sorted(joined) and len(set(joined)) == 22
+    assert sorted(g["unit"] for g in groups) == list(range(11))
+    people, homes = {p["pid"]: p for p in db.participants()}, db.homes()
+    for group in groups:  # both members served by the one worker that hosts the group
+        (host,) = {homes[p] for p in group["members"].values() if p}
+        assert all(people[p]["gid"] == group["gid"] for p in group["members"].values() if p)
+    for index, (pids, gone) in results.items():  # who moved was told where to
+        moved = {p for p in pids if homes[p] != index}
+        assert set(gone) == moved and all(gone[p] == f"http://worker{1 - index}" for p in moved)
+    assert len(db.events("group_formed")) == 11
+    db.close()
+
+
+def test_joins_are_spread_and_a_moved_participant_is_sent_to_their_worker(tmp_path) -> None:
+    """At worker 0 of two: every second join is redirected to worker 1 (307: a POST stays
+    one); a participant another worker now serves is redirected there (page) or told to go
+    (socket, also one already open)."""
+    from starlette.testclient import TestClient
+
+    from collabrl.study.app import make_study_app
+    from tests.study.helpers import ADMIN
+
+    study = compiled("paper_user_study_cpu")
+    db = open_database(study.loaded, tmp_path / "study.sqlite")
+    db.register_worker(1, "http://worker1/study")
+    rt = StudyRuntime(study, db)
+    rt.worker = Worker(db, 0, 2, "http://testserver")
+    app = make_study_app(rt, ADMIN)
+    key = app.state.join_key
+    with TestClient(app, follow_redirects=False) as client:
+        me = client.post(f"/api/join?key={key}").json()  # worker 0's turn: taken here
+        assert db.home(me["participant"]) == 0 and me["participant"] in rt.people
+        spread = client.post(f"/api/join?key={key}&x=1")
+        assert spread.status_code == 307
+        assert spread.headers["location"] == f"http://worker1/study/api/join?key={key}&x=1"
+        assert len(db.participants()) == 1  # nothing stored here for the redirected join
+        with client.websocket_connect(me["socket"]) as ws:
+            assert ws.receive_json()["type"] == "page"
+            rt.worker.gone[me["participant"]] = "http://worker1/study"
+            rt.notify(me["participant"])
+            assert ws.receive_json() == {"type": "moved", "base": "http://worker1/study"}
+        page = client.get(me["page"])
+        assert page.status_code == 303
+        assert page.headers["location"] == f"http://worker1/study/s?token={me['token']}"
+        with client.websocket_connect(me["socket"]) as ws:
+            assert ws.receive_json() == {"type": "moved", "base": "http://worker1/study"}
+    db.close()
+
+
+def test_serve_workers_moves_a_waiting_participant_to_the_group_s_worker(tmp_path) -> None:
+    """``collabrl study serve --workers 2`` as a lab runs it: two people join by the one link
+    (spread over the two workers), the first waits, the second's worker forms the pair, and
+    the first one's page is sent there and shows the round; Ctrl-C stops every worker."""
+    import json
+    import os
+    import re
+    import signal
+    import subprocess
+    import sys
+
+    import httpx
+    import websockets
+
+    study = ("household_group_study", f"output_dir={tmp_path}", "game.max_ticks=6")
+    log = tmp_path / "serve.log"
+    with log.open("w") as out:
+        server = subprocess.Popen(
+            [sys.executable, "-m", "collabrl", "study", "serve", *study, "--workers", "2"],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            env={**os.environ, "COLLABRL_ADMIN_TOKEN": "x" * 20},
+        )
+    link = re.compile(r"participant link: open (http://[^/\s]+)\S*/join\?key=(\S+)")
+    try:
+        deadline = time.monotonic() + 60
+        while len(link.findall(log.read_text())) < 2:
+            assert server.poll() is None and time.monotonic() < deadline, log.read_text()
+            time.sleep(0.1)
+        text = log.read_text()
+        base = re.search(r"admin page \(each worker's own participants\): (http://[^/\s]+)", text)[
+            1
+        ]
+        (other,) = {url for url, _ in link.findall(text)} - {base}  # worker 0 spreads the joins
+        key = link.findall(text)[0][1]
+        for url in (base, other):  # each prints its link just before it listens
+            while True:
+                try:
+                    httpx.get(f"{url}/join")
+                    break
+                except httpx.TransportError:
+                    assert time.monotonic() < deadline
+                    time.sleep(0.1)
+
+        async def person(delay: float) -> tuple[str, str, list[str]]:
+            async with httpx.AsyncClient(follow_redirects=True) as http:
+                joined = await http.post(f"{base}/api/join?key={key}")
+            me, at = joined.json(), f"http://{joined.url.netloc.decode()}"
+            seen: list[str] = []
+            async with websockets.connect(at.replace("http", "ws") + me["socket"]) as ws:
+                view = json.loads(await ws.recv())
+                await asyncio.sleep(delay)
+                await ws.send(json.dumps({"type": "submit", "node": view["node"], "agree": True}))
+                while not seen or not seen[-1].startswith("rounds"):
+                    msg = json.loads(await ws.recv())
+                    if msg["type"] == "moved":
+                        seen.append(f"moved to {msg['base']}")
+                        socket = msg["base"].replace("http", "ws") + me["socket"]
+                        async with websockets.connect(socket) as there:
+                            seen.append(json.loads(await there.recv())["node"])
+                    else:
+                        seen.append(msg["node"])
+            return at, me["participant"], seen
+
+        async def both():
+            return await asyncio.wait_for(asyncio.gather(person(0.0), person(1.0)), 60)
+
+        (first_at, first, first_saw), (second_at, second, second_saw) = asyncio.run(both())
+    finally:
+        server.send_signal(signal.SIGINT)
+        server.wait(30)
+    assert first_at != second_at  # the joins went to the two workers
+    assert first_saw == ["waiting", f"moved to {second_at}", "rounds.play1"], first_saw
+    assert second_saw[-1] == "rounds.play1"
+    db = open_database(compiled(*study).loaded, tmp_path / "study.sqlite", writing=False)
+    (group,) = db.groups()
+    assert set(group["members"].values()) == {first, second}
+    assert db.homes()[first] == db.homes()[second]
+    db.close()
