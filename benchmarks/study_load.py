@@ -1,7 +1,8 @@
 """Load on ``collabrl study serve``: N concurrent scripted participants through a whole study.
 
 The server is ``collabrl study serve`` in a process of its own (``--workers`` of them), as a
-lab runs it; the clients are this process. Each client is a scripted person on loopback
+lab runs it; the clients run in ``--client-processes`` other processes (2 by default, each its
+own event loop, so that a busy client loop is not counted as server latency). Each client is a scripted person on loopback
 speaking only HTTP and WebSocket, like a browser: it joins (``POST /api/join``, following the
 redirect to the worker that takes it, and again after a 429 of the join rate limit), follows
 its study page socket (consent, intake survey, instructions; a ``moved`` page reconnects to the
@@ -23,6 +24,7 @@ and every participant must have completed.
 
     python benchmarks/study_load.py [--participants 50] [--rate 0.5] [--ticks 100]
         [--db sqlite|postgres] [--workers 1] [--fast-writes] [--profile DIR]
+        [--client-processes 2]
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import multiprocessing
 import os
 import random
 import re
@@ -39,6 +42,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from concurrent.futures import ProcessPoolExecutor
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any, cast
@@ -217,15 +221,39 @@ async def wait_for(base: str) -> None:
                 await asyncio.sleep(0.1)
 
 
-async def drive(base: str, key: str, participants: int, rate: float) -> tuple[list, dict, float]:
+async def drive(base: str, key: str, participants: int, rate: float) -> tuple[list, dict]:
+    """``participants`` clients at once in this process; (what each sent, latencies)."""
     lat: dict[str, list[float]] = {"decision": [], "page": []}
-    await wait_for(base)
-    await asyncio.sleep(1.0)  # every worker up
-    t0 = time.perf_counter()
     results = await asyncio.gather(
         *(participant(base, key, rate, lat) for _ in range(participants))
     )
-    return results, lat, time.perf_counter() - t0
+    return results, lat
+
+
+def client_process(base: str, key: str, participants: int, rate: float, seed: int):
+    """One client process's share of the participants (its own thinking times). Clients run
+    niced: on this one machine they stand for people on other machines, so the server under
+    test gets the CPU first (its latency, not the load generator's backlog, is measured)."""
+    os.nice(10)
+    random.seed(seed)
+    return asyncio.run(drive(base, key, participants, rate))
+
+
+def drive_all(args: argparse.Namespace, base: str, key: str) -> tuple[list, dict, float]:
+    """Every participant, spread over ``--client-processes`` processes of their own, so that
+    one client event loop's backlog is not measured as the server's latency."""
+    asyncio.run(wait_for(base))
+    time.sleep(1.0)  # every worker up
+    k = max(1, min(args.client_processes, args.participants))
+    shares = [args.participants // k + (i < args.participants % k) for i in range(k)]
+    t0 = time.perf_counter()
+    with ProcessPoolExecutor(k, mp_context=multiprocessing.get_context("spawn")) as pool:
+        parts = list(pool.map(client_process, [base] * k, [key] * k, shares, [args.rate] * k,
+                              range(k)))  # fmt: skip
+    wall = time.perf_counter() - t0
+    results = [r for part, _ in parts for r in part]
+    lat = {kind: [x for _, part in parts for x in part[kind]] for kind in ("decision", "page")}
+    return results, lat, wall
 
 
 def profile(server: subprocess.Popen, folder: Path, stack: ExitStack) -> None:
@@ -258,7 +286,7 @@ def run(args: argparse.Namespace, folder: Path) -> dict:
         try:
             if args.profile:
                 profile(server, Path(args.profile), stack)
-            results, lat, wall = asyncio.run(drive(base, key, args.participants, args.rate))
+            results, lat, wall = drive_all(args, base, key)
         finally:
             server.send_signal(signal.SIGINT)
             server.wait(60)
@@ -304,8 +332,9 @@ def main() -> None:
     parser.add_argument("--joins-per-s", type=float, default=50.0, help="serve --joins-per-s")
     parser.add_argument("--fast-writes", action="store_true", help="serve --fast-writes (SQLite)")
     parser.add_argument("--profile", default=None, help="py-spy profiles of the server into DIR")
+    parser.add_argument("--client-processes", type=int, default=2,
+                        help="processes the clients are spread over (each its own event loop)")  # fmt: skip
     args = parser.parse_args()
-    random.seed(0)  # the same thinking times run after run
     with tempfile.TemporaryDirectory() as tmp:
         r = run(args, Path(tmp))
     print(

@@ -45,6 +45,9 @@ def _server(app: Any, host: str, port: int, forwarded_allow_ips: str | None = No
         host=host,
         port=port,
         ws_max_size=WS_MAX_BYTES,
+        # no per-message deflate: compressing every state costs the server's one thread more
+        # than it saves on a few-KB message (py-spy: 4% of a loaded study server's time)
+        ws_per_message_deflate=False,
         log_level="warning",
         lifespan="on",
         proxy_headers=True,
@@ -53,12 +56,27 @@ def _server(app: Any, host: str, port: int, forwarded_allow_ips: str | None = No
     return uvicorn.Server(config)
 
 
+def steady_gc() -> None:
+    """Short garbage-collector pauses for a long-running server. Everything alive at start
+    (imported libraries, the app, a loaded study) lives as long as the process, yet every full
+    collection would scan it again: it is moved out of the collector's sight (``gc.freeze``).
+    The young generation is collected after 50,000 allocations instead of 700, so that a busy
+    event loop spends less time in collections (a 500-participant study: full collections of
+    0.1-0.6 s every few seconds before, py-spy and gc callbacks)."""
+    import gc
+
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(50_000, *gc.get_threshold()[1:])
+
+
 def run_foreground(
     app: Any, host: str, port: int, path: str, what: str, forwarded_allow_ips: str | None = None
 ) -> None:
     """Serve ``app`` until Ctrl-C, after printing the URL to open."""
     port = port or free_port(host)
     server = _server(app, host, port, forwarded_allow_ips)
+    steady_gc()
     shown = f"[{host}]" if ":" in host else host
     print(f"{what}: open http://{shown}:{port}{path}", flush=True)
     server.run()
