@@ -231,10 +231,7 @@ async def drive(base: str, key: str, participants: int, rate: float) -> tuple[li
 
 
 def client_process(base: str, key: str, participants: int, rate: float, seed: int):
-    """One client process's share of the participants (its own thinking times). Clients run
-    niced: on this one machine they stand for people on other machines, so the server under
-    test gets the CPU first (its latency, not the load generator's backlog, is measured)."""
-    os.nice(10)
+    """One client process's share of the participants (its own thinking times)."""
     random.seed(seed)
     return asyncio.run(drive(base, key, participants, rate))
 
