@@ -239,9 +239,10 @@ def serve(
             app,
             host,
             port,
-            f"{prefix}/join?key={app.state.join_key}",
+            f"/join?key={app.state.join_key}",
             "participant link",
             forwarded_allow_ips,
+            base_url=public,
         )
     finally:
         database.close()

@@ -71,14 +71,21 @@ def steady_gc() -> None:
 
 
 def run_foreground(
-    app: Any, host: str, port: int, path: str, what: str, forwarded_allow_ips: str | None = None
+    app: Any,
+    host: str,
+    port: int,
+    path: str,
+    what: str,
+    forwarded_allow_ips: str | None = None,
+    base_url: str | None = None,
 ) -> None:
-    """Serve ``app`` until Ctrl-C, after printing the URL to open."""
+    """Serve ``app`` until Ctrl-C, after printing the URL to open (under ``base_url``, the
+    address people reach it at behind a proxy, when given)."""
     port = port or free_port(host)
     server = _server(app, host, port, forwarded_allow_ips)
     steady_gc()
     shown = f"[{host}]" if ":" in host else host
-    print(f"{what}: open http://{shown}:{port}{path}", flush=True)
+    print(f"{what}: open {base_url or f'http://{shown}:{port}'}{path}", flush=True)
     server.run()
 
 
