@@ -86,8 +86,8 @@ def sqlite_sync(path: Path) -> GroupSync:
     def close() -> None:
         while fd:
             os.close(fd.pop())
-        with running:  # a checkpoint under way finishes first
-            pass
+        running.acquire()  # a checkpoint under way finishes first
+        running.release()
 
     return GroupSync(flush, close)
 
