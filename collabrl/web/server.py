@@ -4,6 +4,7 @@ benchmarks (both bind loopback unless told otherwise)."""
 from __future__ import annotations
 
 import socket
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -85,8 +86,16 @@ def run_foreground(
     server = _server(app, host, port, forwarded_allow_ips)
     steady_gc()
     shown = f"[{host}]" if ":" in host else host
-    print(f"{what}: open {base_url or f'http://{shown}:{port}'}{path}", flush=True)
+    announce(f"{what}: open {base_url or f'http://{shown}:{port}'}{path}")
     server.run()
+
+
+def announce(line: str) -> None:
+    """Print ``line`` to stdout in one write: ``serve --workers N`` children share one stdout,
+    and unbuffered ``print`` writes the text and its newline apart, so two workers' links
+    could run together on one line (seen in CI with PYTHONUNBUFFERED)."""
+    sys.stdout.write(line + "\n")
+    sys.stdout.flush()
 
 
 @contextmanager

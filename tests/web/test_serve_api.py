@@ -101,3 +101,23 @@ def test_an_llm_partner_plays_and_no_key_reaches_the_page(tmp_path, monkeypatch)
     assert state["tick"] >= 1 and state["your_turn"]
     bob = [t for t in app.state.sessions.by_id[sid].turns if t["seat"] == "Bob"]
     assert bob and bob[0]["player"].startswith("llm:transformers:")
+
+
+def test_announce_writes_the_line_and_its_newline_in_one_write(monkeypatch) -> None:
+    """Workers of ``serve --workers N`` share one stdout: a link printed in two writes ran
+    together with the other worker's link in CI, and the test reading the log never saw it."""
+    import io
+    import sys
+
+    from collabrl.web.server import announce
+
+    writes: list[str] = []
+
+    class Recorder(io.StringIO):
+        def write(self, text: str) -> int:
+            writes.append(text)
+            return len(text)
+
+    monkeypatch.setattr(sys, "stdout", Recorder())
+    announce("participant link: open http://h/join?key=k")
+    assert writes == ["participant link: open http://h/join?key=k\n"]
