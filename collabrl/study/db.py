@@ -33,6 +33,8 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypedDict, cast
 
+import yaml
+
 from collabrl.errors import CollabrlError
 from collabrl.study.backends import SQLITE, connect, is_url, one_line, redact, scrub
 from collabrl.study.groupsync import GroupSync, postgres_sync, sqlite_sync
@@ -362,19 +364,70 @@ class StudyDB:
 
     # --- the study this database belongs to -------------------------------------------------
 
-    def bind(self, sha256: str, meta: dict[str, str]) -> None:
-        """Tie the database to one resolved study; another study's database is refused."""
-        bound = self.meta().get("study_sha256")
-        if bound is not None and bound != sha256:
-            raise CollabrlError(
-                f"{self.path} holds study {self.meta().get('study_name')} "
-                f"(sha256 {bound[:12]}), not this one ({sha256[:12]}): the study file or its "
-                "overrides changed; use another database (--db) or the same study"
-            )
+    def bind(self, sha256: str, meta: dict[str, str], writing: bool = True) -> None:
+        """Tie the database to one resolved study; another study's database is refused.
+
+        A newer collabrl reading the same files with the same overrides may resolve options it
+        added (at their defaults): that is the same protocol, and the study goes on, the
+        upgrade recorded in ``meta`` (``upgrades``); rounds name the hash they ran under."""
+        known = self.meta()
+        bound = known.get("study_sha256")
         if bound is None:
             with self.batch():
                 for key, value in {**meta, "study_sha256": sha256}.items():
                     self._conn.execute("INSERT INTO meta VALUES (?, ?)", (key, value))
+        elif bound != sha256:
+            added = self._upgrade(known, sha256, meta)
+            if writing:
+                self._record_upgrade(known, sha256, meta, added)
+
+    def _upgrade(self, known: dict[str, str], sha256: str, meta: dict[str, str]) -> list[str]:
+        """The options a newer collabrl (``meta["collabrl"]``) adds, at their defaults, to this
+        database's study; a study whose files, overrides or values differ from the bound one's is
+        refused in one line."""
+        from collabrl.study.load import protocol_differences
+
+        refused = (
+            f"{self.path} holds study {known.get('study_name')} "
+            f"(sha256 {known['study_sha256'][:12]}), not this one ({sha256[:12]}): "
+        )
+        if (known.get("sources"), known.get("overrides")) != (meta["sources"], meta["overrides"]):
+            raise CollabrlError(
+                refused + "the study file or its overrides changed; use another database (--db) "
+                "or the same study"
+            )
+        added, changed = protocol_differences(
+            yaml.safe_load(known.get("study_yaml", "{}")), yaml.safe_load(meta["study_yaml"])
+        )
+        if changed:
+            shown = ", ".join(changed[:5]) + (
+                f" and {len(changed) - 5} more" if changed[5:] else ""
+            )
+            raise CollabrlError(
+                refused + f"collabrl {meta['collabrl']} (the database was made by "
+                f"{known.get('collabrl')}) resolves the same file differently ({shown}); finish "
+                "the study with that version or use another database (--db)"
+            )
+        return added
+
+    def _record_upgrade(
+        self, known: dict[str, str], sha256: str, meta: dict[str, str], added: list[str]
+    ) -> None:
+        """Append the upgrade to ``meta["upgrades"]`` once (the export's manifest shows it)."""
+        upgrades = json.loads(known.get("upgrades", "[]"))
+        if sha256 in [u["study_sha256"] for u in upgrades]:
+            return
+        upgrades.append(
+            {
+                "study_sha256": sha256,
+                "collabrl": meta["collabrl"],
+                "from": meta["created"],
+                "added": added,
+            }
+        )
+        with self.batch():
+            self._conn.execute("DELETE FROM meta WHERE key = ?", ("upgrades",))
+            self._conn.execute("INSERT INTO meta VALUES (?, ?)", ("upgrades", json.dumps(upgrades)))
 
     def meta(self) -> dict[str, str]:
         return {r["key"]: r["value"] for r in self._read("SELECT key, value FROM meta")}
@@ -595,6 +648,7 @@ def open_database(
                 "join_key": secrets.token_urlsafe(12),
                 "id_salt": secrets.token_hex(16),
             },
+            writing,
         )
     except CollabrlError:
         db.close()

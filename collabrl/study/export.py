@@ -384,6 +384,7 @@ def manifest(loaded: LoadedStudy, db: StudyDB, counts: dict[str, int]) -> dict[s
             "study_sha256": meta.get("study_sha256"),
             "created": meta.get("created"),
             "collabrl": meta.get("collabrl"),
+            "upgrades": json.loads(meta.get("upgrades", "[]")),
         },
         "conditions": [
             {

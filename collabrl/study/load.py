@@ -49,6 +49,33 @@ class LoadedStudy:
         return hashlib.sha256(self.resolved_yaml.encode("utf-8")).hexdigest()
 
 
+def protocol_differences(before: Any, after: Any, where: str = "") -> tuple[list[str], list[str]]:
+    """Compare two resolved protocols (``resolved_yaml`` parsed): the keys only ``after`` has,
+    and the keys whose values differ (or that only ``before`` has), as dotted paths.
+
+    A newer collabrl reading the same study file resolves every option it has added at its
+    default: those keys are *added*; anything else that differs is a *changed* protocol."""
+    if isinstance(before, dict) and isinstance(after, dict):
+        added, changed = [], []
+        for key in after.keys() - before.keys():
+            added.append(f"{where}{key}")
+        for key in before.keys() - after.keys():
+            changed.append(f"{where}{key}")
+        for key in before.keys() & after.keys():
+            more, other = protocol_differences(before[key], after[key], f"{where}{key}.")
+            added += more
+            changed += other
+        return sorted(added), sorted(changed)
+    if isinstance(before, list) and isinstance(after, list) and len(before) == len(after):
+        added, changed = [], []
+        for i, (old, new) in enumerate(zip(before, after, strict=True)):
+            more, other = protocol_differences(old, new, f"{where}{i}.")
+            added += more
+            changed += other
+        return added, changed
+    return [], [] if before == after else [where.rstrip(".") or "(the whole study)"]
+
+
 MAX_PROBLEMS = 12  # a study file is short: every problem of it fits on the line
 
 

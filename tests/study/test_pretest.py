@@ -232,3 +232,49 @@ def test_a_condition_may_not_change_the_shared_game(tmp_path) -> None:
     (tmp_path / "wrong.yaml").write_text(wrong)
     with pytest.raises(CollabrlError, match="condition memory: game_options.structure"):
         compiled(str(tmp_path / "wrong.yaml"))
+
+
+def _made_by_an_older_collabrl(path, drop: str, **changed) -> None:
+    """Rewrite a study database's protocol as an older collabrl, without the option ``drop``
+    (a dotted path), would have written it."""
+    import sqlite3
+
+    import yaml
+
+    conn = sqlite3.connect(path)
+    ((text,),) = conn.execute("SELECT value FROM meta WHERE key = 'study_yaml'").fetchall()
+    protocol = yaml.safe_load(text)
+    *parents, last = drop.split(".")
+    node = protocol
+    for part in parents:
+        node = node[int(part)] if isinstance(node, list) else node[part]
+    node.pop(last, None)
+    protocol.update(changed)
+    meta = {"study_yaml": yaml.safe_dump(protocol), "study_sha256": "0" * 64, "collabrl": "0.1"}
+    conn.executemany("UPDATE meta SET value = ? WHERE key = ?", [(v, k) for k, v in meta.items()])
+    conn.commit()
+    conn.close()
+
+
+def test_a_newer_collabrl_goes_on_with_a_study_whose_protocol_only_gained_options(tmp_path) -> None:
+    """Upgrading collabrl mid-study adds its new options at their defaults: the same files and
+    overrides are the same protocol, so the database opens and records the upgrade once; a
+    value that resolves differently, or another file, is refused in one line."""
+    from collabrl.study.db import open_database
+
+    study = compiled("paper_user_study_cpu").loaded
+    path = tmp_path / "db.sqlite"
+    open_database(study, path).close()
+    _made_by_an_older_collabrl(path, "seats.names")
+    for _ in range(2):  # a restart records nothing new
+        db = open_database(study, path)
+        (upgrade,) = json.loads(db.meta()["upgrades"])
+        assert upgrade["added"] == ["seats.names"] and upgrade["study_sha256"] == study.sha256
+        assert db.meta()["study_sha256"] == "0" * 64
+        db.close()
+
+    _made_by_an_older_collabrl(path, "seats.names", seed=12345)
+    with pytest.raises(CollabrlError, match=r"resolves the same file differently \(seed\)"):
+        open_database(study, path)
+    with pytest.raises(CollabrlError, match="the study file or its overrides changed"):
+        open_database(compiled("paper_user_study_cpu", "seed=3").loaded, path)
