@@ -12,16 +12,20 @@ import time
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
+from collabrl.study.schema import MatchPage
 from collabrl.study.tutorial import PRACTICE
 
 if TYPE_CHECKING:
+    from collabrl.study.db import GroupRow, ParticipantRow
     from collabrl.study.runtime import StudyRuntime
 
 
 def admin_state(rt: StudyRuntime) -> dict[str, Any]:
-    """The study's live state as JSON for the admin page."""
+    """The study's live state as JSON for the admin page. With several workers (``serve
+    --workers``) every worker's participants, pool and groups come from the database, each with
+    the worker that serves it; who is online and a round's tick are known to their own worker."""
     now = time.monotonic()
-    people = list(rt.people.values())
+    people, homes = _everyone(rt)
     statuses = Counter(p["status"] for p in people)
     return {
         "study": rt.study.name,
@@ -44,35 +48,78 @@ def admin_state(rt: StudyRuntime) -> dict[str, Any]:
             "paused_participants": sorted(rt.paused),
         },
         "pool": [
-            {"participant": pid, "waited_s": round(now - rt.waiting_since.get(pid, now), 1)}
-            for pid in rt.pool
-        ],
-        "groups": [
             {
-                "group": g.gid,
-                "unit": g.row["unit"],
-                "task": g.row["task"],
-                "order": g.row["conditions"],
-                "round": "practice" if g.position == PRACTICE else g.position + 1,
-                "phase": g.row["phase"],
-                "members": g.members,
-                "tick": g.session.game.tick if g.session is not None else None,
-                "paused": g.paused is not None,
+                "participant": pid,
+                "waited_s": round(now - rt.waiting_since[pid], 1)
+                if pid in rt.waiting_since
+                else round(time.time() - updated, 1),
+                "worker": homes.get(pid),
             }
-            for g in rt.groups.values()
+            for pid, updated in _pool(rt)
         ],
+        "groups": [_group(rt, row, homes) for row in _group_rows(rt)],
         "participants": [
             {
                 "participant": p["pid"],
                 "kind": p["kind"],
-                "where": rt.node(p["pid"]),
+                "where": rt.node_at(p),
                 "status": p["status"],
                 "group": p["gid"],
                 "seat": p["seat"],
-                "connected": rt.connected[p["pid"]] > 0,
+                "connected": _online(rt, p["pid"], homes),
                 "code": p["code"],
                 "last_change": time.strftime("%H:%M:%S", time.localtime(p["updated"])),
+                "worker": homes.get(p["pid"]),
             }
             for p in people
         ],
+    }
+
+
+def _everyone(rt: StudyRuntime) -> tuple[list[ParticipantRow], dict[str, int]]:
+    """The participants to list and who serves whom: this server's (its memory), or with
+    several workers every worker's (the database, which each worker writes before it acts)."""
+    if rt.worker is None:
+        return list(rt.people.values()), {}
+    return rt.db.participants(), rt.db.homes()
+
+
+def _online(rt: StudyRuntime, pid: str, homes: dict[str, int]) -> bool | None:
+    """Whether ``pid``'s page is connected (None: another worker serves them)."""
+    if rt.worker is not None and homes.get(pid, rt.worker.index) != rt.worker.index:
+        return None
+    return rt.connected[pid] > 0
+
+
+def _pool(rt: StudyRuntime) -> list[tuple[str, float]]:
+    """Who waits on a match page (every worker's with several), with their row's last change."""
+    if rt.worker is None:
+        return [(pid, rt.people[pid]["updated"]) for pid in rt.pool]
+    rooms = [p.id for p in rt.study.pages if isinstance(p, MatchPage)]
+    return [(r["pid"], r["updated"]) for r in rt.db.waiting(rooms)] if rooms else []
+
+
+def _group_rows(rt: StudyRuntime) -> list[GroupRow]:
+    """This server's session groups, or with several workers every worker's."""
+    if rt.worker is None:
+        return [g.row for g in rt.groups.values()]
+    return rt.db.groups()
+
+
+def _group(rt: StudyRuntime, row: GroupRow, homes: dict[str, int]) -> dict[str, Any]:
+    """One group's line; its round's tick and pause are known to the worker that hosts it."""
+    run = rt.groups.get(row["gid"])
+    members = row["members"]
+    host = {homes[p] for p in members.values() if p and p in homes}
+    return {
+        "group": row["gid"],
+        "unit": row["unit"],
+        "task": row["task"],
+        "order": row["conditions"],
+        "round": "practice" if row["position"] == PRACTICE else row["position"] + 1,
+        "phase": row["phase"],
+        "members": members,
+        "tick": run.session.game.tick if run is not None and run.session is not None else None,
+        "paused": run is not None and run.paused is not None,
+        "worker": min(host) if host else None,
     }

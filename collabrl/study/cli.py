@@ -212,7 +212,7 @@ def serve(
 
         database.close()
         click.echo(f"database: {database.path} (protocol {compiled.loaded.sha256[:12]})")
-        click.echo(f"admin page (each worker's own participants): {public}/admin?token={admin}")
+        click.echo(f"admin page (every worker's participants): {public}/admin?token={admin}")
         ports = [port, *(free_port(host) for _ in range(workers - 1))]
         urls = [public, *(f"http://{shown}:{p}{prefix}" for p in ports[1:])]
         argv = [*args, "--host", host, "--base-path", prefix, "--joins-per-s", str(joins_per_s)]

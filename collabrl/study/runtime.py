@@ -335,9 +335,9 @@ class StudyRuntime:
 
     def node(self, pid: str) -> str:
         """The graph node the participant is at (``rounds.play2``, ``consent``, ...)."""
-        return self._node_at(self.people[pid])
+        return self.node_at(self.people[pid])
 
-    def _node_at(self, row: Mapping[str, Any]) -> str:
+    def node_at(self, row: Mapping[str, Any]) -> str:
         """The graph node of a participant row (also one not yet committed)."""
         page = self.study.page(row["page"])
         if isinstance(page, ConditionsPage) and row["position"] == PRACTICE:
@@ -374,7 +374,7 @@ class StudyRuntime:
         after: dict[str, Any] = {**self.people[pid], **fields}
         with self.db.batch():
             self._store(pid, **fields)
-            self.db.event("page_enter", pid=pid, gid=after["gid"], node=self._node_at(after))
+            self.db.event("page_enter", pid=pid, gid=after["gid"], node=self.node_at(after))
         self.db.after_commit(partial(self._moved, pid))
 
     def _moved(self, pid: str) -> None:
@@ -384,12 +384,21 @@ class StudyRuntime:
 
     async def enter(self, pid: str, page_id: str) -> None:
         """Move the participant to page ``page_id`` and do what that page does on arrival."""
+        self._put_on(pid, page_id)
+        await self._arrive_on(pid, page_id)
+
+    def _put_on(self, pid: str, page_id: str) -> None:
+        """The participant's row says they are on ``page_id`` (an end page: finished)."""
         page = self.study.page(page_id)
         self.deadlines.cancel(("page", pid))
         if isinstance(page, EndPage):
             self._finish(pid, page)
-            return
-        self.move(pid, page=page_id, position=0, phase="")
+        else:
+            self.move(pid, page=page_id, position=0, phase="")
+
+    async def _arrive_on(self, pid: str, page_id: str) -> None:
+        """What page ``page_id`` does when the participant arrives (after :meth:`_put_on`)."""
+        page = self.study.page(page_id)
         if isinstance(page, TIMED_PAGES):
             self._arm_page_timer(pid)
         elif isinstance(page, MatchPage):
@@ -464,28 +473,42 @@ class StudyRuntime:
                 rounds.append({**facts, "condition": cid})
         return rounds
 
-    async def release(self, pid: str, reason: ReleaseReason) -> None:
-        """End a participant's session (idle, page or match timeout): to ``release_to``."""
+    async def release(self, pid: str, reason: ReleaseReason, **waited: Any) -> None:
+        """End a participant's session (idle, page or match timeout): to ``release_to``.
+        ``waited``: a match timeout's facts, recorded with the release."""
         if not self.is_active(pid) or self.is_paused(pid):
             return
         try:
-            await self._release(pid, reason)
+            await self._release(pid, reason, waited)
         except StorageFault as exc:
             self.pause(pid, exc)
 
-    async def _release(self, pid: str, reason: ReleaseReason) -> None:
+    async def _release(self, pid: str, reason: ReleaseReason, waited: dict[str, Any]) -> None:
         target = (
             self._waiting_room(pid).release_to
             if reason == "match"
             else self.study.timers.release_to
         )
         assert target is not None  # the schema requires release_to wherever a release can happen
-        self.db.event(
-            "released", pid=pid, gid=self.people[pid]["gid"], node=self.node(pid), reason=reason
-        )
+        with self.db.batch():  # one transaction: another worker cannot group them meanwhile
+            home = self.worker.grouped_by(pid) if self.worker and reason == "match" else None
+            if home is None:
+                if reason == "match":
+                    self.db.event("match_timeout", pid=pid, node=self.node(pid), **waited)
+                self.db.event(
+                    "released",
+                    pid=pid,
+                    gid=self.people[pid]["gid"],
+                    node=self.node(pid),
+                    reason=reason,
+                )
+                self._put_on(pid, target)
+        if self.worker and home is not None:
+            self.worker.send_away(self, pid, home)  # they play there now
+            return
         if pid in self.pool:
             self.pool.remove(pid)
-        await self.enter(pid, target)
+        await self._arrive_on(pid, target)
         group = self.groups.get(self.people[pid]["gid"] or "")
         if group is not None:
             await self._round_check(group)
@@ -549,21 +572,18 @@ class StudyRuntime:
                 self._arm_match_timer()
                 return
             page = self._waiting_room(pid)
-            waited = time.monotonic() - self.waiting_since[pid]
-            self.db.event(
-                "match_timeout",
-                pid=pid,
-                node=page.id,
-                waited_s=round(waited, 3),
-                then=page.on_timeout,
-            )
+            waited = {
+                "waited_s": round(time.monotonic() - self.waiting_since[pid], 3),
+                "then": page.on_timeout,
+            }
             if page.on_timeout == "simulate":
+                self.db.event("match_timeout", pid=pid, node=page.id, **waited)
                 humans = len(self.study.human_seats)
                 members = [self.pool.pop(0) for _ in range(min(humans, len(self.pool)))]
                 await self._form(members, "timeout")
                 self._arm_match_timer()
                 return
-        await self.release(pid, "match")
+        await self.release(pid, "match", **waited)
         async with self.lock:
             self._arm_match_timer()
 

@@ -71,10 +71,11 @@ class Worker:
         wait (``every``: all of them, else raise :class:`Taken`) and make this worker their
         home; a member new to this worker is in ``rt.people`` once the batch commits."""
         self.db.lock_matching()
+        rooms = {p.id for p in rt.study.pages if isinstance(p, MatchPage)}
         rows: dict[str, ParticipantRow] = {}
         for pid in pids:
             row = self.db.participant(pid)
-            if row is not None and row["gid"] is None and row["status"] == "active":
+            if row is not None and _waits(row) and row["page"] in rooms:
                 rows[pid] = row
         if not rows or (every and len(rows) < len(pids)):
             raise Taken(", ".join(p for p in pids if p not in rows))
@@ -83,6 +84,13 @@ class Worker:
                 self.db.set_home(pid, self.index)
                 self.db.after_commit(partial(self._arrived, rt, pid, row))
         return list(rows)
+
+    def grouped_by(self, pid: str) -> int | None:
+        """Inside the batch that releases ``pid`` from a match page: lock matching and say
+        which worker grouped them meanwhile (None: they still wait, the release goes on)."""
+        self.db.lock_matching()
+        row = self.db.participant(pid)
+        return None if row is None or row["gid"] is None else self.db.home(pid)
 
     def _arrived(self, rt: StudyRuntime, pid: str, row: ParticipantRow) -> None:
         self.gone.pop(pid, None)
@@ -113,13 +121,24 @@ class Worker:
                 homes = self.db.homes(rt.pool)
                 moved = [p for p in rt.pool if homes.get(p, self.index) != self.index]
                 for pid in moved:
-                    rt.pool.remove(pid)
-                    rt.waiting_since.pop(pid, None)
-                    rt.deadlines.cancel(("page", pid))
-                    self.gone[pid] = self.url_of(homes[pid]) or self.url
-                    rt.notify(pid)
+                    self.send_away(rt, pid, homes[pid])
                 if moved:
                     rt._arm_match_timer()
+
+    def send_away(self, rt: StudyRuntime, pid: str, home: int) -> None:
+        """``pid``, waiting here, was grouped by worker ``home``: out of this pool, and their
+        page is told to go there."""
+        if pid in rt.pool:
+            rt.pool.remove(pid)
+        rt.waiting_since.pop(pid, None)
+        rt.deadlines.cancel(("page", pid))
+        self.gone[pid] = self.url_of(home) or self.url
+        rt.notify(pid)
+
+
+def _waits(row: ParticipantRow) -> bool:
+    """Whether a participant is active and in no group (on a match page: waiting)."""
+    return row["gid"] is None and row["status"] == "active"
 
 
 def serve_workers(location: str, admin: str, ports: list[int], urls: list[str], argv: list[str]):

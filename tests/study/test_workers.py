@@ -135,7 +135,7 @@ def test_serve_workers_moves_a_waiting_participant_to_the_group_s_worker(tmp_pat
             assert server.poll() is None and time.monotonic() < deadline, log.read_text()
             time.sleep(0.1)
         text = log.read_text()
-        base = re.search(r"admin page \(each worker's own participants\): (http://[^/\s]+)", text)[
+        base = re.search(r"admin page \(every worker's participants\): (http://[^/\s]+)", text)[
             1
         ]
         (other,) = {url for url, _ in link.findall(text)} - {base}  # worker 0 spreads the joins
@@ -184,3 +184,95 @@ def test_serve_workers_moves_a_waiting_participant_to_the_group_s_worker(tmp_pat
     assert set(group["members"].values()) == {first, second}
     assert db.homes()[first] == db.homes()[second]
     db.close()
+
+
+def test_a_match_timeout_leaves_alone_whom_another_worker_grouped_first(
+    tmp_path, monkeypatch
+) -> None:
+    """Worker 0's waiting participant times out just after worker 1 grouped them: the release
+    and the grouping take the same lock, so they are sent to worker 1 (not released while in a
+    group); a participant who is not on a match page is never grouped."""
+    import pytest
+
+    from collabrl.study.workers import Taken
+
+    study = compiled(
+        "household_group_study", "pages.1.on_timeout=release", "pages.1.release_to=done", *SHORT
+    )
+    path = tmp_path / "study.sqlite"
+    consent = {"node": "consent", "agree": True}
+    monkeypatch.setattr("collabrl.study.workers.WATCH_S", 3600.0)  # the race, not the watch
+
+    async def run() -> None:
+        here, there = await _two_workers(study, path)
+        first = (await here.join())[0]
+        await here.submit(first, consent)
+        assert here.pool == [first]
+        second = (await there.join())[0]
+        await there.submit(second, consent)  # worker 1 forms the pair before worker 0 looks
+        await here._match_timeout(first)
+        assert here.pool == [] and here.worker.gone == {first: "http://worker1"}
+        assert not here.db.events("released") and not here.db.events("match_timeout")
+        (group,) = there.db.groups()
+        assert sorted(p for p in group["members"].values() if p) == sorted([first, second])
+        assert there.db.participant(first)["status"] == "active"
+
+        third = (await there.join())[0]  # on the consent page, active and in no group
+        with pytest.raises(Taken), there.db.batch():
+            there.worker.claim(there, [third], every=True)
+        _stop(here, there)
+
+    asyncio.run(run())
+
+
+async def _two_workers(study, path) -> tuple[StudyRuntime, StudyRuntime]:
+    """Workers 0 and 1 of two over the database at ``path``, in this event loop."""
+    workers = []
+    for index in range(2):
+        rt = StudyRuntime(study, open_database(study.loaded, path))
+        rt.worker = Worker(rt.db, index, 2, f"http://worker{index}")
+        await rt.recover()
+        workers.append(rt)
+    await asyncio.sleep(0)  # their watches start
+    return workers[0], workers[1]
+
+
+def _stop(*workers: StudyRuntime) -> None:
+    for rt in workers:
+        rt.shutdown()
+        rt.db.close()
+
+
+def test_each_worker_s_admin_page_shows_every_worker_s_participants(tmp_path) -> None:
+    """The admin page of either worker lists the participants, pool and groups of both, with
+    the worker that serves each; who is online is known to their own worker only."""
+    from collabrl.study.admin import admin_state
+
+    study = compiled("household_group_study", "pages.1.timeout_s=600", *SHORT)
+    consent = {"node": "consent", "agree": True}
+
+    async def run() -> None:
+        here, there = await _two_workers(study, tmp_path / "study.sqlite")
+        first = (await here.join())[0]
+        await here.submit(first, consent)
+        reader = (await there.join())[0]  # still on the consent page, at worker 1
+        for rt in (here, there):
+            state = admin_state(rt)
+            people = {p["participant"]: p for p in state["participants"]}
+            assert {p: (row["worker"], row["where"]) for p, row in people.items()} == {
+                first: (0, "waiting"),
+                reader: (1, "consent"),
+            }
+            mine, theirs = (first, reader) if rt is here else (reader, first)
+            assert people[mine]["connected"] is False and people[theirs]["connected"] is None
+            assert [(p["participant"], p["worker"]) for p in state["pool"]] == [(first, 0)]
+            assert state["counts"]["joined"] == 2 and state["counts"]["active"] == 2
+        second = (await there.join())[0]
+        await there.submit(second, consent)  # worker 1 forms the pair
+        for rt in (here, there):
+            (group,) = admin_state(rt)["groups"]
+            assert group["worker"] == 1 and group["round"] == 1
+            assert admin_state(rt)["pool"] == []
+        _stop(here, there)
+
+    asyncio.run(run())

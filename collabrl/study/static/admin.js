@@ -5,7 +5,9 @@ const token = new URLSearchParams(location.search).get("token") || "";
 
 function $(id) { return document.getElementById(id); }
 
-function row(cells, testid) {
+// With several workers (serve --workers) each line's last cell is the worker that serves it;
+// the column is shown only then.
+function row(cells, testid, worker) {
   const tr = document.createElement("tr");
   if (testid) tr.setAttribute("data-testid", testid);
   for (const cell of cells) {
@@ -13,7 +15,15 @@ function row(cells, testid) {
     td.textContent = cell === null || cell === undefined ? "" : String(cell);
     tr.appendChild(td);
   }
+  const td = document.createElement("td");
+  td.className = "worker";
+  td.textContent = worker === null || worker === undefined ? "" : String(worker);
+  tr.appendChild(td);
   return tr;
+}
+
+function online(connected) {
+  return connected === null ? "(its worker knows)" : connected ? "yes" : "no";
 }
 
 function fill(id, rows) {
@@ -37,11 +47,12 @@ function render(state) {
   storage.hidden = !fault;
   storage.textContent = fault ? `Storage fault: ${fault}. Paused sessions: ${state.storage.paused_groups.join(", ") || "none"}; ` +
     `paused participants: ${state.storage.paused_participants.join(", ") || "none"}.` : "";
-  fill("pool", state.pool.map((p) => row([p.participant, p.waited_s], `pool-${p.participant}`)));
+  document.body.classList.toggle("workers", state.participants.some((p) => p.worker !== null));
+  fill("pool", state.pool.map((p) => row([p.participant, p.waited_s], `pool-${p.participant}`, p.worker)));
   fill("groups", state.groups.map((g) => row([g.group, g.unit, g.task, g.order.join(" > "), g.round, g.paused ? `${g.phase} (paused)` : g.phase, g.tick,
-    Object.entries(g.members).map(([seat, pid]) => `${seat}: ${pid || "stand-in"}`).join(", ")], `group-${g.group}`)));
+    Object.entries(g.members).map(([seat, pid]) => `${seat}: ${pid || "stand-in"}`).join(", ")], `group-${g.group}`, g.worker)));
   fill("participants", state.participants.map((p) => row([p.participant, p.kind, p.where, p.status, p.group, p.seat,
-    p.connected ? "yes" : "no", p.code, p.last_change], `participant-${p.participant}`)));
+    online(p.connected), p.code, p.last_change], `participant-${p.participant}`, p.worker)));
 }
 
 async function poll() {
