@@ -13,10 +13,10 @@ import asyncio
 from typing import TYPE_CHECKING, Any
 
 from collabrl.agents.persona.temperament import stable_seed
+from collabrl.study.chat_agent import ChatAgent
 from collabrl.study.forms import FormError
 from collabrl.study.room import Room
 from collabrl.study.room_agents import AgentFailure, chat_conversation, llm_reply, scripted_line
-from collabrl.study.schema import ChatAgent
 
 if TYPE_CHECKING:
     from collabrl.study.rooms import RoomHub, RoomSpec

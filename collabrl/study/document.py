@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING, Any
 
 from collabrl.agents.persona.temperament import stable_seed
 from collabrl.study.chat import MAX_AGENT_CHARS, checked_text
+from collabrl.study.chat_agent import ChatAgent
 from collabrl.study.forms import FormError
 from collabrl.study.room import Room, text_diff
 from collabrl.study.room_agents import AgentFailure, document_conversation, llm_reply
-from collabrl.study.schema import ChatAgent
 
 if TYPE_CHECKING:
     from collabrl.study.rooms import RoomHub, RoomSpec

@@ -2,9 +2,9 @@
 x agent), each factor varied within or between subjects.
 
 A study with ``design.factors`` lists no ``conditions``: every combination of one level per
-factor is a condition, its id the level ids joined by ``-`` (``gates-expert``), its agent,
-game options (a collaboration structure: ``{structure: gates}``), prompt and name taken from
-the levels that give them. Assignment stays balanced (:mod:`collabrl.study.design`): the
+factor is a condition, its id the level ids joined by ``-`` (``gates-expert``), its agent (or
+a chat or document round and its ``chat_agent``), game options (a collaboration structure:
+``{structure: gates}``), prompt and name taken from the levels that give them. Assignment stays balanced (:mod:`collabrl.study.design`): the
 combinations of the between-subject factors' levels are *cells*; a session group is assigned
 one cell, and plays that cell's within-subject conditions in a counterbalanced order; groups
 cycle through every cell x order x task, so a recruitment target that is a multiple of that
@@ -14,12 +14,13 @@ block fills every cell equally (lint refuses any other target).
 from __future__ import annotations
 
 import itertools
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import Field, ValidationError, model_validator
 
 from collabrl.config import PlayerSpec
 from collabrl.sections import Strict
+from collabrl.study.chat_agent import ChatAgent
 
 LEVEL_ID = r"^[A-Za-z][A-Za-z0-9_]{0,30}$"  # no "-": it joins level ids into condition ids
 SEPARATOR = "-"
@@ -34,7 +35,11 @@ class Level(Strict):
     """What participants see for it (the condition's name joins its levels' names; keep it
     neutral, e.g. "Agent A")."""
     agent: PlayerSpec | None = None
-    """The agent of conditions at this level (exactly one factor's levels give agents)."""
+    """The agent of game rounds at this level (exactly one factor's levels give agents)."""
+    round: Literal["game", "chat", "document"] | None = None
+    """What a round at this level is (one factor's levels give it; null everywhere: game)."""
+    chat_agent: ChatAgent | None = None
+    """The agent of chat and document rounds at this level (one factor's levels give it)."""
     hub_model: bool = False
     """The agent's model is a hub id (lint does not look for it on disk)."""
     game_options: dict[str, Any] = Field(default_factory=dict)
@@ -109,9 +114,12 @@ def generated_conditions(factors: list[Factor]) -> list[dict[str, Any]]:
     where the levels do not make complete conditions."""
     out = []
     for index, levels in enumerate(combinations(factors)):
-        agent = _one(factors, levels, "agent")
-        if agent is None:
-            raise ValueError("design.factors: one factor's levels must each give an agent")
+        agent, chat_agent = _one(factors, levels, "agent"), _one(factors, levels, "chat_agent")
+        if agent is None and chat_agent is None:
+            raise ValueError(
+                "design.factors: one factor's levels must each give an agent (agent: for game "
+                "rounds, chat_agent: for chat and document rounds)"
+            )
         options: dict[str, Any] = {}
         for factor, level in zip(factors, levels, strict=True):
             clash = sorted(set(options) & set(level.game_options))
@@ -126,7 +134,9 @@ def generated_conditions(factors: list[Factor]) -> list[dict[str, Any]]:
             {
                 "id": condition_id(levels),
                 "name": " ".join(names) if names else f"Agent {_letters(index)}",
-                "agent": agent.model_dump(exclude_defaults=True),
+                "agent": agent.model_dump(exclude_defaults=True) if agent else None,
+                "round": _one(factors, levels, "round") or "game",
+                "chat_agent": chat_agent.model_dump(exclude_defaults=True) if chat_agent else None,
                 "hub_model": any(level.hub_model for level in levels),
                 "game_options": options,
                 "prompt": _one(factors, levels, "prompt"),

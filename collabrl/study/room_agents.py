@@ -12,8 +12,8 @@ import asyncio
 from typing import Any
 
 from collabrl.errors import CollabrlError
+from collabrl.study.chat_agent import ChatAgent
 from collabrl.study.room import Room
-from collabrl.study.schema import ChatAgent
 
 
 class AgentFailure(CollabrlError):

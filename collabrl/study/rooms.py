@@ -17,9 +17,10 @@ from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
+from collabrl.study.chat_agent import ChatAgent
 from collabrl.study.forms import FormError
 from collabrl.study.room import Room, RoomKind, open_room, room_events, room_key, rooms_from_events
-from collabrl.study.schema import ChatAgent, ChatPage, ConditionsPage, DocumentPage, RoomLimits
+from collabrl.study.schema import ChatPage, ConditionsPage, DocumentPage, RoomLimits
 from collabrl.study.views import fill
 
 if TYPE_CHECKING:

@@ -20,6 +20,7 @@ from collabrl.config.roles import EngineSpec, check_profile, require_engine
 from collabrl.envs.registry import GameSection
 from collabrl.numbers import PositiveInt
 from collabrl.sections import Seed, Strict
+from collabrl.study.chat_agent import ChatAgent, Text
 from collabrl.study.components import ComponentSpec
 from collabrl.study.factors import Factor, generated_conditions, parse_factors
 from collabrl.study.media import MediaItem
@@ -28,9 +29,6 @@ from collabrl.study.state import StateVar
 
 Ident = Annotated[str, Field(pattern=r"^[A-Za-z][A-Za-z0-9_-]{0,63}$")]
 """An id used in routes, events and CSV columns: a letter, then letters, digits, _ or -."""
-
-Text = Annotated[str, Field(max_length=20_000)]
-"""Markdown shown to participants (rendered without raw HTML)."""
 
 NO_TASK = "none"  # the one task of a study without a game
 MAX_TIMEOUT_S = 7 * 24 * 3600.0  # a week: far above any real wait, but finite
@@ -288,44 +286,6 @@ class Tutorial(Strict):
     """Shown above the practice game ({partner} is filled in)."""
     game_options: dict[str, Any] = Field(default_factory=dict)
     """Game-section options of the practice round over the study's (and its condition's), e.g. a shorter time limit ({max_ticks: 40} in a game whose limit is max_ticks); not the task, the seats or the game's name."""
-
-
-class ChatAgent(Strict):
-    """An agent in a chat room or at a shared document: scripted (fixed lines) or an LLM
-    through any engine collabrl supports."""
-
-    name: str = Field("Assistant", min_length=1, max_length=60)
-    """What participants see (keep it neutral to keep conditions blind)."""
-    kind: Literal["scripted", "llm"] = "scripted"
-    """scripted: says ``lines`` in order, one per participant message (or edit proposal);
-    llm: answers through ``engine`` in the role ``prompt`` gives it."""
-    opening: str | None = Field(None, max_length=2000)
-    """A first line said when the room opens (null: none)."""
-    lines: list[str] = Field(default_factory=list)
-    """scripted: the replies, in order (then silence); at a document: text it proposes to
-    add, one line per request."""
-    prompt: Text = "You are a friendly assistant working with people on a task. Be brief."
-    """llm: the system prompt (the agent's role and persona)."""
-    engine: EngineSpec | None = None
-    """llm: the engine."""
-    sampling: SamplingSpec = Field(
-        default_factory=lambda: SamplingSpec(temperature=0.7, max_new_tokens=200)
-    )
-    """llm: sampling."""
-    apology: str = Field("Sorry, I cannot answer right now.", max_length=500)
-    """Said in the room when the agent fails (its engine errs or times out)."""
-    timeout_s: float = Field(60.0, gt=0, le=3600)
-    """llm: seconds one reply may take before the agent counts as failed."""
-    hub_model: bool = False
-    """llm: the model is a Hugging Face hub id, not a local checkpoint folder (lint then does
-    not look for it on disk)."""
-
-    @model_validator(mode="after")
-    def _complete(self) -> ChatAgent:
-        require_engine(self.kind, self.engine, "chat agent")
-        if self.kind == "scripted" and not self.lines and not self.opening:
-            raise ValueError(f"chat agent {self.name}: a scripted agent needs lines or an opening")
-        return self
 
 
 class RoomLimits(Strict):

@@ -444,23 +444,22 @@ def chat_rounds_with(tmp_path, **changes) -> str:
 def test_chat_rounds_set_state_and_export_factor_levels_and_state_per_round(tmp_path) -> None:
     """A chat-rounds study whose agents are the levels of a within-subject factor and whose
     conditions page sets state from each round's result: the state changes when each room
-    closes, and every chat row carries its factor level and the state after its round (the
-    conditions are written out with their levels, as a resolved study holds them: a factor's
-    levels generate game agents only)."""
+    closes, and every chat row carries its factor level and the state after its round."""
     base = load_study("chat_rounds_study").study
-    conditions = [
-        {**c.model_dump(mode="json", exclude_defaults=True), "levels": {"tone": c.id}}
+    levels = [
+        {
+            "id": c.id,
+            "name": c.name,
+            "round": "chat",
+            "chat_agent": c.chat_agent.model_dump(exclude_unset=True),
+        }
         for c in base.conditions
+        if c.chat_agent is not None
     ]
-    levels = [{"id": c.id, "name": c.name} for c in base.conditions]
     path = chat_rounds_with(
         tmp_path,
-        design={
-            "participants": 4,
-            "kind": "within",
-            "factors": [{"name": "tone", "within": True, "levels": levels}],
-        },
-        conditions=conditions,
+        design={"participants": 4, "factors": [{"name": "tone", "within": True, "levels": levels}]},
+        conditions=None,
         state={"said": {"type": "number"}, "heard": {"type": "number"}, "kinds": {"type": "text"}},
         set={
             "said": "state.said + result.turns",

@@ -512,6 +512,11 @@ def test_the_bonus_reads_state_through_the_same_checks(tmp_path, capsys) -> None
         ("design.factors.0.levels.0.agent={kind: expert}", "agent comes from structure and agent"),
         ("design.factors.1.levels.0.agent=null", "one factor's levels must each give an agent"),
         ("design.kind=between", "design.kind: with factors the kind follows from them (within)"),
+        ("design.factors.1.levels.1.round=chat", "condition plain-quiet: a chat round needs"),
+        (
+            "design.factors.1.levels.1.chat_agent={kind: scripted}",
+            "design.factors.1.levels.1.chat_agent: chat agent Assistant: a scripted agent needs",
+        ),
     ],
 )
 def test_factor_mistakes_name_their_place(capsys, override, message) -> None:
