@@ -572,7 +572,7 @@ class StudyRuntime:
                 self._arm_match_timer()
                 return
             page = self._waiting_room(pid)
-            waited = {
+            waited: dict[str, Any] = {
                 "waited_s": round(time.monotonic() - self.waiting_since[pid], 3),
                 "then": page.on_timeout,
             }

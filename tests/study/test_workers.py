@@ -135,9 +135,7 @@ def test_serve_workers_moves_a_waiting_participant_to_the_group_s_worker(tmp_pat
             assert server.poll() is None and time.monotonic() < deadline, log.read_text()
             time.sleep(0.1)
         text = log.read_text()
-        base = re.search(r"admin page \(every worker's participants\): (http://[^/\s]+)", text)[
-            1
-        ]
+        base = re.search(r"admin page \(every worker's participants\): (http://[^/\s]+)", text)[1]
         (other,) = {url for url, _ in link.findall(text)} - {base}  # worker 0 spreads the joins
         key = link.findall(text)[0][1]
         for url in (base, other):  # each prints its link just before it listens
