@@ -594,7 +594,7 @@ class StudyRuntime:
         try:
             with self.db.batch():
                 if self.worker is not None:
-                    pids = self.worker.claim(self, pids, every=how == "matched")
+                    pids = self.worker.claim(self, pids, how)
                 row = self._group_row(pids, how)
         except Taken:
             return False

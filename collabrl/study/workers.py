@@ -66,18 +66,19 @@ class Worker:
         """The address of the worker that serves ``pid`` (this one's, if unknown)."""
         return self.gone.get(pid) or self.url_of(self.db.home(pid) or 0) or self.url
 
-    def claim(self, rt: StudyRuntime, pids: list[str], every: bool) -> list[str]:
-        """Inside the batch that forms a group: lock matching, keep the ``pids`` that still
-        wait (``every``: all of them, else raise :class:`Taken`) and make this worker their
-        home; a member new to this worker is in ``rt.people`` once the batch commits."""
+    def claim(self, rt: StudyRuntime, pids: list[str], how: str) -> list[str]:
+        """Inside the batch that forms a group ``how`` ("matched", "timeout" or "solo"): lock
+        matching, keep the ``pids`` that still wait (on a match page, unless "solo"; "matched":
+        all of them, else raise :class:`Taken`) and make this worker their home; a member new
+        to this worker is in ``rt.people`` once the batch commits."""
         self.db.lock_matching()
         rooms = {p.id for p in rt.study.pages if isinstance(p, MatchPage)}
         rows: dict[str, ParticipantRow] = {}
         for pid in pids:
             row = self.db.participant(pid)
-            if row is not None and _waits(row) and row["page"] in rooms:
+            if row is not None and _waits(row) and (how == "solo" or row["page"] in rooms):
                 rows[pid] = row
-        if not rows or (every and len(rows) < len(pids)):
+        if not rows or (how == "matched" and len(rows) < len(pids)):
             raise Taken(", ".join(p for p in pids if p not in rows))
         for pid, row in rows.items():
             if pid not in rt.people or pid in self.gone:

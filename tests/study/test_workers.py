@@ -217,7 +217,7 @@ def test_a_match_timeout_leaves_alone_whom_another_worker_grouped_first(
 
         third = (await there.join())[0]  # on the consent page, active and in no group
         with pytest.raises(Taken), there.db.batch():
-            there.worker.claim(there, [third], every=True)
+            there.worker.claim(there, [third], "matched")
         _stop(here, there)
 
     asyncio.run(run())
@@ -271,6 +271,30 @@ def test_each_worker_s_admin_page_shows_every_worker_s_participants(tmp_path) ->
             (group,) = admin_state(rt)["groups"]
             assert group["worker"] == 1 and group["round"] == 1
             assert admin_state(rt)["pool"] == []
+        _stop(here, there)
+
+    asyncio.run(run())
+
+
+def test_a_study_without_a_match_page_forms_solo_groups_under_workers(tmp_path) -> None:
+    """One person with an agent (no match page), served by worker 1 of two: arriving at the
+    rounds forms their group alone and the first round starts (a claim that asked for a match
+    page had left them in no group)."""
+    study = compiled("paper_user_study_cpu", *SHORT)
+    pages = [
+        {"node": "consent", "agree": True},
+        {"node": "intake", "answers": {"gaming": "weekly", "ai_familiarity": 4}},
+        {"node": "instructions"},
+    ]
+
+    async def run() -> None:
+        here, there = await _two_workers(study, tmp_path / "study.sqlite")
+        pid = (await there.join())[0]
+        for page in pages:
+            await there.submit(pid, page)
+        assert there.node(pid) == "rounds.play1"
+        (group,) = there.db.groups()
+        assert group["members"] == {"Alice": pid} and there.db.home(pid) == 1
         _stop(here, there)
 
     asyncio.run(run())
