@@ -12,21 +12,22 @@ import time
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
-from collabrl.study.schema import MatchPage
 from collabrl.study.tutorial import PRACTICE
 
 if TYPE_CHECKING:
-    from collabrl.study.db import GroupRow, ParticipantRow
+    from collabrl.study.db import GroupRow
     from collabrl.study.runtime import StudyRuntime
 
 
 def admin_state(rt: StudyRuntime) -> dict[str, Any]:
-    """The study's live state as JSON for the admin page. With several workers (``serve
-    --workers``) every worker's participants, pool and groups come from the database, each with
-    the worker that serves it; who is online and a round's tick are known to their own worker."""
+    """The study's live state as JSON for the admin page, from the database (which every change
+    reaches before memory does): with several workers (``serve --workers``) it holds every
+    worker's participants, pool and groups, each shown with the worker that serves it; who is
+    online and a round's tick are known to the worker that serves them."""
     now = time.monotonic()
-    people, homes = _everyone(rt)
+    people, homes = rt.db.participants(), rt.db.homes()
     statuses = Counter(p["status"] for p in people)
+    pool = rt.db.waiting(rt.study.match_pages) if rt.study.match_pages else []
     return {
         "study": rt.study.name,
         "title": rt.study.title,
@@ -49,15 +50,15 @@ def admin_state(rt: StudyRuntime) -> dict[str, Any]:
         },
         "pool": [
             {
-                "participant": pid,
-                "waited_s": round(now - rt.waiting_since[pid], 1)
-                if pid in rt.waiting_since
-                else round(time.time() - updated, 1),
-                "worker": homes.get(pid),
+                "participant": p["pid"],
+                "waited_s": round(now - rt.waiting_since[p["pid"]], 1)
+                if p["pid"] in rt.waiting_since
+                else round(time.time() - p["updated"], 1),
+                "worker": homes.get(p["pid"]),
             }
-            for pid, updated in _pool(rt)
+            for p in pool
         ],
-        "groups": [_group(rt, row, homes) for row in _group_rows(rt)],
+        "groups": [_group(rt, row, homes) for row in rt.db.groups()],
         "participants": [
             {
                 "participant": p["pid"],
@@ -76,34 +77,11 @@ def admin_state(rt: StudyRuntime) -> dict[str, Any]:
     }
 
 
-def _everyone(rt: StudyRuntime) -> tuple[list[ParticipantRow], dict[str, int]]:
-    """The participants to list and who serves whom: this server's (its memory), or with
-    several workers every worker's (the database, which each worker writes before it acts)."""
-    if rt.worker is None:
-        return list(rt.people.values()), {}
-    return rt.db.participants(), rt.db.homes()
-
-
 def _online(rt: StudyRuntime, pid: str, homes: dict[str, int]) -> bool | None:
     """Whether ``pid``'s page is connected (None: another worker serves them)."""
     if rt.worker is not None and homes.get(pid, rt.worker.index) != rt.worker.index:
         return None
     return rt.connected[pid] > 0
-
-
-def _pool(rt: StudyRuntime) -> list[tuple[str, float]]:
-    """Who waits on a match page (every worker's with several), with their row's last change."""
-    if rt.worker is None:
-        return [(pid, rt.people[pid]["updated"]) for pid in rt.pool]
-    rooms = [p.id for p in rt.study.pages if isinstance(p, MatchPage)]
-    return [(r["pid"], r["updated"]) for r in rt.db.waiting(rooms)] if rooms else []
-
-
-def _group_rows(rt: StudyRuntime) -> list[GroupRow]:
-    """This server's session groups, or with several workers every worker's."""
-    if rt.worker is None:
-        return [g.row for g in rt.groups.values()]
-    return rt.db.groups()
 
 
 def _group(rt: StudyRuntime, row: GroupRow, homes: dict[str, int]) -> dict[str, Any]:

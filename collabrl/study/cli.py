@@ -207,11 +207,11 @@ def serve(
     port = port or free_port(host)
     shown = f"[{host}]" if ":" in host else host
     public = (public_url or f"http://{shown}:{port}{prefix}").rstrip("/")
+    click.echo(f"database: {database.path} (protocol {compiled.loaded.sha256[:12]})")
     if workers > 1 and worker is None:
         from collabrl.study.workers import serve_workers
 
         database.close()
-        click.echo(f"database: {database.path} (protocol {compiled.loaded.sha256[:12]})")
         click.echo(f"admin page (every worker's participants): {public}/admin?token={admin}")
         ports = [port, *(free_port(host) for _ in range(workers - 1))]
         urls = [public, *(f"http://{shown}:{p}{prefix}" for p in ports[1:])]
@@ -228,7 +228,6 @@ def serve(
 
         rt.worker = Worker(database, worker, workers, public)
     app = make_study_app(rt, admin, limits, base_path=prefix)
-    click.echo(f"database: {database.path} (protocol {compiled.loaded.sha256[:12]})")
     click.echo(f"admin page: {public}/admin?token={admin}")
     platform = PLATFORMS[compiled.study.recruitment.platform]
     if platform.placeholders:

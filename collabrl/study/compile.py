@@ -529,7 +529,7 @@ def _check_graph(flow: Flow) -> None:
         raise RecipeError(f"pages: no end page can be reached from {', '.join(stuck)}")
     humans = len(study.human_seats)
     if humans > 1:
-        rooms = frozenset(p.id for p in study.pages if isinstance(p, MatchPage))
+        rooms = frozenset(study.match_pages)
         for page in (p for p in study.pages if isinstance(p, GROUP_PAGES)):
             entry = _entry(page, flow.rounds)
             if entry in _reachable(nodes[0], edges, rooms):

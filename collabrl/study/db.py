@@ -425,9 +425,10 @@ class StudyDB:
                 "added": added,
             }
         )
-        with self.batch():
-            self._conn.execute("DELETE FROM meta WHERE key = ?", ("upgrades",))
-            self._conn.execute("INSERT INTO meta VALUES (?, ?)", ("upgrades", json.dumps(upgrades)))
+        self._write(
+            "INSERT INTO meta VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            ("upgrades", json.dumps(upgrades)),
+        )
 
     def meta(self) -> dict[str, str]:
         return {r["key"]: r["value"] for r in self._read("SELECT key, value FROM meta")}

@@ -4,11 +4,12 @@ x agent), each factor varied within or between subjects.
 A study with ``design.factors`` lists no ``conditions``: every combination of one level per
 factor is a condition, its id the level ids joined by ``-`` (``gates-expert``), its agent (or
 a chat or document round and its ``chat_agent``), game options (a collaboration structure:
-``{structure: gates}``), prompt and name taken from the levels that give them. Assignment stays balanced (:mod:`collabrl.study.design`): the
-combinations of the between-subject factors' levels are *cells*; a session group is assigned
-one cell, and plays that cell's within-subject conditions in a counterbalanced order; groups
-cycle through every cell x order x task, so a recruitment target that is a multiple of that
-block fills every cell equally (lint refuses any other target).
+``{structure: gates}``), prompt and name taken from the levels that give them. Assignment
+stays balanced (:mod:`collabrl.study.design`): the combinations of the between-subject
+factors' levels are *cells*; a session group is assigned one cell, and plays that cell's
+within-subject conditions in a counterbalanced order; groups cycle through every cell x order
+x task, so a recruitment target that is a multiple of that block fills every cell equally (lint
+refuses any other target).
 """
 
 from __future__ import annotations

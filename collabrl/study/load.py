@@ -56,24 +56,19 @@ def protocol_differences(before: Any, after: Any, where: str = "") -> tuple[list
     A newer collabrl reading the same study file resolves every option it has added at its
     default: those keys are *added*; anything else that differs is a *changed* protocol."""
     if isinstance(before, dict) and isinstance(after, dict):
+        added = [f"{where}{key}" for key in after.keys() - before.keys()]
+        changed = [f"{where}{key}" for key in before.keys() - after.keys()]
+        inside = [(before[k], after[k], f"{where}{k}.") for k in before.keys() & after.keys()]
+    elif isinstance(before, list) and isinstance(after, list) and len(before) == len(after):
         added, changed = [], []
-        for key in after.keys() - before.keys():
-            added.append(f"{where}{key}")
-        for key in before.keys() - after.keys():
-            changed.append(f"{where}{key}")
-        for key in before.keys() & after.keys():
-            more, other = protocol_differences(before[key], after[key], f"{where}{key}.")
-            added += more
-            changed += other
-        return sorted(added), sorted(changed)
-    if isinstance(before, list) and isinstance(after, list) and len(before) == len(after):
-        added, changed = [], []
-        for i, (old, new) in enumerate(zip(before, after, strict=True)):
-            more, other = protocol_differences(old, new, f"{where}{i}.")
-            added += more
-            changed += other
-        return added, changed
-    return [], [] if before == after else [where.rstrip(".") or "(the whole study)"]
+        inside = [(old, after[i], f"{where}{i}.") for i, old in enumerate(before)]
+    else:
+        return [], [] if before == after else [where.rstrip(".") or "(the whole study)"]
+    for old, new, path in inside:
+        more, other = protocol_differences(old, new, path)
+        added += more
+        changed += other
+    return sorted(added), sorted(changed)
 
 
 MAX_PROBLEMS = 12  # a study file is short: every problem of it fits on the line

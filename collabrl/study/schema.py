@@ -817,6 +817,11 @@ class Study(Strict):
         return self.seats
 
     @property
+    def match_pages(self) -> list[str]:
+        """Ids of the match pages: where participants wait to be grouped (the pool)."""
+        return [p.id for p in self.pages if isinstance(p, MatchPage)]
+
+    @property
     def human_seats(self) -> list[str]:
         """The seats a group's participants take: the game's human seats, or (without a game)
         ``p1``, ``p2``, ... up to the match page's ``size`` (one without a match page)."""

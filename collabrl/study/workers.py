@@ -25,7 +25,6 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from collabrl.study.db import ParticipantRow, StudyDB
-from collabrl.study.schema import MatchPage
 
 if TYPE_CHECKING:
     from collabrl.study.runtime import StudyRuntime
@@ -72,7 +71,7 @@ class Worker:
         all of them, else raise :class:`Taken`) and make this worker their home; a member new
         to this worker is in ``rt.people`` once the batch commits."""
         self.db.lock_matching()
-        rooms = {p.id for p in rt.study.pages if isinstance(p, MatchPage)}
+        rooms = rt.study.match_pages
         rows: dict[str, ParticipantRow] = {}
         for pid in pids:
             row = self.db.participant(pid)
@@ -99,7 +98,7 @@ class Worker:
 
     async def match(self, rt: StudyRuntime, humans: int) -> None:
         """Form groups of ``humans`` from the pool of every worker (call with ``rt.lock``)."""
-        pages = [p.id for p in rt.study.pages if isinstance(p, MatchPage)]
+        pages = rt.study.match_pages
         while pages:
             waiting = [r["pid"] for r in self.db.waiting(pages)]
             if len(waiting) < humans:
