@@ -119,7 +119,8 @@ def make_llm_player(
     **options: Any,
 ) -> Player:
     """An LLM seat: ``role`` "agent" (the collaborative agent, no persona) or "player" (a
-    simulated player, optionally role-playing ``persona``); ``options``: retries, name."""
+    simulated player, optionally role-playing ``persona``); ``options``: retries, name, layout
+    (the agent's prompt layout)."""
     from collabrl.agents.llm_player import LLMPlayer
 
     params = sampling_params(sampling, seed)
@@ -138,7 +139,10 @@ def make_player(
         role: Role = "player" if persona else "agent"  # a profiled seat is a simulated player
         assert spec.engine is not None, "PlayerSpec refuses an llm seat without an engine"
         engine = engine or make_engine_from_spec(spec.engine)
-        return make_llm_player(engine, game, spec.sampling, seed, role=role, persona=persona)
+        layout = spec.prompt if role == "agent" else "paper"
+        return make_llm_player(
+            engine, game, spec.sampling, seed, role=role, persona=persona, layout=layout
+        )
     if spec.kind == "persona":
         assert spec.profile is not None, "PlayerSpec refuses a persona seat without a profile"
         return make_persona(get_profile(spec.profile), spec.vary_wording)

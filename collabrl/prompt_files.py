@@ -14,6 +14,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache, cached_property
 from importlib.resources import files
+from typing import Literal
+
+PromptLayout = Literal["paper", "compact"]
+"""How the agent's prompt is laid out. ``paper``: the E.6 prompt (rules, how to decide, the answer
+format) before the observation. ``compact``: only the seat's name and the observation, for a model
+trained from scratch that cannot read the rules' English but pays for every token of it (about 40%
+of a household decision); such a model learns the answer format from demonstrations. Never the
+default of the paper's recipes."""
 
 _SLOT = re.compile(r"\{\{(\w+)\}\}")
 _SECTION = re.compile(r"^=== (\w+) ===$", re.MULTILINE)

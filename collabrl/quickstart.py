@@ -19,8 +19,13 @@ import numpy as np
 from collabrl.config import load_recipe
 from collabrl.eval.compare import METRICS, compare, comparison_rows, value, verdict
 
-SFT_RECIPE = "cwah_sft_cpu"
-GIGPO_RECIPE = "cwah_gigpo_cpu"
+SETUPS = {
+    "compact": ("cwah_sft_compact_cpu", "cwah_gigpo_compact_cpu"),
+    "paper": ("cwah_sft_cpu", "cwah_gigpo_cpu"),
+}
+"""CPU setups: (SFT recipe, GiGPO recipe). ``compact``: the tiny model with a tokenizer fitted to
+the game's text and the compact prompt layout (the quickstart's default); ``paper``: the paper's
+prompt with the generic tiny tokenizer (kept measured beside it)."""
 HELD_OUT_TASKS = (
     "0_read_book",
     "10_put_dishwasher",
@@ -48,6 +53,17 @@ class QuickstartPlan:
     eval_seats: Sequence[int] = (1,)
     eval_seeds: Sequence[int] = (0,)
     extra_rl: Sequence[str] = ()  # overrides for the GiGPO recipe (e.g. ablations)
+    extra_sft: Sequence[str] = ()  # overrides for the SFT recipe
+    setup: str = "compact"  # a key of SETUPS
+    eval_split: str = "test"  # the benchmark's held-out jobs; "train" only to tune on training jobs
+
+    @property
+    def sft_recipe(self) -> str:
+        return SETUPS[self.setup][0]
+
+    @property
+    def rl_recipe(self) -> str:
+        return SETUPS[self.setup][1]
 
 
 def policy_summary(rows: Sequence[dict[str, Any]]) -> dict[str, float]:
@@ -70,8 +86,9 @@ def evaluate_policy(plan: QuickstartPlan, name: str, policy: Sequence[str]) -> l
 
     tasks = [f"eval.tasks=[{', '.join(plan.eval_tasks)}]"] if plan.eval_tasks else []
     recipe = load_recipe(
-        GIGPO_RECIPE,
+        plan.rl_recipe,
         [
+            f"eval.split={plan.eval_split}",
             *tasks,
             f"eval.max_profiles={plan.eval_profiles}",
             f"eval.seats=[{', '.join(map(str, plan.eval_seats))}]",
@@ -83,13 +100,17 @@ def evaluate_policy(plan: QuickstartPlan, name: str, policy: Sequence[str]) -> l
     return episode_rows(run_evaluation(recipe.evaluation(), progress=False).outcomes)
 
 
-def llm_policy(folder: str) -> list[str]:
-    """``eval.policy`` overrides for a trained HF folder on the transformers engine."""
+def llm_policy(plan: QuickstartPlan, folder: str) -> list[str]:
+    """``eval.policy`` overrides for a trained HF folder on the transformers engine, prompted and
+    sampled as the GiGPO recipe trains it."""
+    policy = load_recipe(plan.rl_recipe, []).policy
     return [
         "eval.policy.kind=llm",
         "eval.policy.engine.backend=transformers",
         f"eval.policy.engine.model={folder}",
-        "eval.policy.sampling={temperature: 0.7, max_new_tokens: 160}",
+        f"eval.policy.prompt={policy.prompt}",
+        f"eval.policy.sampling={{temperature: {policy.sampling.temperature}, "
+        f"max_new_tokens: {policy.sampling.max_new_tokens}}}",
     ]
 
 
@@ -135,7 +156,9 @@ def run_sft(plan: QuickstartPlan) -> str:
     from collabrl.sft.demos import demos_path, record_demos, write_demos
     from collabrl.sft.trainer import train_sft
 
-    recipe = load_recipe(SFT_RECIPE, [f"seed={plan.seed}", f"output_dir={plan.out / 'sft'}"])
+    recipe = load_recipe(
+        plan.sft_recipe, [f"seed={plan.seed}", f"output_dir={plan.out / 'sft'}", *plan.extra_sft]
+    )
     rows = list(record_demos(recipe, recipe.sft.demos))
     write_demos(rows, demos_path(recipe, recipe.sft.demos))
     return str(train_sft(recipe, recipe.sft))
@@ -146,7 +169,7 @@ def run_gigpo(plan: QuickstartPlan, sft_policy: str) -> Path:
     from collabrl.training.loop import train
 
     recipe = load_recipe(
-        GIGPO_RECIPE,
+        plan.rl_recipe,
         [
             f"seed={plan.seed}",
             f"policy.model={sft_policy}",
@@ -168,8 +191,8 @@ def quickstart(plan: QuickstartPlan) -> dict[str, Any]:
     sft_policy = run_sft(plan)
     rl_dir = run_gigpo(plan, sft_policy)
     episodes = {
-        "SFT": evaluate_policy(plan, "sft", llm_policy(sft_policy)),
-        "SFT + GiGPO": evaluate_policy(plan, "gigpo", llm_policy(latest_policy(rl_dir))),
+        "SFT": evaluate_policy(plan, "sft", llm_policy(plan, sft_policy)),
+        "SFT + GiGPO": evaluate_policy(plan, "gigpo", llm_policy(plan, latest_policy(rl_dir))),
         **reference_rows(plan),
     }
     rows = results_table(episodes)

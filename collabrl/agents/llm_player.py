@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from collabrl.agents.prompts import Role, build_messages
+from collabrl.prompt_files import PromptLayout
 from collabrl.agents.protocol import parse_observed
 from collabrl.engines.types import Engine, GenerationResult, SamplingParams
 from collabrl.envs.base import Game, Observation
@@ -45,8 +46,10 @@ class LLMPlayer:
         persona: str | None = None,
         retries: int = 0,
         name: str = "llm",
+        layout: PromptLayout = "paper",
     ) -> None:
         self.engine, self.game, self.persona, self.role = engine, game, persona, role
+        self.layout = layout
         self.params = params or SamplingParams(temperature=0.7, max_new_tokens=512)
         self.retries, self.name = retries, name
         self.calls: list[LLMCall] = []
@@ -61,7 +64,7 @@ class LLMPlayer:
 
     def conversation(self, obs: Observation) -> list[dict[str, str]]:
         """The chat this player sends for ``obs``."""
-        return build_messages(self.game, obs, self.persona, self.role)
+        return build_messages(self.game, obs, self.persona, self.role, self.layout)
 
     def sampling(self) -> SamplingParams:
         """This player's sampling settings with a fresh seed per decision (if seeded)."""

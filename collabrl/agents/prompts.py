@@ -14,34 +14,47 @@ from __future__ import annotations
 from typing import Literal
 
 from collabrl.envs.base import Game, Observation
-from collabrl.prompt_files import PromptFile, fill, load_prompt
+from collabrl.prompt_files import PromptFile, PromptLayout, fill, load_prompt
 
 Role = Literal["agent", "player"]
 ROLES: tuple[Role, ...] = ("agent", "player")
 PROMPT_PACKAGE = "collabrl.agents.role_prompts"
 
 
-def role_prompt(role: Role) -> PromptFile:
+def role_prompt(role: Role, layout: PromptLayout = "paper") -> PromptFile:
+    """The prompt file of ``role`` in ``layout`` (only the agent has a compact layout)."""
+    if layout == "compact":
+        if role != "agent":
+            raise ValueError(f"only the agent role has a compact prompt, not {role!r}")
+        return load_prompt(PROMPT_PACKAGE, "agent_compact")
     return load_prompt(PROMPT_PACKAGE, role)
 
 
-def role_prompt_stamp(role: Role) -> str:
+def role_prompt_stamp(role: Role, layout: PromptLayout = "paper") -> str:
     """``version@sha`` of a role's prompt file, stamped on every result that used it."""
-    return role_prompt(role).stamp
+    return role_prompt(role, layout).stamp
 
 
 def role_prompt_stamps() -> dict[str, str]:
-    """Every role's prompt stamp (what runs and results record)."""
-    return {role: role_prompt_stamp(role) for role in ROLES}
+    """Every role's prompt stamp (what runs and results record), the compact agent's included."""
+    return {
+        **{role: role_prompt_stamp(role) for role in ROLES},
+        "agent_compact": role_prompt_stamp("agent", "compact"),
+    }
 
 
 def build_messages(
-    game: Game, obs: Observation, persona: str | None = None, role: Role = "agent"
+    game: Game,
+    obs: Observation,
+    persona: str | None = None,
+    role: Role = "agent",
+    layout: PromptLayout = "paper",
 ) -> list[dict[str, str]]:
-    """Chat messages (system + user) asking ``obs.seat`` for its next decision in ``role``."""
+    """Chat messages (system + user) asking ``obs.seat`` for its next decision in ``role``,
+    laid out as ``layout``."""
     if persona and role != "player":
         raise ValueError("only a simulated player (role='player') carries a persona")
-    sections = role_prompt(role).sections
+    sections = role_prompt(role, layout).sections
     personality = fill(sections["personality"], {"persona": persona}) + "\n\n" if persona else ""
     greets = (
         "greeting" in sections and getattr(game, "opening", "first_decision") == "first_decision"

@@ -12,6 +12,7 @@ from pydantic import AfterValidator, Field, ValidationInfo, field_validator, mod
 from collabrl.engines.options import OPTIONS, option_names
 from collabrl.errors import CollabrlError
 from collabrl.numbers import NonNegativeInt, PositiveInt
+from collabrl.prompt_files import PromptLayout
 from collabrl.sections import MAX_NEW_TOKENS, MAX_POLICY_RETRIES, Strict
 from collabrl.settings_files import clip
 
@@ -90,6 +91,9 @@ class PlayerSpec(Strict):
     """The llm player's engine."""
     sampling: SamplingSpec = Field(default_factory=SamplingSpec)
     """The llm player's sampling."""
+    prompt: PromptLayout = "paper"
+    """An llm player in the agent's seat: its prompt layout (paper or compact; see
+    ``policy.prompt``). Evaluate a policy trained with the compact layout with compact."""
     vary_wording: bool = True
     """A persona never sends the same chat line twice in an episode: a phrase said already gives way to the next unsaid one of its bank, then to two joined, then to a marked repeat ("Again: ..."); its random draws and actions are unchanged. False: the earlier wording (repeats and all), which the README's pinned learning and team figures were measured with."""
 

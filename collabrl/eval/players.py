@@ -111,7 +111,9 @@ def policy_factory(spec: PlayerSpec, engines: EngineCache, retries: int = 0) -> 
     def build(game: Game, game_spec: GameSection, seed: int) -> Player:
         if spec.kind == "llm":
             engine = engines.get(spec.engine)
-            return make_llm_player(engine, game, spec.sampling, seed, role="agent", retries=retries)
+            return make_llm_player(
+                engine, game, spec.sampling, seed, role="agent", retries=retries, layout=spec.prompt
+            )
         return make_player(spec, game_spec, game, seed)
 
     return build

@@ -31,6 +31,7 @@ from collabrl.config import Recipe
 from collabrl.config.sft import DemoSpec
 from collabrl.envs.base import Game, Observation, format_response, letter
 from collabrl.errors import CollabrlError, first_problem
+from collabrl.prompt_files import PromptLayout
 from collabrl.records import (
     check_complete,
     output_set,
@@ -47,10 +48,11 @@ def demos_path(recipe: Recipe, spec: DemoSpec) -> Path:
 
 
 class Recorder:
-    """Answers exactly like the wrapped player and keeps each decision's prompt and response."""
+    """Answers exactly like the wrapped player and keeps each decision's prompt (in the trained
+    policy's ``layout``, whatever prompt an LLM teacher itself reads) and response."""
 
-    def __init__(self, player: Player, game: Game) -> None:
-        self.player, self.game = player, game
+    def __init__(self, player: Player, game: Game, layout: PromptLayout = "paper") -> None:
+        self.player, self.game, self.layout = player, game, layout
         self.name = player.name
         self.decisions: list[tuple[Observation, list[dict[str, str]], str]] = []
 
@@ -60,7 +62,7 @@ class Recorder:
 
     def act(self, obs: Observation) -> str:
         response = self.player.act(obs)
-        self.decisions.append((obs, build_messages(self.game, obs), response))
+        self.decisions.append((obs, build_messages(self.game, obs, layout=self.layout), response))
         return response
 
 
@@ -129,7 +131,8 @@ def record_demos(
         tqdm(plans, desc="demos", disable=not progress)
     ):
         (slot,) = make_slots(one_each, [GroupPlan(task, profile, seed)], partner_engine)
-        recorder = Recorder(_demonstrator(recipe, slot.game, teacher_engine, seed), slot.game)
+        demonstrator = _demonstrator(recipe, slot.game, teacher_engine, seed)
+        recorder = Recorder(demonstrator, slot.game, recipe.policy.prompt)
         record = play_episode(slot.game, {**slot.players, slot.policy_seat: recorder}, seed)
         success = _succeeded(record.summary)
         stats.episodes += 1
@@ -151,7 +154,7 @@ def record_demos(
                 ],
                 "actions": obs.actions,
                 "game": recipe.game.name,
-                "prompt_version": role_prompt_stamp("agent"),
+                "prompt_version": role_prompt_stamp("agent", recipe.policy.prompt),
                 "task": task,
                 "profile": slot.profile_id,
                 "seat": slot.policy_seat,
@@ -178,7 +181,13 @@ def _demonstrator(recipe: Recipe, game: Game, teacher_engine, seed: int) -> Play
     if target.kind == "expert":
         return make_expert(recipe.game)
     return make_llm_player(
-        teacher_engine, game, target.sampling, seed, role="agent", name="teacher"
+        teacher_engine,
+        game,
+        target.sampling,
+        seed,
+        role="agent",
+        name="teacher",
+        layout=target.prompt,
     )
 
 

@@ -77,6 +77,7 @@ def make_slots(recipe: Recipe, plans: list[GroupPlan], partner_engine=None) -> l
                         role="agent",
                         retries=0,
                         name="self-play",
+                        layout=recipe.policy.prompt,
                     )
                 else:
                     player = make_partner(
@@ -98,6 +99,7 @@ def make_slots(recipe: Recipe, plans: list[GroupPlan], partner_engine=None) -> l
                     profile_id=getattr(plan.profile, "id", None),
                     player_type=getattr(plan.profile, "player_type", None),
                     seed=plan.seed,
+                    prompt=recipe.policy.prompt,
                 )
             )
     return slots

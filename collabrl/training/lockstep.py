@@ -18,6 +18,7 @@ from typing import Any, TypedDict
 from collabrl.agents.llm_player import LLMPlayer, act_all
 from collabrl.agents.player import Player
 from collabrl.agents.prompts import build_messages
+from collabrl.prompt_files import PromptLayout
 from collabrl.engines.types import Engine, GenerationResult, SamplingParams
 from collabrl.envs.base import Game, Observation, sends_message
 from collabrl.episode import Episode, Turn
@@ -78,6 +79,7 @@ class EpisodeSlot:
     summary: dict[str, Any] = field(default_factory=dict)
     final_progress: int = 0  # the game's goal units completed at the end
     efficiency: float = 0.0  # the episode-level reward, filled in by scoring
+    prompt: PromptLayout = "paper"  # the policy's prompt layout (``policy.prompt``)
 
     @property
     def running(self) -> Episode:
@@ -103,7 +105,11 @@ def _policy_round(
     if not waiting:
         return {}
     chats = [
-        build_messages(slots[i].game, slots[i].running.pending[slots[i].policy_seat])
+        build_messages(
+            slots[i].game,
+            slots[i].running.pending[slots[i].policy_seat],
+            layout=slots[i].prompt,
+        )
         for i in waiting
     ]
     seed = None if params.seed is None else params.seed * 100_003 + round_index

@@ -25,7 +25,15 @@ if TYPE_CHECKING:
     from accelerate import Accelerator
     from transformers import PreTrainedTokenizerBase
 
-TINY_MODELS = {"tiny": "tiny", "tiny-small": "small"}
+TINY_MODELS = {
+    "tiny": ("tiny", "builtin"),
+    "tiny-small": ("small", "builtin"),
+    "tiny-game": ("tiny", "game"),
+    "tiny-small-game": ("small", "game"),
+}
+"""Random models made offline under the run folder: name -> (size, tokenizer corpus) of
+:func:`collabrl.models.tiny.make_tiny_model`. ``-game``: the tokenizer fitted to the built-in
+games' text (several times fewer tokens per decision than the generic one)."""
 
 
 @dataclass
@@ -56,7 +64,8 @@ def resolve_model_path(spec: PolicySpec, run_dir: Path, seed: int) -> str:
 
         folder = run_dir / f"{spec.model}-model"
         if not (folder / "config.json").is_file():
-            make_tiny_model(folder, seed=seed, size=TINY_MODELS[spec.model])
+            size, corpus = TINY_MODELS[spec.model]
+            make_tiny_model(folder, seed=seed, size=size, corpus=corpus)
         return str(folder)
     path = Path(spec.model).expanduser()
     if not (path / "config.json").is_file():

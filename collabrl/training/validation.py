@@ -52,6 +52,7 @@ def validation_spec(recipe: Recipe, model_path: str, iteration: int, run_dir: Pa
         kind="llm",
         engine=EngineSpec(backend=recipe.policy.backend, model=model_path),
         sampling=recipe.policy.sampling,
+        prompt=recipe.policy.prompt,
     )
     options = {game: base.game_options[game]} if game in base.game_options else {}
     return EvalSpec.model_validate(
