@@ -34,8 +34,6 @@ def test_stale_names_and_paths_are_found_and_live_ones_pass() -> None:
     ]
 
 
-@pytest.mark.parametrize(
-    "path", SITE_PAGES + OUTSIDE_SITE, ids=lambda p: str(p.relative_to(REPO))
-)
+@pytest.mark.parametrize("path", SITE_PAGES + OUTSIDE_SITE, ids=lambda p: str(p.relative_to(REPO)))
 def test_markdown_names_only_code_that_exists(path) -> None:
     assert code_names.stale_names(path.read_text(encoding="utf-8")) == []
