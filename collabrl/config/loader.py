@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import yaml
-from omegaconf import OmegaConf
+from omegaconf import DictConfig, ListConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 from pydantic import BaseModel, ValidationError
 
@@ -210,6 +210,57 @@ def _allowed_keys(model: type[BaseModel], loc: tuple[Any, ...]) -> list[str]:
     return list(model.model_fields)
 
 
+def _item_example(node: ListConfig, where: str, part: str, rest: str) -> str:
+    """The override ``where.<part>.<rest>`` rewritten to address one item of the list ``node``.
+
+    ``part`` is an item's name (``games.kitchen.x`` -> ``games.1.x``), a key inside the items
+    (``games.kitchen_layouts`` -> ``games.1.kitchen_layouts``, the item that has it or whose name
+    it starts with), or a wrong index (``players.first.kind`` -> ``players.0.kind``).
+    """
+    items = [item if isinstance(item, DictConfig) else {} for item in node]
+    names = [item.get("name") for item in items]
+    if part in names:
+        return ".".join(x for x in (where, str(names.index(part)), rest) if x)
+    for i, (item, name) in enumerate(zip(items, names, strict=True)):
+        if part in item or (isinstance(name, str) and part.startswith(name)):
+            return ".".join(x for x in (where, str(i), part, rest) if x)
+    return ".".join(x for x in (where, "0", rest or part) if x)
+
+
+def _list_named_by_key(config: Any, key: str) -> str | None:
+    """Why ``key`` cannot address ``config``: a list indexed by a name, or past its end; None when
+    the path's lists are all indexed by numbers in range.
+
+    Why: OmegaConf's own words for these ("invalid literal for int() with base 10: 'x'") name
+    neither the list nor how to address its items; the items of a list of sections are told apart
+    by their ``name`` where they have one, so the message can show which number is which.
+    """
+    node, parts = config, key.split(".")
+    for depth, part in enumerate(parts):
+        if isinstance(node, ListConfig):
+            where = ".".join(parts[:depth])
+            names = [
+                f"{where}.{i} is {item.get('name')}"
+                for i, item in enumerate(node)
+                if isinstance(item, DictConfig) and isinstance(item.get("name"), str)
+            ]
+            shown = f" ({', '.join(names)})" if names else ""
+            if not part.isdigit():
+                example = _item_example(node, where, part, ".".join(parts[depth + 1 :]))
+                return (
+                    f"{where} is a list of {len(node)} item(s), not a section: address its items "
+                    f"by number{shown}, e.g. {example}=..."
+                )
+            if int(part) >= len(node):
+                return f"{where} has {len(node)} item(s), numbered from 0{shown}"
+            node = node._get_node(int(part))  # unresolved, as below
+        elif isinstance(node, DictConfig) and part in node:
+            node = node._get_node(part)  # the node itself: an interpolation stays unresolved
+        else:
+            return None
+    return None
+
+
 def apply_override(config: Any, item: str) -> None:
     """Set one ``a.b=c`` override (``players.0.kind=expert`` indexes lists); YAML-typed value."""
     key, sep, value = item.partition("=")
@@ -220,6 +271,9 @@ def apply_override(config: Any, item: str) -> None:
         parsed = load_yaml(value, f"override {clip(repr(item))}") if value.strip() else ""
     except yaml.YAMLError:
         parsed = value
+    problem = _list_named_by_key(config, key)
+    if problem:
+        raise RecipeError(f"cannot apply override {clip(repr(item))}: {problem}")
     try:
         OmegaConf.update(config, key, parsed, merge=False, force_add=True)
     except (OmegaConfBaseException, TypeError, ValueError, IndexError, KeyError) as exc:
