@@ -210,14 +210,13 @@ def _allowed_keys(model: type[BaseModel], loc: tuple[Any, ...]) -> list[str]:
     return list(model.model_fields)
 
 
-def _item_example(node: ListConfig, where: str, part: str, rest: str) -> str:
-    """The override ``where.<part>.<rest>`` rewritten to address one item of the list ``node``.
+def _item_example(items: list[dict], where: str, part: str, rest: str) -> str:
+    """The override ``where.<part>.<rest>`` rewritten to address one of the list's ``items``.
 
     ``part`` is an item's name (``games.kitchen.x`` -> ``games.1.x``), a key inside the items
     (``games.kitchen_layouts`` -> ``games.1.kitchen_layouts``, the item that has it or whose name
     it starts with), or a wrong index (``players.first.kind`` -> ``players.0.kind``).
     """
-    items = [item if isinstance(item, DictConfig) else {} for item in node]
     names = [item.get("name") for item in items]
     if part in names:
         return ".".join(x for x in (where, str(names.index(part)), rest) if x)
@@ -225,6 +224,28 @@ def _item_example(node: ListConfig, where: str, part: str, rest: str) -> str:
         if part in item or (isinstance(name, str) and part.startswith(name)):
             return ".".join(x for x in (where, str(i), part, rest) if x)
     return ".".join(x for x in (where, "0", rest or part) if x)
+
+
+def _list_problem(node: ListConfig, parts: list[str], depth: int) -> str | None:
+    """Why ``parts[depth]`` cannot index the list ``node``: a name, or a number past its end."""
+    part, where = parts[depth], ".".join(parts[:depth])
+    if part.isdigit() and int(part) < len(node):
+        return None
+    raw = OmegaConf.to_container(node, resolve=False)  # '???' and ${...} stay text
+    items = [item if isinstance(item, dict) else {} for item in raw]
+    names = [
+        f"{where}.{i} is {item['name']}"
+        for i, item in enumerate(items)
+        if isinstance(item.get("name"), str)
+    ]
+    shown = f" ({', '.join(names)})" if names else ""
+    if part.isdigit():
+        return f"{where} has {len(node)} item(s), numbered from 0{shown}"
+    example = _item_example(items, where, part, ".".join(parts[depth + 1 :]))
+    return (
+        f"{where} is a list of {len(node)} item(s), not a section: address its items by "
+        f"number{shown}, e.g. {example}=..."
+    )
 
 
 def _list_named_by_key(config: Any, key: str) -> str | None:
@@ -238,22 +259,10 @@ def _list_named_by_key(config: Any, key: str) -> str | None:
     node, parts = config, key.split(".")
     for depth, part in enumerate(parts):
         if isinstance(node, ListConfig):
-            where = ".".join(parts[:depth])
-            names = [
-                f"{where}.{i} is {item.get('name')}"
-                for i, item in enumerate(node)
-                if isinstance(item, DictConfig) and isinstance(item.get("name"), str)
-            ]
-            shown = f" ({', '.join(names)})" if names else ""
-            if not part.isdigit():
-                example = _item_example(node, where, part, ".".join(parts[depth + 1 :]))
-                return (
-                    f"{where} is a list of {len(node)} item(s), not a section: address its items "
-                    f"by number{shown}, e.g. {example}=..."
-                )
-            if int(part) >= len(node):
-                return f"{where} has {len(node)} item(s), numbered from 0{shown}"
-            node = node._get_node(int(part))  # unresolved, as below
+            problem = _list_problem(node, parts, depth)
+            if problem:
+                return problem
+            node = node._get_node(int(part))  # the node itself, unresolved, as below
         elif isinstance(node, DictConfig) and part in node:
             node = node._get_node(part)  # the node itself: an interpolation stays unresolved
         else:
