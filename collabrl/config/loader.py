@@ -232,7 +232,7 @@ def _list_problem(node: ListConfig, parts: list[str], depth: int) -> str | None:
     if part.isdigit() and int(part) < len(node):
         return None
     raw = OmegaConf.to_container(node, resolve=False)  # '???' and ${...} stay text
-    items = [item if isinstance(item, dict) else {} for item in raw]
+    items = [item if isinstance(item, dict) else {} for item in raw or ()]
     names = [
         f"{where}.{i} is {item['name']}"
         for i, item in enumerate(items)
