@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import yaml
-from omegaconf import OmegaConf
+from omegaconf import DictConfig, ListConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 from pydantic import BaseModel, ValidationError
 
@@ -210,6 +210,66 @@ def _allowed_keys(model: type[BaseModel], loc: tuple[Any, ...]) -> list[str]:
     return list(model.model_fields)
 
 
+def _item_example(items: list[dict], where: str, part: str, rest: str) -> str:
+    """The override ``where.<part>.<rest>`` rewritten to address one of the list's ``items``.
+
+    ``part`` is an item's name (``games.kitchen.x`` -> ``games.1.x``), a key inside the items
+    (``games.kitchen_layouts`` -> ``games.1.kitchen_layouts``, the item that has it or whose name
+    it starts with), or a wrong index (``players.first.kind`` -> ``players.0.kind``).
+    """
+    names = [item.get("name") for item in items]
+    if part in names:
+        return ".".join(x for x in (where, str(names.index(part)), rest) if x)
+    for i, (item, name) in enumerate(zip(items, names, strict=True)):
+        if part in item or (isinstance(name, str) and part.startswith(name)):
+            return ".".join(x for x in (where, str(i), part, rest) if x)
+    return ".".join(x for x in (where, "0", rest or part) if x)
+
+
+def _list_problem(node: ListConfig, parts: list[str], depth: int) -> str | None:
+    """Why ``parts[depth]`` cannot index the list ``node``: a name, or a number past its end."""
+    part, where = parts[depth], ".".join(parts[:depth])
+    if part.isdigit() and int(part) < len(node):
+        return None
+    raw = OmegaConf.to_container(node, resolve=False)  # '???' and ${...} stay text
+    items = [item if isinstance(item, dict) else {} for item in raw or ()]
+    names = [
+        f"{where}.{i} is {item['name']}"
+        for i, item in enumerate(items)
+        if isinstance(item.get("name"), str)
+    ]
+    shown = f" ({', '.join(names)})" if names else ""
+    if part.isdigit():
+        return f"{where} has {len(node)} item(s), numbered from 0{shown}"
+    example = _item_example(items, where, part, ".".join(parts[depth + 1 :]))
+    return (
+        f"{where} is a list of {len(node)} item(s), not a section: address its items by "
+        f"number{shown}, e.g. {example}=..."
+    )
+
+
+def _list_named_by_key(config: Any, key: str) -> str | None:
+    """Why ``key`` cannot address ``config``: a list indexed by a name, or past its end; None when
+    the path's lists are all indexed by numbers in range.
+
+    Why: OmegaConf's own words for these ("invalid literal for int() with base 10: 'x'") name
+    neither the list nor how to address its items; the items of a list of sections are told apart
+    by their ``name`` where they have one, so the message can show which number is which.
+    """
+    node, parts = config, key.split(".")
+    for depth, part in enumerate(parts):
+        if isinstance(node, ListConfig):
+            problem = _list_problem(node, parts, depth)
+            if problem:
+                return problem
+            node = node._get_node(int(part))  # the node itself, unresolved, as below
+        elif isinstance(node, DictConfig) and part in node:
+            node = node._get_node(part)  # the node itself: an interpolation stays unresolved
+        else:
+            return None
+    return None
+
+
 def apply_override(config: Any, item: str) -> None:
     """Set one ``a.b=c`` override (``players.0.kind=expert`` indexes lists); YAML-typed value."""
     key, sep, value = item.partition("=")
@@ -220,6 +280,9 @@ def apply_override(config: Any, item: str) -> None:
         parsed = load_yaml(value, f"override {clip(repr(item))}") if value.strip() else ""
     except yaml.YAMLError:
         parsed = value
+    problem = _list_named_by_key(config, key)
+    if problem:
+        raise RecipeError(f"cannot apply override {clip(repr(item))}: {problem}")
     try:
         OmegaConf.update(config, key, parsed, merge=False, force_add=True)
     except (OmegaConfBaseException, TypeError, ValueError, IndexError, KeyError) as exc:

@@ -53,6 +53,43 @@ def test_bad_overrides_give_one_line_errors(overrides: list[str], expected: str)
     assert "\n" not in str(err.value)
 
 
+@pytest.mark.parametrize(
+    "override,expected",
+    [
+        (
+            "players.first.kind=expert",
+            "players is a list of 2 item(s), not a section: address its items by number, "
+            "e.g. players.0.kind=...",
+        ),
+        ("players.5.kind=expert", "players has 2 item(s), numbered from 0"),
+    ],
+)
+def test_an_override_naming_a_list_item_by_name_says_how_to_number_it(
+    override: str, expected: str
+) -> None:
+    with pytest.raises(RecipeError) as err:
+        load_recipe("household_experts", [override])
+    assert str(err.value) == f"cannot apply override {override!r}: {expected}"
+
+
+def test_a_list_of_named_sections_shows_which_number_is_which() -> None:
+    # the hostile-input replay's case: `games` became a list of game sections
+    from collabrl.pipeline import PipelineError, load_config
+
+    for override, example in [
+        ("games.kitchen_layouts=[]", "games.1.kitchen_layouts=..."),  # a key of the kitchen's
+        ("games.kitchen.horizon=100", "games.1.horizon=..."),  # the item by its name
+    ]:
+        with pytest.raises(PipelineError) as err:
+            load_config(overrides=[override])
+        assert str(err.value) == (
+            f"cannot apply override {override!r}: games is a list of 2 item(s), not a section: "
+            f"address its items by number (games.0 is household, games.1 is kitchen), "
+            f"e.g. {example}"
+        )
+    assert load_config(overrides=["games.1.horizon=100"]).games[1].horizon == 100
+
+
 def test_bad_files(tmp_path) -> None:
     broken = tmp_path / "broken.yaml"
     broken.write_text("game:\n  task: [unclosed\n")
