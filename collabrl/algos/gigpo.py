@@ -9,6 +9,10 @@ with norm(x) = (x - mean) / (std + eps) ("mean_std_norm", unbiased std) or x - m
 A group holding one episode gets A_E = 0 and an anchor group of one sample gets A_S = 0.
 GRPO is the special case omega = 0.
 
+``step_mode`` normalises the step level its own way (default: as ``mode``). With "mean_norm" an
+anchor group whose step rewards barely differ (two judge levels a tenth apart) keeps that small
+difference instead of being scaled up to the size of the episode level's contrast.
+
 ``episode_norm="samples"`` is verl-agent's form of the episode level: each step sample carries
 its own score (which may differ within an episode) and A_E normalises the scores over all step
 samples of the group, so long episodes weigh more; a group of one sample gets A_E = 0.
@@ -87,6 +91,7 @@ def gigpo_advantages(
     mode: Mode = "mean_std_norm",
     eps: float = 1e-6,
     episode_norm: EpisodeNorm = "episodes",
+    step_mode: Mode | None = None,
 ) -> np.ndarray:
     """Per-sample GiGPO advantages (contract; see the module docstring for the maths)."""
     return gigpo_parts(
@@ -100,6 +105,7 @@ def gigpo_advantages(
         mode=mode,
         eps=eps,
         episode_norm=episode_norm,
+        step_mode=step_mode,
     ).total
 
 
@@ -115,6 +121,7 @@ def gigpo_parts(
     mode: Mode = "mean_std_norm",
     eps: float = 1e-6,
     episode_norm: EpisodeNorm = "episodes",
+    step_mode: Mode | None = None,
 ) -> AdvantageParts:
     """:func:`gigpo_advantages` with its two levels apart (same arguments)."""
     n = len(group)
@@ -139,5 +146,6 @@ def gigpo_parts(
 
     # Step level: step returns normalised within (group, anchor) groups.
     anchor_codes = _codes(list(zip(group_codes.tolist(), anchor, strict=True)))
-    a_step = _normalise(step_returns(episode_codes, rewards, gamma), anchor_codes, mode, eps)
+    returns = step_returns(episode_codes, rewards, gamma)
+    a_step = _normalise(returns, anchor_codes, step_mode or mode, eps)
     return AdvantageParts(a_episode, omega * a_step)

@@ -166,6 +166,10 @@ class AlgoSpec(Strict):
     """Discount of step rewards within an episode."""
     norm: Literal["mean_std_norm", "mean_norm"] = "mean_std_norm"
     """Advantage normalisation within a group."""
+    step_norm: Literal["mean_std_norm", "mean_norm"] | None = None
+    """The step level's normalisation within anchor groups; None: as ``norm`` (the paper and the
+    released code). mean_norm keeps the step rewards' own scale, so an anchor group whose judge
+    levels barely differ does not weigh as much as a group of episodes that succeeded or failed."""
     clip: PositiveFloat = 0.2
     """PPO ratio clip."""
     dual_clip: NonNegativeFloat = 3.0

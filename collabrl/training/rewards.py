@@ -102,6 +102,7 @@ def advantage_parts(scored: Scored, algo: AlgoSpec) -> AdvantageParts:
         gamma=algo.gamma,
         omega=algo.omega if algo.name == "gigpo" else 0.0,
         mode=algo.norm,
+        step_mode=algo.step_norm,
         episode_norm="samples" if scored.per_sample_scores else "episodes",
     )
 

@@ -76,10 +76,14 @@ def collate(
 
 
 def token_logprobs(
-    model: torch.nn.Module, batch: TokenBatch, temperature: float, with_entropy: bool = False
+    model: torch.nn.Module,
+    batch: TokenBatch,
+    temperature: float,
+    with_entropy: bool = False,
+    entropy_grad: bool = True,
 ) -> tuple[torch.Tensor, torch.Tensor | None]:
     """log pi(token) at the sampling temperature for every position [B, L-1], and optionally
-    entropy.
+    entropy (without a gradient unless ``entropy_grad``: measured, not trained on).
 
     Only positions from the batch's first response position on get logits
     (``logits_to_keep``); earlier positions, all prompt, are 0. Why: a prompt is tens of times
@@ -97,7 +101,10 @@ def token_logprobs(
     logp = torch.log_softmax(logits, dim=-1)
     chosen = logp.gather(-1, batch.input_ids[:, first + 1 :].unsqueeze(-1)).squeeze(-1)
     pad = (first, 0)  # back to [B, L-1]: the prompt positions carry no loss
-    entropy = torch.nn.functional.pad(entropy_from_logits(logits), pad) if with_entropy else None
+    entropy = None
+    if with_entropy:
+        source = logits if entropy_grad else logits.detach()
+        entropy = torch.nn.functional.pad(entropy_from_logits(source), pad)
     return torch.nn.functional.pad(chosen, pad), entropy
 
 
@@ -254,7 +261,10 @@ def _batch(
 def _micro_loss(opt: Optimisation, batch: TokenBatch) -> tuple[torch.Tensor, dict[str, float]]:
     """The token-mean loss of one micro-batch and its parts."""
     algo = opt.algo
-    logp, entropy = token_logprobs(opt.model, batch, opt.temperature, algo.entropy_coef > 0)
+    # the entropy is always measured (logged), and differentiated only when it is in the loss
+    logp, entropy = token_logprobs(
+        opt.model, batch, opt.temperature, with_entropy=True, entropy_grad=algo.entropy_coef > 0
+    )
     mask = batch.response_mask
     weights = None
     if algo.rollout_correction == "tis":  # truncated importance weight pi_old / pi_rollout
@@ -275,8 +285,10 @@ def _micro_loss(opt: Optimisation, batch: TokenBatch) -> tuple[torch.Tensor, dic
             ref_logp = opt.reference(batch)
         kl = masked_mean(low_var_kl(logp, ref_logp), mask)
         loss = loss + algo.kl_coef * kl
-    ent = masked_mean(entropy, mask) if entropy is not None else torch.zeros(())
-    loss = loss - algo.entropy_coef * ent
+    assert entropy is not None, "token_logprobs measures it when asked"
+    ent = masked_mean(entropy, mask)
+    if algo.entropy_coef > 0:
+        loss = loss - algo.entropy_coef * ent
     parts = {
         "loss": loss.item(),
         "pg_loss": pg.item(),

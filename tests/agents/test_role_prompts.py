@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import pytest
 
 from collabrl.agents.llm_player import LLMPlayer
@@ -24,7 +26,8 @@ def test_prompt_files_differ_by_role_and_carry_versions() -> None:
     assert agent.version.startswith("agent-") and player.version.startswith("player-")
     assert agent.text != player.text
     stamps = role_prompt_stamps()
-    assert set(stamps) == {"agent", "player"} and stamps["agent"] != stamps["player"]
+    assert set(stamps) == {"agent", "player", "agent_compact"}
+    assert len(set(stamps.values())) == 3
     assert all("@" in s for s in stamps.values())
 
 
@@ -109,3 +112,44 @@ def test_self_play_partner_plays_from_the_policy_weights(tmp_path) -> None:
     partner.reset("Bob", 0)
     after = partner.act(obs)
     assert after == policy_reply() and after != before
+
+
+def test_the_compact_layout_is_the_seat_name_and_the_observation() -> None:
+    game = HouseholdGame("0_read_book")
+    obs = next(iter(game.reset(seed=0).values()))
+    paper = build_messages(game, obs)
+    compact = build_messages(game, obs, layout="compact")
+    assert compact == [
+        {"role": "system", "content": f"You are {obs.seat}."},
+        {"role": "user", "content": obs.text},
+    ]
+    assert len(paper[0]["content"]) > 10 * len(compact[0]["content"])
+    with pytest.raises(ValueError, match="only the agent role"):
+        build_messages(game, obs, role="player", layout="compact")
+
+
+def test_the_compact_layout_reaches_demos_training_and_evaluation(tmp_path) -> None:
+    from collabrl.eval.players import policy_factory
+    from collabrl.quickstart import QuickstartPlan, llm_policy
+    from collabrl.sft.demos import record_demos
+
+    recipe = load_recipe("cwah_sft_compact_cpu", [f"output_dir={tmp_path}"])
+    spec = recipe.sft.demos.model_copy(update={"episodes": 1, "successful_only": False})
+    row = next(iter(record_demos(recipe, spec, progress=False)))
+    assert row["prompt"][0]["content"] == f"You are {recipe.game.seats[0]}."
+    assert row["prompt_version"].startswith("agent-compact-")
+    rl = load_recipe(
+        "cwah_gigpo_compact_cpu", ["rollout.episodes_per_group=1", "partner.kind=expert"]
+    )
+    (slot,) = make_slots(rl, [GroupPlan("1_read_book", None, 3)])
+    assert slot.prompt == "compact"
+    evaluated = load_recipe(
+        "cwah_gigpo_compact_cpu", llm_policy(QuickstartPlan(out=tmp_path), "some/folder")
+    ).eval.policy
+    assert evaluated.prompt == "compact"
+    engine = ScriptedEngine(lambda conv: "<think>t</think><action>A</action>")
+    build = policy_factory(evaluated, SimpleNamespace(get=lambda spec: engine))  # type: ignore[arg-type]
+    game = HouseholdGame("0_read_book")
+    obs = next(iter(game.reset(seed=0).values()))
+    player = build(game, rl.game, 0)
+    assert player.conversation(obs) == build_messages(game, obs, layout="compact")

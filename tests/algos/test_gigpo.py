@@ -96,3 +96,12 @@ def test_sample_level_episode_norm_weighs_every_step_sample() -> None:
     np.testing.assert_allclose(per_episode, [-0.7071068, -0.7071068, 0.7071068], rtol=1e-6)
     with pytest.raises(ValueError, match="episode_norm"):
         gigpo_advantages(group, episode, anchor, [0.0] * 3, scores, episode_norm="tokens")
+
+
+def test_the_step_level_can_keep_its_own_scale() -> None:
+    # The by-hand case above, with the step level centred only (step_mode="mean_norm"): anchor s0
+    # holds 0.5 and 0.3, so A_S = +-0.1 instead of +-0.7071; the episode level is unchanged.
+    args = (["g"] * 4, [0, 0, 1, 1], ["s0", "s1", "s0", "s2"], [0.5, 0.1, 0.3, 0.2])
+    adv = gigpo_advantages(*args, [1.0, 1.0, 0.0, 0.0], eps=0.0, step_mode="mean_norm")
+    a_e = 0.5 / math.sqrt(0.5)
+    np.testing.assert_allclose(adv, [a_e + 0.1, a_e, -a_e - 0.1, -a_e])
