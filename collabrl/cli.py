@@ -53,7 +53,7 @@ def lint(args: tuple[str, ...], explain: bool, command: str | None) -> None:
     try:
         recipe = recipe_from_args(args)
     except CollabrlError:
-        from collabrl.study.load import is_study_file
+        from collabrl.study.spec.load import is_study_file
 
         named = [a for a in args if "=" not in a]
         if len(named) == 1 and is_study_file(named[0]):
