@@ -10,9 +10,11 @@ apology line in the chat and an ``agent_failure`` event; the room carries on.
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any
+from collections.abc import Coroutine
+from typing import Any, Protocol
 
 from collabrl.agents.persona.temperament import stable_seed
+from collabrl.factory import EngineCache
 from collabrl.study.live.room_agents import (
     AgentFailure,
     chat_conversation,
@@ -21,10 +23,40 @@ from collabrl.study.live.room_agents import (
 )
 from collabrl.study.spec.chat_agent import ChatAgent
 from collabrl.study.spec.forms import FormError
-from collabrl.study.store.room import Room
+from collabrl.study.spec.schema import Study
+from collabrl.study.store.room import Room, RoomSpec
 
-if TYPE_CHECKING:
-    from collabrl.study.live.rooms import RoomHub, RoomSpec
+
+class RoomHost(Protocol):
+    """What a room's chat and document need of the rooms that hold them
+    (:class:`~collabrl.study.live.rooms.RoomHub`): its events, locks, names and texts."""
+
+    @property
+    def study(self) -> Study: ...
+
+    @property
+    def engines(self) -> EngineCache: ...
+
+    def spawn(self, coro: Coroutine[Any, Any, None]) -> None: ...
+
+    def lock(self, key: str) -> asyncio.Lock: ...
+
+    def filled(self, room: Room, text: str) -> str: ...
+
+    def prompted(self, room: Room, agent: ChatAgent) -> ChatAgent: ...
+
+    def names(self, room: Room, viewer: str | None = None) -> dict[str, str]: ...
+
+    def record_only(
+        self, name: str, room: Room, pid: str | None = None, /, **data: Any
+    ) -> None: ...
+
+    def record(self, name: str, room: Room, pid: str | None = None, /, **data: Any) -> None: ...
+
+    def failed(self, room: Room, agent: ChatAgent, error: str) -> None: ...
+
+    def notify(self, room: Room) -> None: ...
+
 
 MAX_AGENT_CHARS = 4000  # an LLM's reply is cut here: a page shows it whole
 
@@ -41,7 +73,7 @@ def checked_text(text: Any, limit: int, what: str) -> str:
     return text
 
 
-async def say(hub: RoomHub, pid: str, room: Room, spec: RoomSpec, text: Any) -> None:
+async def say(hub: RoomHost, pid: str, room: Room, spec: RoomSpec, text: Any) -> None:
     """A participant's chat message; every agent of the room then replies to it."""
     message = checked_text(text, spec.limits.max_chars, "message").strip()
     if not message:
@@ -52,19 +84,19 @@ async def say(hub: RoomHub, pid: str, room: Room, spec: RoomSpec, text: Any) -> 
     hub.record("chat_message", room, pid, by="participant", name=None, text=message)
     for agent in spec.agents:
         room.pending += 1
-        hub.rt.spawn(_reply(hub, room, spec, agent))
+        hub.spawn(_reply(hub, room, spec, agent))
 
 
-def resume_replies(hub: RoomHub, room: Room, spec: RoomSpec) -> None:
+def resume_replies(hub: RoomHost, room: Room, spec: RoomSpec) -> None:
     """After a restart: ask the agents again when the last line of an open chat is a
     participant's (their replies were in flight when the server stopped)."""
     if room.kind == "chat" and room.messages and room.messages[-1]["by"] == "participant":
         for agent in spec.agents:
             room.pending += 1
-            hub.rt.spawn(_reply(hub, room, spec, agent))
+            hub.spawn(_reply(hub, room, spec, agent))
 
 
-async def _reply(hub: RoomHub, room: Room, spec: RoomSpec, agent: ChatAgent) -> None:
+async def _reply(hub: RoomHost, room: Room, spec: RoomSpec, agent: ChatAgent) -> None:
     try:
         async with hub.lock(room.key):
             if room.closed:
@@ -78,9 +110,9 @@ async def _reply(hub: RoomHub, room: Room, spec: RoomSpec, agent: ChatAgent) -> 
             conversation = chat_conversation(
                 hub.prompted(room, agent), room, hub.filled(room, spec.task), hub.names(room)
             )
-            seed = stable_seed(hub.rt.study.seed, room.key, len(room.messages))
+            seed = stable_seed(hub.study.seed, room.key, len(room.messages))
             try:
-                text = await llm_reply(agent, hub.rt.engines, conversation, seed)
+                text = await llm_reply(agent, hub.engines, conversation, seed)
             except AgentFailure as exc:
                 hub.failed(room, agent, str(exc))
                 hub.record("chat_message", room, by="agent", name=agent.name, text=agent.apology)

@@ -10,17 +10,14 @@ accepts it (a new version by the agent) or dismisses it.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from collabrl.agents.persona.temperament import stable_seed
-from collabrl.study.live.chat import MAX_AGENT_CHARS, checked_text
+from collabrl.study.live.chat import MAX_AGENT_CHARS, RoomHost, checked_text
 from collabrl.study.live.room_agents import AgentFailure, document_conversation, llm_reply
 from collabrl.study.spec.chat_agent import ChatAgent
 from collabrl.study.spec.forms import FormError
-from collabrl.study.store.room import Room, text_diff
-
-if TYPE_CHECKING:
-    from collabrl.study.live.rooms import RoomHub, RoomSpec
+from collabrl.study.store.room import Room, RoomSpec, text_diff
 
 
 class StaleSave(FormError):
@@ -38,7 +35,7 @@ class StaleSave(FormError):
         self.extra = {"current": {"version": room.version, "text": room.text}}
 
 
-def save(hub: RoomHub, pid: str, room: Room, spec: RoomSpec, text: Any, base: Any) -> None:
+def save(hub: RoomHost, pid: str, room: Room, spec: RoomSpec, text: Any, base: Any) -> None:
     """A participant's save of the whole text, written on version ``base``."""
     new = checked_text(text, spec.limits.max_chars, "document")
     if isinstance(base, bool) or not isinstance(base, int):
@@ -54,7 +51,7 @@ def save(hub: RoomHub, pid: str, room: Room, spec: RoomSpec, text: Any, base: An
     _store(hub, room, new, pid, by="participant", name=None)
 
 
-def _store(hub: RoomHub, room: Room, new: str, pid: str | None, by: str, name: str | None) -> None:
+def _store(hub: RoomHost, room: Room, new: str, pid: str | None, by: str, name: str | None) -> None:
     hub.record(
         "document_save",
         room,
@@ -69,7 +66,7 @@ def _store(hub: RoomHub, room: Room, new: str, pid: str | None, by: str, name: s
     )
 
 
-def ask(hub: RoomHub, pid: str, room: Room, spec: RoomSpec) -> None:
+def ask(hub: RoomHost, pid: str, room: Room, spec: RoomSpec) -> None:
     """A participant asks the agent to propose an edit (answered in the background)."""
     if not spec.agents:
         raise FormError("no agent works on this document")
@@ -79,10 +76,10 @@ def ask(hub: RoomHub, pid: str, room: Room, spec: RoomSpec) -> None:
     if agent.kind == "scripted" and room.proposals >= len(agent.lines):
         raise FormError(f"{agent.name} has no more suggestions")
     room.pending += 1
-    hub.rt.spawn(_propose(hub, room, spec, agent, pid))
+    hub.spawn(_propose(hub, room, spec, agent, pid))
 
 
-async def _propose(hub: RoomHub, room: Room, spec: RoomSpec, agent: ChatAgent, pid: str) -> None:
+async def _propose(hub: RoomHost, room: Room, spec: RoomSpec, agent: ChatAgent, pid: str) -> None:
     try:
         async with hub.lock(room.key):
             base, current = room.version, room.text
@@ -94,9 +91,9 @@ async def _propose(hub: RoomHub, room: Room, spec: RoomSpec, agent: ChatAgent, p
                 conversation = document_conversation(
                     hub.prompted(room, agent), room, hub.filled(room, spec.task)
                 )
-                seed = stable_seed(hub.rt.study.seed, room.key, room.proposals)
+                seed = stable_seed(hub.study.seed, room.key, room.proposals)
                 try:
-                    text = (await llm_reply(agent, hub.rt.engines, conversation, seed))[
+                    text = (await llm_reply(agent, hub.engines, conversation, seed))[
                         :MAX_AGENT_CHARS
                     ]
                     apology = None
@@ -119,7 +116,7 @@ async def _propose(hub: RoomHub, room: Room, spec: RoomSpec, agent: ChatAgent, p
         hub.notify(room)
 
 
-def answer(hub: RoomHub, pid: str, room: Room, accept: bool, proposal: Any) -> None:
+def answer(hub: RoomHost, pid: str, room: Room, accept: bool, proposal: Any) -> None:
     """Accept the agent's open proposal (a new version by the agent) or dismiss it."""
     open_one = room.proposal
     if open_one is None or open_one["id"] != proposal:

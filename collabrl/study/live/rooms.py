@@ -13,48 +13,60 @@ from __future__ import annotations
 
 import asyncio
 import time
-from dataclasses import dataclass
+from collections.abc import Coroutine, Mapping
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-from collabrl.study.live.views import fill
+from collabrl.factory import EngineCache
+from collabrl.study.live import chat, document
+from collabrl.study.live.rounds import GroupRun, RoundsHost
 from collabrl.study.spec.chat_agent import ChatAgent
 from collabrl.study.spec.forms import FormError
-from collabrl.study.spec.schema import ChatPage, ConditionsPage, DocumentPage, RoomLimits
+from collabrl.study.spec.logic import fill
+from collabrl.study.spec.schema import ChatPage, ConditionsPage, DocumentPage, RoomLimits, Study
 from collabrl.study.store.room import (
     Room,
-    RoomKind,
+    RoomSpec,
     open_room,
     room_events,
+    room_facts,
     room_key,
     rooms_from_events,
 )
 
-if TYPE_CHECKING:
-    from collabrl.study.live.rounds import GroupRun
-    from collabrl.study.live.runtime import StudyRuntime
+
+class RoomsHost(RoundsHost, Protocol):
+    """What the rooms need of the runtime: the groups, and moving a participant on."""
+
+    @property
+    def groups(self) -> Mapping[str, GroupRun]: ...
+
+    def group_of(self, pid: str) -> GroupRun | None: ...
+
+    async def enter(self, pid: str, page_id: str) -> None: ...
+
 
 ROOM_PAGES = (ChatPage, DocumentPage)
-
-
-@dataclass(frozen=True)
-class RoomSpec:
-    """What a room is, whichever page or condition declared it."""
-
-    kind: RoomKind
-    agents: list[ChatAgent]
-    limits: RoomLimits
-    initial: str
-    task: str  # the page's text: what the agents are told the task is
 
 
 class RoomHub:
     """Every room of one study runtime."""
 
-    def __init__(self, rt: StudyRuntime) -> None:
+    def __init__(self, rt: RoomsHost) -> None:
         self.rt = rt
         self.rooms: dict[str, Room] = {}
         self.locks: dict[str, asyncio.Lock] = {}  # one agent reply at a time per room
+
+    @property
+    def study(self) -> Study:
+        return self.rt.study
+
+    @property
+    def engines(self) -> EngineCache:
+        return self.rt.engines
+
+    def spawn(self, coro: Coroutine[Any, Any, None]) -> None:
+        self.rt.spawn(coro)
 
     def lock(self, key: str) -> asyncio.Lock:
         return self.locks.setdefault(key, asyncio.Lock())
@@ -252,7 +264,6 @@ class RoomHub:
     async def submit(self, pid: str, payload: dict[str, Any]) -> None:
         """A chat or document page's request (``action``: say, save, propose, accept, dismiss,
         end). Raises FormError for one the room cannot take."""
-        from collabrl.study.live import chat, document
 
         room = self.current(pid)
         if room is None or room.closed:
@@ -325,14 +336,12 @@ class RoomHub:
         """Rebuild every room from the event log; re-arm the time limits of open ones, ask
         again for chat replies a stop cut off, and open the room of a participant who reached
         a room page just before the stop."""
-        from collabrl.study.live.chat import resume_replies
-
         self.rooms = rooms_from_events(room_events(self.rt.db))
         for room in list(self.rooms.values()):
             if not room.closed:
                 spec = self.spec(room)
                 self._arm(room, spec.limits)
-                resume_replies(self, room, spec)
+                chat.resume_replies(self, room, spec)
         for pid, row in self.rt.people.items():
             page = self.rt.study.page(row["page"])
             inside = row["status"] == "active" and isinstance(page, ROOM_PAGES)
@@ -345,12 +354,4 @@ class RoomHub:
         room = self.rooms.get(room_key(self.rt.flow.conditions_page.id, group.gid, position))
         if room is None or not room.closed:
             return None
-        return self.facts(room, pid)
-
-    @staticmethod
-    def facts(room: Room, pid: str) -> dict[str, Any]:
-        """A chat or document round in a game round's terms (the bonus's ``round[i]``, and part
-        of a round ``set:``'s ``result``): no success or steps, the participant's turns as
-        decisions and messages."""
-        made = room.turns(pid)
-        return {"success": None, "steps": None, "decisions": made, "messages": made}
+        return room_facts(room, pid)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import asyncio
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from collabrl.agents.llm_player import LLMPlayer
 from collabrl.agents.player import Player
@@ -25,7 +25,9 @@ from collabrl.agents.protocol import parse_observed
 from collabrl.envs.base import sends_message
 from collabrl.envs.registry import GameSection
 from collabrl.factory import player_label
+from collabrl.study.live.host import ReleaseReason, StudyHost
 from collabrl.study.live.players import simulated_player, task_profiles
+from collabrl.study.live.variables import StudyLogic
 from collabrl.study.spec.schema import Condition
 from collabrl.study.spec.tutorial import (
     PRACTICE,
@@ -52,13 +54,25 @@ from collabrl.web.session import DecisionError, Session
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
-    from collabrl.study.live.runtime import StudyRuntime
+
+class RoundsHost(StudyHost, Protocol):
+    """What a group's rounds need of the runtime: its state variables, and the calls that end a
+    round or a participant's session."""
+
+    @property
+    def logic(self) -> StudyLogic: ...
+
+    async def release(self, pid: str, reason: ReleaseReason, **waited: Any) -> None: ...
+
+    def round_over(self, group: GroupRun) -> None: ...
+
+    async def round_check(self, group: GroupRun) -> None: ...
 
 
 class GroupRun:
     """The rounds of one group (a row of the ``groups`` table) and its current session."""
 
-    def __init__(self, runtime: StudyRuntime, row: GroupRow) -> None:
+    def __init__(self, runtime: RoundsHost, row: GroupRow) -> None:
         self.rt, self.row = runtime, row
         self.session: Session | None = None
         self.stand_ins: dict[str, Player] = {}

@@ -21,10 +21,11 @@ from collections import Counter
 from collections.abc import Coroutine, Mapping
 from contextlib import suppress
 from functools import cached_property, partial
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from collabrl.errors import CollabrlError
 from collabrl.factory import EngineCache
+from collabrl.study.live.host import ReleaseReason
 from collabrl.study.live.rooms import ROOM_PAGES, RoomHub
 from collabrl.study.live.rounds import GroupRun
 from collabrl.study.live.signals import Deadlines, Notifier
@@ -60,9 +61,6 @@ if TYPE_CHECKING:
     from typing_extensions import Unpack
 
 TIMED_PAGES = (TextPage, ConsentPage, SurveyPage)  # pages.page_s applies to these and ratings
-
-ReleaseReason = Literal["idle", "page", "match"]
-"""Why a participant's session ends early: idle in a round, too long on a page, no match."""
 
 
 class JoinRefused(CollabrlError):
@@ -552,10 +550,10 @@ class StudyRuntime:
         if self.worker is not None:  # the pool of every server process
             await self.worker.match(self, humans)
         while self.worker is None and len(self.pool) >= humans:
-            await self._form([self.pool.pop(0) for _ in range(humans)], "matched")
-        self._arm_match_timer()
+            await self.form([self.pool.pop(0) for _ in range(humans)], "matched")
+        self.arm_match_timer()
 
-    def _arm_match_timer(self) -> None:
+    def arm_match_timer(self) -> None:
         if not self.pool:
             self.deadlines.cancel(("match",))
             return
@@ -569,7 +567,7 @@ class StudyRuntime:
     async def _match_timeout(self, pid: str) -> None:
         async with self.lock:
             if not self.pool or self.pool[0] != pid:
-                self._arm_match_timer()
+                self.arm_match_timer()
                 return
             page = self._waiting_room(pid)
             waited: dict[str, Any] = {
@@ -580,14 +578,14 @@ class StudyRuntime:
                 self.db.event("match_timeout", pid=pid, node=page.id, **waited)
                 humans = len(self.study.human_seats)
                 members = [self.pool.pop(0) for _ in range(min(humans, len(self.pool)))]
-                await self._form(members, "timeout")
-                self._arm_match_timer()
+                await self.form(members, "timeout")
+                self.arm_match_timer()
                 return
         await self.release(pid, "match", **waited)
         async with self.lock:
-            self._arm_match_timer()
+            self.arm_match_timer()
 
-    async def _form(self, pids: list[str], how: str) -> bool:
+    async def form(self, pids: list[str], how: str) -> bool:
         """A new session group of ``pids`` (stand-ins in the seats left over), assigned the next
         unit's order and task; its members go on from the waiting room. False: not formed, as
         another server process grouped one of them first (serve --workers)."""
@@ -650,7 +648,7 @@ class StudyRuntime:
         studies); the first round starts once every active member has arrived."""
         if self.people[pid]["gid"] is None:
             async with self.lock:
-                await self._form([pid], "solo")
+                await self.form([pid], "solo")
         await self.round_check(self._member_group(pid))
 
     async def round_check(self, group: GroupRun) -> None:

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
+from collabrl.study.live.host import StudyHost
 from collabrl.study.results.room_export import room_measures
 from collabrl.study.spec.expressions import ExpressionError
 from collabrl.study.spec.logic import (
@@ -23,21 +24,49 @@ from collabrl.study.spec.logic import (
     route,
 )
 from collabrl.study.spec.schema import Condition, SurveyPage
+from collabrl.study.store.db import Phase
+from collabrl.study.store.room import Room, room_facts
 
 if TYPE_CHECKING:
     from collabrl.agents.player import Player
     from collabrl.envs.base import Game
     from collabrl.envs.registry import GameSection
-    from collabrl.study.live.rounds import GroupRun
-    from collabrl.study.live.runtime import StudyRuntime
-    from collabrl.study.store.room import Room
+
+
+class Round(Protocol):
+    """What the state variables read of a group's round
+    (:class:`~collabrl.study.live.rounds.GroupRun`)."""
+
+    @property
+    def gid(self) -> str: ...
+
+    @property
+    def position(self) -> int: ...
+
+    @property
+    def members(self) -> dict[str, str | None]: ...
+
+    def condition(self, position: int | None = None) -> Condition: ...
+
+    def section(self, position: int | None = None) -> GameSection: ...
+
+    def active(self) -> list[str]: ...
+
+    def node(self, phase: Phase, position: int | None = None) -> str: ...
+
+
+class LogicHost(StudyHost, Protocol):
+    """What the state variables need of the runtime: the game's message action besides."""
+
+    @property
+    def message_action(self) -> str: ...
 
 
 class StudyLogic:
     """The state of every participant and group of a running study, over its database (the
     ``state`` events), and what depends on it."""
 
-    def __init__(self, rt: StudyRuntime) -> None:
+    def __init__(self, rt: LogicHost) -> None:
         self.rt, self.study = rt, rt.study
         self.state: dict[str, dict[str, Any]] = {}  # participant -> their variables
         self.group_state: dict[str, dict[str, Any]] = {}  # group -> its variables
@@ -102,12 +131,12 @@ class StudyLogic:
             target = None
         return target or self.rt.flow.successor(page.id)
 
-    def _round(self, group: GroupRun) -> dict[str, Any]:
+    def _round(self, group: Round) -> dict[str, Any]:
         """Where the round that just ended stands: its condition, position and kind."""
         condition = group.condition()
         return {"condition": condition.id, "position": group.position + 1, "round": condition.round}
 
-    def result(self, group: GroupRun, record: dict[str, Any], seat: str) -> dict[str, Any]:
+    def result(self, group: Round, record: dict[str, Any], seat: str) -> dict[str, Any]:
         """A finished game round as ``result`` shows it to the participant in ``seat``."""
         from collabrl.study.results.export import round_facts
 
@@ -120,26 +149,26 @@ class StudyLogic:
             **self._round(group),
         }
 
-    def room_result(self, group: GroupRun, room: Room, pid: str) -> dict[str, Any]:
+    def room_result(self, group: Round, room: Room, pid: str) -> dict[str, Any]:
         """A finished chat or document round as ``result`` shows it to participant ``pid``:
         no success, steps or efficiency; their turns as decisions and messages; the room's
         own measures (:func:`collabrl.study.results.room_export.room_measures`)."""
         return {
-            **self.rt.rooms.facts(room, pid),
+            **room_facts(room, pid),
             "efficiency": None,
             **room_measures(room, pid),
             **self._round(group),
         }
 
-    def round_done(self, group: GroupRun, record: dict[str, Any]) -> None:
+    def round_done(self, group: Round, record: dict[str, Any]) -> None:
         """Apply the conditions page's ``set:`` after a game round."""
         self._round_set(group, lambda pid, seat: self.result(group, record, seat))
 
-    def room_round_done(self, group: GroupRun, room: Room) -> None:
+    def room_round_done(self, group: Round, room: Room) -> None:
         """Apply the conditions page's ``set:`` after a chat or document round."""
         self._round_set(group, lambda pid, seat: self.room_result(group, room, pid))
 
-    def _round_set(self, group: GroupRun, result: Callable[[str, str], dict[str, Any]]) -> None:
+    def _round_set(self, group: Round, result: Callable[[str, str], dict[str, Any]]) -> None:
         """Apply the conditions page's ``set:`` after a round (``result``: participant, seat
         -> the round as they see it): each active member's own variables, and the group's
         once (from its first active member's view)."""
@@ -163,7 +192,7 @@ class StudyLogic:
             return text
         return interpolate(text, self.values(pid), markdown)
 
-    def group_values(self, group: GroupRun) -> dict[str, Any]:
+    def group_values(self, group: Round) -> dict[str, Any]:
         """What a group's agent prompt sees: its first participant's state and answers."""
         first = next((p for p in group.members.values() if p), None)
         if first is None:
@@ -171,7 +200,7 @@ class StudyLogic:
         return self.values(first)
 
     def agent(
-        self, group: GroupRun, condition: Condition, section: GameSection, game: Game, seed: int
+        self, group: Round, condition: Condition, section: GameSection, game: Game, seed: int
     ) -> Player:
         """The condition's agent for one seat of the group's round: its profile from
         ``profile_from`` and its persona prompt filled in from the group's first participant,

@@ -9,10 +9,16 @@ participants see each condition's neutral ``name``.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 from urllib.parse import quote
 
-from collabrl.study.spec.recruitment import completion_link
+from collabrl.study.live.host import StudyHost
+from collabrl.study.live.rooms import RoomHub
+from collabrl.study.live.rounds import GroupRun
+from collabrl.study.live.signals import Notifier
+from collabrl.study.live.variables import StudyLogic
+from collabrl.study.spec.logic import fill
+from collabrl.study.spec.recruitment import Platform, completion_link
 from collabrl.study.spec.schema import (
     ChatPage,
     ConditionsPage,
@@ -26,8 +32,29 @@ from collabrl.study.spec.schema import (
 )
 from collabrl.study.spec.tutorial import PRACTICE, tutorial_of
 
-if TYPE_CHECKING:
-    from collabrl.study.live.runtime import StudyRuntime
+
+class ViewHost(StudyHost, Protocol):
+    """What a page view reads of the runtime."""
+
+    @property
+    def notifier(self) -> Notifier: ...
+
+    @property
+    def logic(self) -> StudyLogic: ...
+
+    @property
+    def rooms(self) -> RoomHub: ...
+
+    @property
+    def pool(self) -> list[str]: ...
+
+    @property
+    def platform(self) -> Platform: ...
+
+    @property
+    def payments(self) -> dict[str, dict[str, Any]]: ...
+
+    def group_of(self, pid: str) -> GroupRun | None: ...
 
 
 @lru_cache(maxsize=256)
@@ -38,14 +65,7 @@ def markdown(text: str) -> str:
     return MarkdownIt("commonmark", {"html": False}).render(text)
 
 
-def fill(text: str, values: dict[str, Any]) -> str:
-    """``{round}``, ``{rounds}``, ``{partner}`` filled in (other braces are left alone)."""
-    for key, value in values.items():
-        text = text.replace("{" + key + "}", str(value))
-    return text
-
-
-def page_view(rt: StudyRuntime, pid: str) -> dict[str, Any]:
+def page_view(rt: ViewHost, pid: str) -> dict[str, Any]:
     """The page of participant ``pid`` now."""
     row, study = rt.people[pid], rt.study
     page = study.page(row["page"])
@@ -85,7 +105,7 @@ def page_view(rt: StudyRuntime, pid: str) -> dict[str, Any]:
     return view
 
 
-def _question(rt: StudyRuntime, pid: str, question: Question) -> dict[str, Any]:
+def _question(rt: ViewHost, pid: str, question: Question) -> dict[str, Any]:
     """A survey question as the page draws it: its text filled in (shown as text), and a
     custom component's script."""
     out = question.model_dump(mode="json")
@@ -95,7 +115,7 @@ def _question(rt: StudyRuntime, pid: str, question: Question) -> dict[str, Any]:
     return out
 
 
-def _way_back(rt: StudyRuntime, pid: str, page: EndPage) -> dict[str, Any]:
+def _way_back(rt: ViewHost, pid: str, page: EndPage) -> dict[str, Any]:
     """An end page's link back to the recruitment platform (with the participant's code) and
     what they are paid."""
     recruitment, platform = rt.study.recruitment, rt.platform
@@ -115,7 +135,7 @@ def _way_back(rt: StudyRuntime, pid: str, page: EndPage) -> dict[str, Any]:
     return out
 
 
-def _round_view(rt: StudyRuntime, pid: str, page: ConditionsPage) -> dict[str, Any]:
+def _round_view(rt: ViewHost, pid: str, page: ConditionsPage) -> dict[str, Any]:
     row, study = rt.people[pid], rt.study
     group = rt.group_of(pid)
     waiting = {"phase": "wait", "html": "", "message": "Waiting for your teammates…"}

@@ -22,12 +22,28 @@ import asyncio
 import itertools
 from contextlib import suppress
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import Protocol
 
+from collabrl.study.live.host import StudyHost
 from collabrl.study.store.db import ParticipantRow, StudyDB
 
-if TYPE_CHECKING:
-    from collabrl.study.live.runtime import StudyRuntime
+
+class PoolHost(StudyHost, Protocol):
+    """What the workers need of the runtime: its waiting pool, and forming a group from it."""
+
+    @property
+    def pool(self) -> list[str]: ...
+
+    @property
+    def waiting_since(self) -> dict[str, float]: ...
+
+    @property
+    def lock(self) -> asyncio.Lock: ...
+
+    async def form(self, pids: list[str], how: str) -> bool: ...
+
+    def arm_match_timer(self) -> None: ...
+
 
 WATCH_S = 0.25  # how often a worker looks whether a waiting participant of its was matched
 
@@ -65,7 +81,7 @@ class Worker:
         """The address of the worker that serves ``pid`` (this one's, if unknown)."""
         return self.gone.get(pid) or self.url_of(self.db.home(pid) or 0) or self.url
 
-    def claim(self, rt: StudyRuntime, pids: list[str], how: str) -> list[str]:
+    def claim(self, rt: PoolHost, pids: list[str], how: str) -> list[str]:
         """Inside the batch that forms a group ``how`` ("matched", "timeout" or "solo"): lock
         matching, keep the ``pids`` that still wait (on a match page, unless "solo"; "matched":
         all of them, else raise :class:`Taken`) and make this worker their home; a member new
@@ -92,11 +108,11 @@ class Worker:
         row = self.db.participant(pid)
         return None if row is None or row["gid"] is None else self.db.home(pid)
 
-    def _arrived(self, rt: StudyRuntime, pid: str, row: ParticipantRow) -> None:
+    def _arrived(self, rt: PoolHost, pid: str, row: ParticipantRow) -> None:
         self.gone.pop(pid, None)
         rt.people[pid] = row
 
-    async def match(self, rt: StudyRuntime, humans: int) -> None:
+    async def match(self, rt: PoolHost, humans: int) -> None:
         """Form groups of ``humans`` from the pool of every worker (call with ``rt.lock``)."""
         pages = rt.study.match_pages
         while pages:
@@ -107,10 +123,10 @@ class Worker:
             local = [p for p in rt.pool if p in pids]
             for pid in local:
                 rt.pool.remove(pid)
-            if not await rt._form(pids, "matched"):
+            if not await rt.form(pids, "matched"):
                 rt.pool[:0] = local  # another worker took one of them: look again
 
-    async def watch(self, rt: StudyRuntime) -> None:
+    async def watch(self, rt: PoolHost) -> None:
         """Forever: participants waiting here whom another worker grouped leave the pool and
         their page is told where to go."""
         while True:
@@ -123,9 +139,9 @@ class Worker:
                 for pid in moved:
                     self.send_away(rt, pid, homes[pid])
                 if moved:
-                    rt._arm_match_timer()
+                    rt.arm_match_timer()
 
-    def send_away(self, rt: StudyRuntime, pid: str, home: int) -> None:
+    def send_away(self, rt: PoolHost, pid: str, home: int) -> None:
         """``pid``, waiting here, was grouped by worker ``home``: out of this pool, and their
         page is told to go there."""
         if pid in rt.pool:

@@ -111,6 +111,13 @@ def interpolate(text: str, values: Mapping[str, Any], markdown: bool) -> str:
     return PLACEHOLDER.sub(one, text)
 
 
+def fill(text: str, values: dict[str, Any]) -> str:
+    """``{round}``, ``{rounds}``, ``{partner}`` filled in (other braces are left alone)."""
+    for key, value in values.items():
+        text = text.replace("{" + key + "}", str(value))
+    return text
+
+
 def apply_set(
     study: Study, assignments: Mapping[str, str], values: dict[str, Any]
 ) -> tuple[dict[str, Any], dict[str, Any], dict[str, str]]:

@@ -13,6 +13,9 @@ import difflib
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from collabrl.study.spec.chat_agent import ChatAgent
+from collabrl.study.spec.schema import RoomLimits
+
 RoomKind = Literal["chat", "document"]
 
 ROOM_EVENTS = (
@@ -40,6 +43,17 @@ def text_diff(old: str, new: str) -> str:
         old.splitlines(keepends=True), new.splitlines(keepends=True), "before", "after", n=1
     )
     return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
+
+
+@dataclass(frozen=True)
+class RoomSpec:
+    """What a room is, whichever page or condition declared it."""
+
+    kind: RoomKind
+    agents: list[ChatAgent]
+    limits: RoomLimits
+    initial: str
+    task: str  # the page's text: what the agents are told the task is
 
 
 @dataclass
@@ -129,3 +143,11 @@ def room_events(db: Any) -> list[dict[str, Any]]:
     """The events rooms are folded from, in log order (one query per kind, merged)."""
     found = [e for kind in ROOM_EVENTS for e in db.events(kind)]
     return sorted(found, key=lambda e: e["seq"])
+
+
+def room_facts(room: Room, pid: str) -> dict[str, Any]:
+    """A chat or document round in a game round's terms (the bonus's ``round[i]``, and part of
+    a round ``set:``'s ``result``): no success or steps, the participant's turns as decisions
+    and messages."""
+    made = room.turns(pid)
+    return {"success": None, "steps": None, "decisions": made, "messages": made}
