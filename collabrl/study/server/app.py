@@ -25,10 +25,12 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
@@ -60,6 +62,9 @@ from collabrl.web.security import (
 )
 from collabrl.web.serve_app import run_both, serve_seat
 
+if TYPE_CHECKING:
+    from importlib.resources.abc import Traversable
+
 WEB_STATIC = resources.files("collabrl.web") / "static"
 STUDY_STATIC = resources.files("collabrl.study.server") / "static"
 # collabrl serve's policy, except that the study page frames the game page (same origin only)
@@ -79,164 +84,221 @@ class Limits:
     action_burst: int = 20
 
 
-def make_study_app(
-    rt: StudyRuntime, admin_token: str, limits: Limits | None = None, base_path: str = ""
-):
-    """The app serving ``rt``'s study, under ``base_path`` ("" or ``/a/b``, no trailing /)."""
-    limits = limits or Limits()
-    join_key = rt.db.meta()["join_key"]
-    folder = study_folder(rt.loaded)
-    joins = RateLimit(limits.joins_per_s, limits.join_burst)
+@dataclass
+class StudyServer:
+    """What the routes share: the runtime, the study's join key and folder, the admin token and
+    the rate limits (the app holds it as ``app.state.server``)."""
 
-    def page_file(folder, name: str) -> HTMLResponse:
-        return HTMLResponse((folder / name).read_text(encoding="utf-8"))
+    rt: StudyRuntime
+    admin_token: str
+    join_key: str
+    folder: Path | None  # the study file's folder (media, components); None: a shipped study
+    limits: Limits
+    joins: RateLimit
 
-    async def new_participant(request: Request) -> tuple[str, str] | Response:
-        if not has_token(request, join_key, name="key"):
+    def elsewhere(self, pid: str) -> str | None:
+        """The address of the worker that serves ``pid``, when it is another one."""
+        worker = self.rt.worker
+        if worker is None or (pid in self.rt.people and pid not in worker.gone):
+            return None
+        url = worker.home_url(pid)
+        return None if url == worker.url else url
+
+    def spread(self, request: Request, route: str) -> Response | None:
+        """With several workers: the join sent, in turn, to each one (None: this one takes
+        it). 307 keeps the method, so a scripted POST is posted there again."""
+        if self.rt.worker is None or not has_token(request, self.join_key, name="key"):
+            return None  # a wrong link is refused here, by new_participant
+        target = self.rt.worker.join_target()
+        if target is None:
+            return None
+        return RedirectResponse(f"{target}{route}?{request.url.query}", 307)
+
+    async def new_participant(self, request: Request) -> tuple[str, str] | Response:
+        """A participant from the study link (participant id, token), or the refusal."""
+        if not has_token(request, self.join_key, name="key"):
             return Response("this is not a valid link to the study\n", 403)
-        if not joins.allow():
+        if not self.joins.allow():
             return Response("too many people are joining right now; try again in a moment\n", 429)
         query = {k: v for k, v in request.query_params.items() if k != "key"}
         try:
-            joined = await rt.join("human", query)
-            await rt.db.synced()  # on disk before the participant is given their link
+            joined = await self.rt.join("human", query)
+            await self.rt.db.synced()  # on disk before the participant is given their link
             return joined
         except JoinRefused as exc:
             return Response(f"{exc}\n", exc.status)
         except StorageFault:  # nothing of the join was stored; the admin page shows the fault
             return Response("the study cannot take new participants right now\n", 503)
 
-    def spread(request: Request, route: str) -> Response | None:
-        """With several workers: the join sent, in turn, to each one (None: this one takes
-        it). 307 keeps the method, so a scripted POST is posted there again."""
-        if rt.worker is None or not has_token(request, join_key, name="key"):
-            return None  # a wrong link is refused here, by new_participant
-        target = rt.worker.join_target()
-        if target is None:
-            return None
-        return RedirectResponse(f"{target}{route}?{request.url.query}", 307)
+    async def joined(self, request: Request, route: str) -> tuple[str, str] | Response:
+        """The join at ``route``: sent to another worker, refused, or (pid, token) here."""
+        return self.spread(request, route) or await self.new_participant(request)
 
-    def elsewhere(pid: str) -> str | None:
-        """The address of the worker that serves ``pid``, when it is another one."""
-        worker = rt.worker
-        if worker is None or (pid in rt.people and pid not in worker.gone):
-            return None
-        url = worker.home_url(pid)
-        return None if url == worker.url else url
+    def participant_of(self, conn: HTTPConnection) -> str | None:
+        return self.rt.participant(conn.query_params.get("token", ""))
 
-    async def join(request: Request) -> Response:
-        joined = spread(request, "/join") or await new_participant(request)
-        if isinstance(joined, Response):
-            return joined
-        return RedirectResponse(f"{_root(request)}/s?token={joined[1]}", 303)
 
-    async def api_join(request: Request) -> Response:
-        joined = spread(request, "/api/join") or await new_participant(request)
-        if isinstance(joined, Response):
-            return joined
-        pid, token = joined
-        root = _root(request)
-        return JSONResponse(
-            {
-                "participant": pid,
-                "token": token,
-                "page": f"{root}/s?token={token}",
-                "socket": f"{root}/study/ws?token={token}",
-            }
-        )
-
-    def participant_of(conn: HTTPConnection) -> str | None:
-        return rt.participant(conn.query_params.get("token", ""))
-
-    async def study_page(request: Request) -> Response:
-        pid = participant_of(request)
-        if pid is None:
-            return Response("unknown participant link\n", 404)
-        if home := elsewhere(pid):
-            return RedirectResponse(f"{home}/s?{request.url.query}", 303)
-        return page_file(STUDY_STATIC, "study.html")
-
-    async def play_page(request: Request) -> Response:
-        pid = participant_of(request)
-        sid, seat = request.path_params["sid"], request.path_params["seat"]
-        if pid is None or rt.seat_session(pid, sid, seat) is None:
-            return Response("no such game for this participant now\n", 404)
-        return page_file(WEB_STATIC, "play.html")
-
-    async def study_socket(ws: WebSocket) -> None:
-        pid = participant_of(ws)
-        if pid is None:
-            await ws.close(code=1008)
-            return
-        await ws.accept()
-        if home := elsewhere(pid):
-            await ws.send_text(json.dumps(moved(home)))
-            await ws.close()
-            return
-        await _connected(rt, pid, "page", _serve_page(ws, rt, pid, limits))
-
-    async def game_socket(ws: WebSocket) -> None:
-        pid = participant_of(ws)
-        sid, seat = ws.path_params["sid"], ws.path_params["seat"]
-        session = rt.seat_session(pid, sid, seat) if pid is not None else None
-        if pid is None or session is None:
-            await ws.close(code=1008)
-            return
-        await ws.accept()
-        await _connected(rt, pid, "game", _serve_game(ws, rt, pid, session, seat, limits))
-
-    async def media(request: Request) -> Response:
-        """A file of the study's media folder (:func:`collabrl.study.spec.media.media_file` refuses
-        any path outside it)."""
-        path = media_file(folder, request.path_params["path"])
-        if path is None:
-            return Response("no such media file\n", 404)
-        return FileResponse(path)
-
-    async def component_script(request: Request) -> Response:
-        component = rt.compiled.components.get(request.path_params["name"])
-        if component is None:
-            return Response("no such component\n", 404)
-        return FileResponse(component.script, media_type="text/javascript")
-
-    async def admin_page(request: Request) -> Response:
-        if not has_token(request, admin_token):
-            return Response("wrong admin token\n", 403)
-        return page_file(STUDY_STATIC, "admin.html")
-
-    async def admin_api(request: Request) -> Response:
-        if not has_token(request, admin_token):
-            return Response("wrong admin token\n", 403)
-        return JSONResponse(admin_state(rt))
-
-    @asynccontextmanager
-    async def lifespan(app):
-        await rt.recover()
-        yield
-        rt.shutdown()
-
-    routes = [
-        Route("/join", join),
-        Route("/api/join", api_join, methods=["POST"]),
-        Route("/s", study_page),
-        WebSocketRoute("/study/ws", study_socket),
-        Route("/play/{sid}/{seat}", play_page),
-        WebSocketRoute("/ws/{sid}/{seat}", game_socket),
-        Route("/media/{path:path}", media),
-        Route("/components/{name}.js", component_script),
-        Route("/admin", admin_page),
-        Route("/admin/api/state", admin_api),
-        Mount("/static", StaticFiles(directory=str(WEB_STATIC)), name="static"),
-        Mount("/study-static", StaticFiles(directory=str(STUDY_STATIC)), name="study-static"),
-    ]
-    app = Starlette(
-        routes=[Mount(base_path, routes=routes)] if base_path else routes,
-        middleware=[Middleware(SecurityHeaders, headers=STUDY_HEADERS), Middleware(HostAndOrigin)],
-        lifespan=lifespan,
+def make_study_app(
+    rt: StudyRuntime, admin_token: str, limits: Limits | None = None, base_path: str = ""
+) -> Starlette:
+    """The app serving ``rt``'s study, under ``base_path`` ("" or ``/a/b``, no trailing /)."""
+    limits = limits or Limits()
+    server = StudyServer(
+        rt=rt,
+        admin_token=admin_token,
+        join_key=rt.db.meta()["join_key"],
+        folder=study_folder(rt.loaded),
+        limits=limits,
+        joins=RateLimit(limits.joins_per_s, limits.join_burst),
     )
+    app = Starlette(
+        routes=[Mount(base_path, routes=ROUTES)] if base_path else ROUTES,
+        middleware=[Middleware(SecurityHeaders, headers=STUDY_HEADERS), Middleware(HostAndOrigin)],
+        lifespan=_lifespan,
+    )
+    app.state.server = server
     app.state.runtime = rt
-    app.state.join_key = join_key
+    app.state.join_key = server.join_key
     return app
+
+
+@asynccontextmanager
+async def _lifespan(app: Starlette) -> AsyncIterator[None]:
+    rt = app.state.server.rt
+    await rt.recover()
+    yield
+    rt.shutdown()
+
+
+def _server(conn: HTTPConnection) -> StudyServer:
+    return conn.app.state.server
+
+
+def _page_file(folder: Traversable, name: str) -> HTMLResponse:
+    return HTMLResponse((folder / name).read_text(encoding="utf-8"))
+
+
+async def join(request: Request) -> Response:
+    """``GET /join``: a new participant, sent on to their page."""
+    joined = await _server(request).joined(request, "/join")
+    if isinstance(joined, Response):
+        return joined
+    return RedirectResponse(f"{_root(request)}/s?token={joined[1]}", 303)
+
+
+async def api_join(request: Request) -> Response:
+    """``POST /api/join``: a new participant for a scripted client (token, page and socket)."""
+    joined = await _server(request).joined(request, "/api/join")
+    if isinstance(joined, Response):
+        return joined
+    pid, token = joined
+    root = _root(request)
+    return JSONResponse(
+        {
+            "participant": pid,
+            "token": token,
+            "page": f"{root}/s?token={token}",
+            "socket": f"{root}/study/ws?token={token}",
+        }
+    )
+
+
+async def study_page(request: Request) -> Response:
+    """``GET /s``: the participant's page (or a redirect to the worker that serves them)."""
+    server = _server(request)
+    pid = server.participant_of(request)
+    if pid is None:
+        return Response("unknown participant link\n", 404)
+    if home := server.elsewhere(pid):
+        return RedirectResponse(f"{home}/s?{request.url.query}", 303)
+    return _page_file(STUDY_STATIC, "study.html")
+
+
+async def play_page(request: Request) -> Response:
+    """``GET /play/{sid}/{seat}``: collabrl serve's play page, for the seat the participant
+    plays now."""
+    server = _server(request)
+    pid = server.participant_of(request)
+    sid, seat = request.path_params["sid"], request.path_params["seat"]
+    if pid is None or server.rt.seat_session(pid, sid, seat) is None:
+        return Response("no such game for this participant now\n", 404)
+    return _page_file(WEB_STATIC, "play.html")
+
+
+async def study_socket(ws: WebSocket) -> None:
+    """``WS /study/ws``: the participant's page pushed on every change, and what it submits."""
+    server = _server(ws)
+    pid = server.participant_of(ws)
+    if pid is None:
+        await ws.close(code=1008)
+        return
+    await ws.accept()
+    if home := server.elsewhere(pid):
+        await ws.send_text(json.dumps(moved(home)))
+        await ws.close()
+        return
+    await _connected(server.rt, pid, "page", _serve_page(ws, server.rt, pid, server.limits))
+
+
+async def game_socket(ws: WebSocket) -> None:
+    """``WS /ws/{sid}/{seat}``: the game seat the participant plays now."""
+    server = _server(ws)
+    rt, pid = server.rt, server.participant_of(ws)
+    sid, seat = ws.path_params["sid"], ws.path_params["seat"]
+    session = rt.seat_session(pid, sid, seat) if pid is not None else None
+    if pid is None or session is None:
+        await ws.close(code=1008)
+        return
+    await ws.accept()
+    await _connected(rt, pid, "game", _serve_game(ws, rt, pid, session, seat, server.limits))
+
+
+async def media(request: Request) -> Response:
+    """A file of the study's media folder (:func:`collabrl.study.spec.media.media_file` refuses
+    any path outside it)."""
+    path = media_file(_server(request).folder, request.path_params["path"])
+    if path is None:
+        return Response("no such media file\n", 404)
+    return FileResponse(path)
+
+
+async def component_script(request: Request) -> Response:
+    """``GET /components/{name}.js``: a custom component's page script."""
+    component = _server(request).rt.compiled.components.get(request.path_params["name"])
+    if component is None:
+        return Response("no such component\n", 404)
+    return FileResponse(component.script, media_type="text/javascript")
+
+
+async def admin_page(request: Request) -> Response:
+    """``GET /admin``: the live admin view (its own token)."""
+    if not has_token(request, _server(request).admin_token):
+        return Response("wrong admin token\n", 403)
+    return _page_file(STUDY_STATIC, "admin.html")
+
+
+async def admin_api(request: Request) -> Response:
+    """``GET /admin/api/state``: what the admin view shows, as JSON."""
+    server = _server(request)
+    if not has_token(request, server.admin_token):
+        return Response("wrong admin token\n", 403)
+    return JSONResponse(admin_state(server.rt))
+
+
+ROUTES = [
+    Route("/join", join),
+    Route("/api/join", api_join, methods=["POST"]),
+    Route("/s", study_page),
+    WebSocketRoute("/study/ws", study_socket),
+    Route("/play/{sid}/{seat}", play_page),
+    WebSocketRoute("/ws/{sid}/{seat}", game_socket),
+    Route("/media/{path:path}", media),
+    Route("/components/{name}.js", component_script),
+    Route("/admin", admin_page),
+    Route("/admin/api/state", admin_api),
+    Mount("/static", StaticFiles(directory=str(WEB_STATIC)), name="static"),
+    Mount("/study-static", StaticFiles(directory=str(STUDY_STATIC)), name="study-static"),
+]
 
 
 def moved(base: str) -> dict[str, str]:
@@ -291,53 +353,67 @@ async def _receive(ws: WebSocket, send, limit: RateLimit) -> dict[str, Any] | No
 
 async def _serve_page(ws: WebSocket, rt: StudyRuntime, pid: str, limits: Limits) -> None:
     """Push the participant's page on every change; take what the page submits."""
-    lock = asyncio.Lock()
-    limit = RateLimit(limits.actions_per_s, limits.action_burst)
+    socket = _PageSocket(ws, rt, pid, RateLimit(limits.actions_per_s, limits.action_burst))
+    await run_both(socket.push, socket.take)
 
-    async def send(payload: dict) -> None:
-        async with lock:
-            await ws.send_text(json.dumps(payload))
 
-    async def push() -> None:
-        shown = None
+@dataclass
+class _PageSocket:
+    """One participant's page socket: its pushes and its requests, one message at a time."""
+
+    ws: WebSocket
+    rt: StudyRuntime
+    pid: str
+    limit: RateLimit
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+    async def send(self, payload: dict) -> None:
+        async with self.lock:
+            await self.ws.send_text(json.dumps(payload))
+
+    async def push(self) -> None:
+        """The page, each time it changes (once it is on disk)."""
+        rt, pid, shown = self.rt, self.pid, None
         while True:
             if rt.worker is not None and pid in rt.worker.gone:  # grouped by another worker
-                await send(moved(rt.worker.gone[pid]))
+                await self.send(moved(rt.worker.gone[pid]))
                 return
             seen = rt.notifier.version(pid)
             view = rt.view(pid)
             try:
                 await rt.db.synced()  # what the page shows is on disk
             except StorageFault:  # on the admin page; the page waits for the next change
-                await send({"type": "error", "code": "storage", "message": PAUSED})
+                await self.send({"type": "error", "code": "storage", "message": PAUSED})
                 await rt.wait(pid, seen)
                 continue
             if view["node"] != shown:
                 rt.note("page_view", pid=pid, node=view["node"])
                 shown = view["node"]
-            await send(view)
+            await self.send(view)
             await rt.wait(pid, seen)
 
-    async def take() -> None:
+    async def take(self) -> None:
+        """What the page submits, each answered with an error or by the next push."""
         while True:
-            data = await _receive(ws, send, limit)
+            data = await _receive(self.ws, self.send, self.limit)
             if data is None:
                 continue
             if data.get("type") != "submit":
-                await send({"type": "error", "message": "unknown request"})
+                await self.send({"type": "error", "message": "unknown request"})
                 continue
-            try:
-                await rt.submit(pid, data)
-            except StoragePaused as exc:  # not the participant's mistake: programs can tell
-                await send({"type": "error", "code": exc.code, "message": str(exc)})
-            except FormError as exc:  # a stale document save also carries the current text
-                extra = getattr(exc, "extra", {})
-                code = {"code": exc.code} if hasattr(exc, "code") else {}
-                await send(
-                    {"type": "error", "message": str(exc), "problems": exc.problems} | code | extra
-                )
+            await self.submit(data)
 
-    await run_both(push, take)
+    async def submit(self, data: dict[str, Any]) -> None:
+        try:
+            await self.rt.submit(self.pid, data)
+        except StoragePaused as exc:  # not the participant's mistake: programs can tell
+            await self.send({"type": "error", "code": exc.code, "message": str(exc)})
+        except FormError as exc:  # a stale document save also carries the current text
+            extra = getattr(exc, "extra", {})
+            code = {"code": exc.code} if hasattr(exc, "code") else {}
+            await self.send(
+                {"type": "error", "message": str(exc), "problems": exc.problems} | code | extra
+            )
 
 
 async def _serve_game(ws, rt: StudyRuntime, pid: str, session, seat: str, limits: Limits) -> None:
