@@ -20,7 +20,7 @@ each decision, message, rating and intake answer the clients sent must be there 
 and every participant must have completed.
 
 ``--db postgres`` starts a throwaway PostgreSQL server in a temporary folder
-(:mod:`collabrl.study.pgcluster`, PostgreSQL's durable defaults) and stops it at the end.
+(:mod:`collabrl.study.store.pgcluster`, PostgreSQL's durable defaults) and stops it at the end.
 
     python benchmarks/study_load.py [--participants 50] [--rate 0.5] [--ticks 100]
         [--db sqlite|postgres] [--workers 1] [--fast-writes] [--profile DIR]
@@ -51,11 +51,11 @@ import httpx
 import numpy as np
 import websockets
 
-from collabrl.study.compile import compile_study
-from collabrl.study.db import open_database
-from collabrl.study.export import export_study
-from collabrl.study.load import load_study
-from collabrl.study.pgcluster import ThrowawayCluster
+from collabrl.study.results.export import export_study
+from collabrl.study.spec.compile import compile_study
+from collabrl.study.spec.load import load_study
+from collabrl.study.store.db import open_database
+from collabrl.study.store.pgcluster import ThrowawayCluster
 
 STUDY = "paper_user_study_cpu"
 ITEMS = ("help_plan", "help_talk", "trust_follow", "trust_update", "empathy")

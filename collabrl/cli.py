@@ -15,7 +15,24 @@ from collabrl.errors import CollabrlError
 from collabrl.records import RunClaim, claim_folder, mark_completed, write_jsonl, write_text
 
 
-@click.group()
+class _Commands(click.Group):
+    """The subcommands, and one two-word alias: ``collabrl eval compare DIR...`` is
+    ``collabrl report table DIR...`` (the joined Table 1 layout).
+
+    Why here: the alias joins two packages of one layer, and only the command line sits above
+    both, so neither ``eval`` nor ``report`` imports the other.
+    """
+
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        report = self.commands.get("report")
+        if args[:2] == ["eval", "compare"] and isinstance(report, click.Group):
+            return "eval compare", report.get_command(ctx, "table"), args[2:]
+        return super().resolve_command(ctx, args)
+
+
+@click.group(cls=_Commands)
 @click.version_option(package_name="collabrl")
 def cli() -> None:
     """collabrl: train LLM agents to collaborate with diverse simulated partners."""
@@ -36,7 +53,7 @@ def lint(args: tuple[str, ...], explain: bool, command: str | None) -> None:
     try:
         recipe = recipe_from_args(args)
     except CollabrlError:
-        from collabrl.study.load import is_study_file
+        from collabrl.study.spec.load import is_study_file
 
         named = [a for a in args if "=" not in a]
         if len(named) == 1 and is_study_file(named[0]):

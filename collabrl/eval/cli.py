@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
-from typing import Any
 
 import click
 
@@ -66,25 +65,7 @@ def _in_eval_section(override: str) -> str:
     return override if recipe_only or head in ("eval", "") else f"eval.{override}"
 
 
-class _EvalCommand(click.Command):
-    """``collabrl eval compare DIR...`` is ``collabrl report table DIR...`` (the joined Table 1
-    layout); any other first word is a recipe or an override."""
-
-    def make_context(
-        self,
-        info_name: str | None,
-        args: list[str],
-        parent: click.Context | None = None,
-        **extra: Any,
-    ) -> click.Context:
-        if args and args[0] == "compare":
-            from collabrl.report.cli import table_command
-
-            return table_command.make_context(f"{info_name} compare", args[1:], parent, **extra)
-        return super().make_context(info_name, args, parent, **extra)
-
-
-@click.command("eval", cls=_EvalCommand)
+@click.command("eval")
 @click.argument("args", nargs=-1, metavar="[RECIPE] [KEY=VALUE]...")
 @click.option("--checkpoint", default=None, help="Evaluate a local HF model folder (transformers).")
 @click.option("--oracle", is_flag=True, help="Oracle setting: policy sees the partner's profile.")

@@ -54,8 +54,8 @@ def _require_study_extra(command: str) -> None:
 
 
 def _compiled(args: tuple[str, ...]):
-    from collabrl.study.compile import compile_study
-    from collabrl.study.load import load_study, split_study_args
+    from collabrl.study.spec.compile import compile_study
+    from collabrl.study.spec.load import load_study, split_study_args
 
     return compile_study(load_study(*split_study_args(args)))
 
@@ -69,8 +69,8 @@ def _folder(compiled, pretest: bool) -> Path:
 def _existing(compiled, db: str | None, pretest: bool = False):
     """The study's database, which must exist and belong to this protocol; a missing one is
     one line saying where it was looked for, and where serve and pretest write theirs."""
-    from collabrl.study.backends import database_location
-    from collabrl.study.db import open_database
+    from collabrl.study.store.backends import database_location
+    from collabrl.study.store.db import open_database
 
     from_env = click.get_current_context().get_parameter_source("db")
     if pretest and from_env is ParameterSource.ENVIRONMENT:
@@ -104,7 +104,7 @@ def study() -> None:
 @click.option("--graph", is_flag=True, help="Print the routing graph instead of the study.")
 def lint(args: tuple[str, ...], graph: bool) -> None:
     """Check a study (schema, routing, balance, checkpoints, profiles); print it resolved."""
-    from collabrl.study.factors import describe
+    from collabrl.study.spec.factors import describe
 
     compiled = _compiled(args)
     study, assigner = compiled.study, compiled.assigner
@@ -189,11 +189,11 @@ def serve(
 
     require_web()
     _require_study_extra("serve")
-    from collabrl.study.app import Limits, check_base_path, make_study_app
-    from collabrl.study.backends import database_location
-    from collabrl.study.db import open_database
-    from collabrl.study.recruitment import PLATFORMS, study_link
-    from collabrl.study.runtime import StudyRuntime
+    from collabrl.study.live.runtime import StudyRuntime
+    from collabrl.study.server.app import Limits, check_base_path, make_study_app
+    from collabrl.study.spec.recruitment import PLATFORMS, study_link
+    from collabrl.study.store.backends import database_location
+    from collabrl.study.store.db import open_database
     from collabrl.web.security import admin_token
 
     try:
@@ -209,7 +209,7 @@ def serve(
     public = (public_url or f"http://{shown}:{port}{prefix}").rstrip("/")
     click.echo(f"database: {database.path} (protocol {compiled.loaded.sha256[:12]})")
     if workers > 1 and worker is None:
-        from collabrl.study.workers import serve_workers
+        from collabrl.study.live.workers import serve_workers
 
         database.close()
         click.echo(f"admin page (every worker's participants): {public}/admin?token={admin}")
@@ -224,7 +224,7 @@ def serve(
     limits = Limits(joins_per_s=joins_per_s)
     rt = StudyRuntime(compiled, database)
     if worker is not None:
-        from collabrl.study.workers import Worker
+        from collabrl.study.live.workers import Worker
 
         rt.worker = Worker(database, worker, workers, public)
     app = make_study_app(rt, admin, limits, base_path=prefix)
@@ -272,10 +272,10 @@ def pretest(args, participants: int | None, db: Path | None, out: Path | None, o
     where `collabrl study export STUDY --pretest` and `report STUDY --pretest` write them again
     (or --db DIR/study.sqlite)."""
     _require_study_extra("pretest")
-    from collabrl.study.db import open_database
-    from collabrl.study.export import export_study, response_rows
-    from collabrl.study.pretest import run_pretest
-    from collabrl.study.report import write_report
+    from collabrl.study.pretest.run import run_pretest
+    from collabrl.study.results.export import export_study, response_rows
+    from collabrl.study.results.report import write_report
+    from collabrl.study.store.db import open_database
 
     compiled = _compiled(args)
     folder = out or _folder(compiled, pretest=True)
@@ -320,7 +320,7 @@ def pretest(args, participants: int | None, db: Path | None, out: Path | None, o
 @OUT
 def export(args: tuple[str, ...], db: str | None, pretest: bool, out: Path | None) -> None:
     """Write the CSV, events, trajectories, HF datasets and manifest of a study's database."""
-    from collabrl.study.export import export_study
+    from collabrl.study.results.export import export_study
 
     compiled = _compiled(args)
     database = _existing(compiled, db, pretest)
@@ -341,8 +341,8 @@ def export(args: tuple[str, ...], db: str | None, pretest: bool, out: Path | Non
 def report(args: tuple[str, ...], db: str | None, pretest: bool, out: Path | None) -> None:
     """Means with 95% intervals per condition, paired tests, and the Figure 6 plot."""
     _require_study_extra("report")
-    from collabrl.study.export import response_rows
-    from collabrl.study.report import write_report
+    from collabrl.study.results.export import response_rows
+    from collabrl.study.results.report import write_report
 
     compiled = _compiled(args)
     if not compiled.study.conditions:

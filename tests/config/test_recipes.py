@@ -331,7 +331,7 @@ def test_every_settings_key_has_a_doc_line() -> None:
     from collabrl.config.explain import undocumented
     from collabrl.envs.registry import registered_games
     from collabrl.pipeline.config import PipelineConfig
-    from collabrl.study.schema import Study
+    from collabrl.study.spec.schema import Study
 
     assert undocumented(Recipe) == []
     assert undocumented(PipelineConfig) == []

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from collabrl.study.pgcluster import ThrowawayCluster, server_bin
+from collabrl.study.store.pgcluster import ThrowawayCluster, server_bin
 
 
 @pytest.fixture(scope="session")

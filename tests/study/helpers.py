@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from collabrl.study.compile import CompiledStudy, compile_study
-from collabrl.study.db import open_database
-from collabrl.study.load import load_study
-from collabrl.study.runtime import StudyRuntime
+from collabrl.study.live.runtime import StudyRuntime
+from collabrl.study.spec.compile import CompiledStudy, compile_study
+from collabrl.study.spec.load import load_study
+from collabrl.study.store.db import open_database
 
 ADMIN = "admin-token"
 SHORT = ("game.max_ticks=6",)  # rounds of a few decisions: tests check the protocol, not play
@@ -32,7 +32,7 @@ def study_app(
 ):
     """The study app of a shipped study (database ``db`` or ``tmp_path/study.sqlite``), under
     ``base_path`` if given."""
-    from collabrl.study.app import make_study_app
+    from collabrl.study.server.app import make_study_app
 
     study = compiled(name, *overrides)
     database = open_database(study.loaded, db or tmp_path / "study.sqlite")

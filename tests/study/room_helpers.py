@@ -9,10 +9,10 @@ from typing import Any
 
 import yaml
 
-from collabrl.study.compile import compile_study
-from collabrl.study.db import open_database
-from collabrl.study.load import load_study
-from collabrl.study.runtime import StudyRuntime
+from collabrl.study.live.runtime import StudyRuntime
+from collabrl.study.spec.compile import compile_study
+from collabrl.study.spec.load import load_study
+from collabrl.study.store.db import open_database
 from collabrl.testing.scripted import Reply, ScriptedEngine
 
 LLM = {"backend": "openai", "model": "fake-chat-model"}

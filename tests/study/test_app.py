@@ -142,7 +142,7 @@ def test_a_participant_walks_the_pages_and_plays_a_round(tmp_path) -> None:
 
 
 def test_under_a_base_path_every_route_and_redirect_carries_the_prefix(tmp_path) -> None:
-    from collabrl.study.app import check_base_path
+    from collabrl.study.server.app import check_base_path
 
     app = study_app(tmp_path, "paper_user_study_cpu", base_path="/lab/study1")
     with TestClient(app, base_url="http://127.0.0.1") as client:

@@ -11,9 +11,9 @@ import pytest
 
 from collabrl.cli import main
 from collabrl.errors import CollabrlError
-from collabrl.study.backends import redact
-from collabrl.study.db import StudyDB, open_database
-from collabrl.study.migrations import LATEST
+from collabrl.study.store.backends import redact
+from collabrl.study.store.db import StudyDB, open_database
+from collabrl.study.store.migrations import LATEST
 from tests.study.helpers import compiled
 
 # the tables of the release before migrations: what an old study database holds
@@ -129,7 +129,7 @@ def test_a_postgresql_password_never_shows(pg_cluster, tmp_path, capsys, monkeyp
 
 
 def test_a_path_is_a_file_and_an_address_a_server() -> None:
-    from collabrl.study.backends import database_location
+    from collabrl.study.store.backends import database_location
 
     assert database_location("study.sqlite") == Path("study.sqlite")
     assert database_location("postgresql://u:p@h/db") == "postgresql://u:p@h/db"

@@ -11,12 +11,12 @@ from pathlib import Path
 import pytest
 
 from collabrl.errors import RecipeError
-from collabrl.study.compile import compile_study
-from collabrl.study.export import export_study
-from collabrl.study.forms import FormError
-from collabrl.study.load import load_study
-from collabrl.study.pretest import run_pretest
-from collabrl.study.signals import run_coroutine
+from collabrl.study.live.signals import run_coroutine
+from collabrl.study.pretest.run import run_pretest
+from collabrl.study.results.export import export_study
+from collabrl.study.spec.compile import compile_study
+from collabrl.study.spec.forms import FormError
+from collabrl.study.spec.load import load_study
 from tests.study.room_helpers import (
     LLM,
     failing,
@@ -337,7 +337,7 @@ def test_a_reply_cut_off_by_a_restart_is_asked_again(tmp_path) -> None:
 
 
 def test_a_chat_round_survives_a_restart_and_the_admin_page_shows_the_study(tmp_path) -> None:
-    from collabrl.study.admin import admin_state
+    from collabrl.study.server.admin import admin_state
 
     db = tmp_path / "db.sqlite"
 

@@ -11,13 +11,13 @@ from pathlib import Path
 import pytest
 
 from collabrl.cli import main
-from collabrl.study.compile import compile_study
-from collabrl.study.db import open_database
-from collabrl.study.forms import FormError
-from collabrl.study.load import load_study
-from collabrl.study.media import media_file, path_problem
-from collabrl.study.runtime import StudyRuntime
-from collabrl.study.signals import run_coroutine
+from collabrl.study.live.runtime import StudyRuntime
+from collabrl.study.live.signals import run_coroutine
+from collabrl.study.spec.compile import compile_study
+from collabrl.study.spec.forms import FormError
+from collabrl.study.spec.load import load_study
+from collabrl.study.spec.media import media_file, path_problem
+from collabrl.study.store.db import open_database
 
 EXAMPLE = Path(__file__).parents[2] / "examples" / "study_components"
 ADMIN = "admin-token-for-tests"
@@ -162,7 +162,7 @@ def test_media_paths_outside_the_folder_or_of_other_types_are_refused(folder, re
 def test_media_and_components_are_served_and_nothing_else(folder, tmp_path) -> None:
     from starlette.testclient import TestClient
 
-    from collabrl.study.app import make_study_app
+    from collabrl.study.server.app import make_study_app
 
     (tmp_path / "secret.png").write_bytes(b"not yours")
     (folder / "media" / "link.png").symlink_to(tmp_path / "secret.png")

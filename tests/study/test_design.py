@@ -6,8 +6,8 @@ from collections import Counter
 
 import pytest
 
-from collabrl.study.design import Assigner, latin_square, williams
-from collabrl.study.schema import Design
+from collabrl.study.spec.design import Assigner, latin_square, williams
+from collabrl.study.spec.schema import Design
 
 
 @pytest.mark.parametrize("n", [2, 3, 4, 5, 6])

@@ -9,13 +9,13 @@ import json
 
 import pytest
 
-from collabrl.study.compile import compile_study
-from collabrl.study.document import StaleSave
-from collabrl.study.export import export_study
-from collabrl.study.forms import FormError
-from collabrl.study.load import load_study
-from collabrl.study.pretest import run_pretest
-from collabrl.study.signals import run_coroutine
+from collabrl.study.live.document import StaleSave
+from collabrl.study.live.signals import run_coroutine
+from collabrl.study.pretest.run import run_pretest
+from collabrl.study.results.export import export_study
+from collabrl.study.spec.compile import compile_study
+from collabrl.study.spec.forms import FormError
+from collabrl.study.spec.load import load_study
 from tests.study.room_helpers import LLM, failing, room_runtime, settle, with_llm, write_study
 
 AGENT = {"name": "Ada", "lines": ["- a line from Ada"]}

@@ -6,8 +6,8 @@ from __future__ import annotations
 import csv
 import json
 
-from collabrl.study.export import export_study
-from collabrl.study.signals import run_coroutine
+from collabrl.study.live.signals import run_coroutine
+from collabrl.study.results.export import export_study
 from tests.study.helpers import SHORT, runtime
 
 LINK = '=HYPERLINK("http://x","y")'

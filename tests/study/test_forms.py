@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from collabrl.study.forms import FormError, ratings, survey_answers
-from collabrl.study.schema import Question, Questionnaire
+from collabrl.study.spec.forms import FormError, ratings, survey_answers
+from collabrl.study.spec.schema import Question, Questionnaire
 
 QUESTIONS = [
     Question(

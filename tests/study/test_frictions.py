@@ -14,10 +14,10 @@ import pytest
 import yaml
 
 from collabrl.cli import main
-from collabrl.study.pretest import run_pretest
-from collabrl.study.questionnaires import TEMPLATES
-from collabrl.study.report import condition_table, method_note, summarize
-from collabrl.study.schema import SurveyPage
+from collabrl.study.pretest.run import run_pretest
+from collabrl.study.results.report import condition_table, method_note, summarize
+from collabrl.study.spec.questionnaires import TEMPLATES
+from collabrl.study.spec.schema import SurveyPage
 from tests.study.helpers import ADMIN, compiled, study_app
 from tests.study.test_traps import study_file
 
@@ -63,8 +63,8 @@ def test_the_readme_shows_the_branch_syntax_and_it_validates() -> None:
 
 
 def test_the_readme_recruitment_and_payment_block_validates() -> None:
-    from collabrl.study.payment import check_bonus
-    from collabrl.study.schema import Payment, Recruitment
+    from collabrl.study.spec.payment import check_bonus
+    from collabrl.study.spec.schema import Payment, Recruitment
 
     section = README.read_text(encoding="utf-8").split("## User studies", 1)[1].split("\n## ")[0]
     blocks = [yaml.safe_load(b) for b in re.findall(r"```yaml\n(.*?)```", section, re.S)]

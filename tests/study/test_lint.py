@@ -8,7 +8,7 @@ import pytest
 
 from collabrl.cli import main
 from collabrl.errors import CollabrlError
-from collabrl.study.load import load_study, shipped_studies
+from collabrl.study.spec.load import load_study, shipped_studies
 from tests.study.helpers import compiled
 
 

@@ -12,14 +12,14 @@ from pathlib import Path
 import pytest
 
 from collabrl.cli import main
-from collabrl.study.compile import compile_study
-from collabrl.study.db import open_database
-from collabrl.study.expressions import ExpressionError, evaluate, references
-from collabrl.study.load import load_study
-from collabrl.study.payment import evaluate_bonus
-from collabrl.study.pretest import run_pretest
-from collabrl.study.runtime import StudyRuntime
-from collabrl.study.signals import run_coroutine
+from collabrl.study.live.runtime import StudyRuntime
+from collabrl.study.live.signals import run_coroutine
+from collabrl.study.pretest.run import run_pretest
+from collabrl.study.spec.compile import compile_study
+from collabrl.study.spec.expressions import ExpressionError, evaluate, references
+from collabrl.study.spec.load import load_study
+from collabrl.study.spec.payment import evaluate_bonus
+from collabrl.study.store.db import open_database
 
 EXAMPLE = Path(__file__).parents[2] / "examples" / "study_components" / "study.yaml"
 
@@ -89,7 +89,7 @@ def lint_error(capsys, path: str) -> str:
 
 
 def test_one_evaluator_reads_state_and_answers_and_names_what_is_missing() -> None:
-    from collabrl.study.expressions import StateValues, answer_values
+    from collabrl.study.spec.expressions import StateValues, answer_values
 
     answers = answer_values({"intake.cooks": "yes"}, ["intake.cooks", "intake.age"])
     names = {"state": StateValues(score=2), "answers": answers}
@@ -345,7 +345,7 @@ def test_a_pretest_of_state_when_and_factors_exports_levels_state_and_process(tm
     its share and the export carries factor levels, state and process metrics per round."""
     compiled = compile_study(load_study(str(EXAMPLE), [f"output_dir={tmp_path}"]))
     run_pretest(compiled, tmp_path / "pretest.sqlite", 8, progress=False)
-    from collabrl.study.export import export_study
+    from collabrl.study.results.export import export_study
 
     db = open_database(compiled.loaded, tmp_path / "pretest.sqlite")
     export_study(compiled.loaded, db, tmp_path / "export")
@@ -440,7 +440,7 @@ def test_group_state_is_set_once_per_round_and_exported(tmp_path) -> None:
     path.write_text(edit)
     compiled = compile_study(load_study(str(path)))
     run_pretest(compiled, tmp_path / "pretest.sqlite", 2, progress=False)
-    from collabrl.study.export import response_rows
+    from collabrl.study.results.export import response_rows
 
     db = open_database(compiled.loaded, tmp_path / "pretest.sqlite")
     rows = response_rows(compiled.loaded, db)

@@ -11,12 +11,12 @@ import pytest
 
 from collabrl.cli import main
 from collabrl.errors import CollabrlError
-from collabrl.study.answers import AnswerModel, RoundFacts, parse_ratings, persona_ratings
-from collabrl.study.db import StudyDB
-from collabrl.study.design import latin_square
-from collabrl.study.export import export_study
-from collabrl.study.pretest import run_pretest
-from collabrl.study.schema import Answers
+from collabrl.study.pretest.answers import AnswerModel, RoundFacts, parse_ratings, persona_ratings
+from collabrl.study.pretest.run import run_pretest
+from collabrl.study.results.export import export_study
+from collabrl.study.spec.design import latin_square
+from collabrl.study.spec.schema import Answers
+from collabrl.study.store.db import StudyDB
 from tests.study.helpers import compiled
 
 
@@ -114,7 +114,7 @@ def test_a_database_belongs_to_one_protocol(tmp_path) -> None:
     import pytest
 
     from collabrl.errors import CollabrlError
-    from collabrl.study.db import open_database
+    from collabrl.study.store.db import open_database
 
     open_database(compiled("paper_user_study_cpu").loaded, tmp_path / "db.sqlite").close()
     with pytest.raises(CollabrlError, match="holds study paper_user_study_cpu"):
@@ -260,7 +260,7 @@ def test_a_newer_collabrl_goes_on_with_a_study_whose_protocol_only_gained_option
     """Upgrading collabrl mid-study adds its new options at their defaults: the same files and
     overrides are the same protocol, so the database opens and records the upgrade once; a
     value that resolves differently, or another file, is refused in one line."""
-    from collabrl.study.db import open_database
+    from collabrl.study.store.db import open_database
 
     study = compiled("paper_user_study_cpu").loaded
     path = tmp_path / "db.sqlite"

@@ -12,11 +12,11 @@ import json
 import pytest
 
 from collabrl.errors import RecipeError
-from collabrl.study.export import export_study
-from collabrl.study.payment import bonus_file, bonus_names, evaluate_bonus
-from collabrl.study.recruitment import PLATFORMS, SALT_VARIABLE, id_hash, study_link
-from collabrl.study.runtime import JoinRefused, StudyRuntime
-from collabrl.study.signals import run_coroutine
+from collabrl.study.live.runtime import JoinRefused, StudyRuntime
+from collabrl.study.live.signals import run_coroutine
+from collabrl.study.results.export import export_study
+from collabrl.study.spec.payment import bonus_file, bonus_names, evaluate_bonus
+from collabrl.study.spec.recruitment import PLATFORMS, SALT_VARIABLE, id_hash, study_link
 from tests.study.helpers import SHORT, compiled, runtime
 
 PROLIFIC = ("recruitment.platform=prolific", "completion.code=C0DE42", "completion.unique=false")

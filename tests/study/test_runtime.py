@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import asyncio
 
-from collabrl.study.db import open_database
-from collabrl.study.runtime import StudyRuntime
-from collabrl.study.signals import run_coroutine
+from collabrl.study.live.runtime import StudyRuntime
+from collabrl.study.live.signals import run_coroutine
+from collabrl.study.store.db import open_database
 from tests.study.helpers import SHORT, compiled, runtime
 
 STEPS = (

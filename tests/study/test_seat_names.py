@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from collabrl.errors import CollabrlError
-from collabrl.study.signals import run_coroutine
+from collabrl.study.live.signals import run_coroutine
 from tests.study.helpers import compiled, runtime
 from tests.study.test_runtime import to_first_round
 

@@ -8,7 +8,7 @@ import math
 import pytest
 from scipy.stats import rankdata
 
-from collabrl.study.stats import holm, mann_whitney, mean_ci, wilcoxon
+from collabrl.study.results.stats import holm, mann_whitney, mean_ci, wilcoxon
 
 
 def brute_force_wilcoxon_p(d: list[float]) -> float:

@@ -17,10 +17,10 @@ from pathlib import Path
 import pytest
 
 from collabrl.cli import main
-from collabrl.study.admin import admin_state
-from collabrl.study.forms import FormError
-from collabrl.study.runtime import StudyRuntime
-from collabrl.study.signals import run_coroutine
+from collabrl.study.live.runtime import StudyRuntime
+from collabrl.study.live.signals import run_coroutine
+from collabrl.study.server.admin import admin_state
+from collabrl.study.spec.forms import FormError
 from tests.study.helpers import ADMIN, runtime, study_app
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -331,7 +331,7 @@ def test_a_read_only_database_is_one_line(tmp_path, capsys, never_serves) -> Non
 
 def test_each_sqlite_problem_has_its_own_advice(tmp_path) -> None:
     """The words for each failure SQLite reports (read-only too, which root cannot produce)."""
-    from collabrl.study.db import database_problem
+    from collabrl.study.store.db import database_problem
 
     path = tmp_path / "study.sqlite"
     cases = {

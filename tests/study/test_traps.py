@@ -11,8 +11,8 @@ import pytest
 
 from collabrl.cli import main
 from collabrl.errors import CollabrlError
-from collabrl.study import compile as compile_module
-from collabrl.study.pretest import PretestStuck, run_pretest
+from collabrl.study.pretest.run import PretestStuck, run_pretest
+from collabrl.study.spec import compile as compile_module
 from tests.study.helpers import compiled
 
 KITCHEN = """name: kitchen_study

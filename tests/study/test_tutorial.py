@@ -11,13 +11,13 @@ from pathlib import Path
 import pytest
 
 from collabrl.cli import main
-from collabrl.study.admin import admin_state
-from collabrl.study.db import StudyDB, open_database
-from collabrl.study.export import export_study
-from collabrl.study.pretest import run_pretest
-from collabrl.study.report import summarize
-from collabrl.study.runtime import StudyRuntime
-from collabrl.study.signals import run_coroutine
+from collabrl.study.live.runtime import StudyRuntime
+from collabrl.study.live.signals import run_coroutine
+from collabrl.study.pretest.run import run_pretest
+from collabrl.study.results.export import export_study
+from collabrl.study.results.report import summarize
+from collabrl.study.server.admin import admin_state
+from collabrl.study.store.db import StudyDB, open_database
 from collabrl.web.session import Session
 from tests.study.helpers import compiled, runtime
 

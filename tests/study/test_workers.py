@@ -9,9 +9,9 @@ import asyncio
 import threading
 import time
 
-from collabrl.study.db import open_database
-from collabrl.study.runtime import StudyRuntime
-from collabrl.study.workers import Worker
+from collabrl.study.live.runtime import StudyRuntime
+from collabrl.study.live.workers import Worker
+from collabrl.study.store.db import open_database
 from tests.study.helpers import SHORT, compiled
 
 ARRIVALS = 11  # per worker: 22 in all, matched in pairs
@@ -75,7 +75,7 @@ def test_joins_are_spread_and_a_moved_participant_is_sent_to_their_worker(tmp_pa
     (socket, also one already open)."""
     from starlette.testclient import TestClient
 
-    from collabrl.study.app import make_study_app
+    from collabrl.study.server.app import make_study_app
     from tests.study.helpers import ADMIN
 
     study = compiled("paper_user_study_cpu")
@@ -192,14 +192,14 @@ def test_a_match_timeout_leaves_alone_whom_another_worker_grouped_first(
     group); a participant who is not on a match page is never grouped."""
     import pytest
 
-    from collabrl.study.workers import Taken
+    from collabrl.study.live.workers import Taken
 
     study = compiled(
         "household_group_study", "pages.1.on_timeout=release", "pages.1.release_to=done", *SHORT
     )
     path = tmp_path / "study.sqlite"
     consent = {"node": "consent", "agree": True}
-    monkeypatch.setattr("collabrl.study.workers.WATCH_S", 3600.0)  # the race, not the watch
+    monkeypatch.setattr("collabrl.study.live.workers.WATCH_S", 3600.0)  # the race, not the watch
 
     async def run() -> None:
         here, there = await _two_workers(study, path)
@@ -244,7 +244,7 @@ def _stop(*workers: StudyRuntime) -> None:
 def test_each_worker_s_admin_page_shows_every_worker_s_participants(tmp_path) -> None:
     """The admin page of either worker lists the participants, pool and groups of both, with
     the worker that serves each; who is online is known to their own worker only."""
-    from collabrl.study.admin import admin_state
+    from collabrl.study.server.admin import admin_state
 
     study = compiled("household_group_study", "pages.1.timeout_s=600", *SHORT)
     consent = {"node": "consent", "agree": True}

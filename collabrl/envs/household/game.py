@@ -267,7 +267,7 @@ class HouseholdGame:
     def final_observation(self, seat: str) -> Observation:
         """What ``seat`` sees once the episode is over (the optional contract method the pages'
         final view uses): its last view with the goal progress as it ended, and no actions."""
-        return render.final_observation(self, self.agents.index(seat))
+        return render.final_observation(self, self.agents.index(seat), self._progress())
 
     def summary(self) -> dict[str, Any]:
         """Episode result; ``steps`` is the success tick, or ``max_ticks`` on failure.

@@ -2,13 +2,41 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from collabrl.envs.base import Observation, lettered
-from collabrl.envs.household.world import HOLD_LIMIT, token
+from collabrl.envs.household.knowledge import SeatMind
+from collabrl.envs.household.tasks import Predicate, Task
+from collabrl.envs.household.world import HOLD_LIMIT, Apartment, token
+from collabrl.envs.opening import Opening
+from collabrl.envs.structures import Structures
 
-if TYPE_CHECKING:
-    from collabrl.envs.household.game import HouseholdGame
+
+class HouseholdState(Protocol):
+    """What a seat's view is drawn from: the game's state, read and never changed here.
+
+    Why a protocol and not the game class: the game draws its views with these functions, so
+    naming the class here would tie the two files in a circle.
+    """
+
+    agents: list[str]
+    tick: int
+    max_ticks: int
+    message_action: str
+    opening: Opening
+    task: Task
+    apartment: Apartment
+    names: dict[int, str]
+    goal_of: dict[str, Predicate]
+    goal_text: str
+    minds: list[SeatMind]
+    rooms: list[int]
+    holding: list[list[int]]
+    contents: dict[int, set[int]]
+    is_open: dict[int, bool]
+    dialogue: list[tuple[int, str, str]]
+    team: Structures
+
 
 DIALOGUE_LINES = 5
 HISTORY_LINES = 10
@@ -40,7 +68,7 @@ def intro_text(seat: str, others: list[str], goal: str, max_ticks: int) -> str:
     )
 
 
-def _where(game: HouseholdGame, at: int | str, you: str) -> str:
+def _where(game: HouseholdState, at: int | str, you: str) -> str:
     if isinstance(at, str):
         return "held by you" if at == you else f"held by {at}"
     fixture = game.apartment.fixtures[at]
@@ -48,7 +76,7 @@ def _where(game: HouseholdGame, at: int | str, you: str) -> str:
     return f"{prep} {token(fixture.name, fixture.id)}"
 
 
-def observation(game: HouseholdGame, i: int, actions: list[str]) -> Observation:
+def observation(game: HouseholdState, i: int, actions: list[str]) -> Observation:
     """Observation text, state and anchor of seat i (rendered only when it must decide)."""
     state = build_state(game, i)
     return Observation(
@@ -62,7 +90,7 @@ def observation(game: HouseholdGame, i: int, actions: list[str]) -> Observation:
     )
 
 
-def build_state(game: HouseholdGame, i: int) -> dict[str, Any]:
+def build_state(game: HouseholdState, i: int) -> dict[str, Any]:
     """Structured form of what seat i knows (ids throughout).
 
     ``apartment`` names the floor plan (public knowledge, like the goal) so scripted players can
@@ -133,7 +161,7 @@ def build_state(game: HouseholdGame, i: int) -> dict[str, Any]:
     }
 
 
-def known_progress(game: HouseholdGame, i: int) -> dict[str, int]:
+def known_progress(game: HouseholdState, i: int) -> dict[str, int]:
     """Goal objects of each predicate that seat ``i`` has seen in place (capped at the count)."""
     mind, names = game.minds[i], game.names
     placed = {}
@@ -143,11 +171,11 @@ def known_progress(game: HouseholdGame, i: int) -> dict[str, int]:
     return placed
 
 
-def final_observation(game: HouseholdGame, i: int) -> Observation:
+def final_observation(game: HouseholdState, i: int, placed: dict[str, int]) -> Observation:
     """What seat i sees once the episode is over: its last view, with no actions, and the goal
-    progress as it truly ended (the outcome says so anyway; "book 3/3" beside "Success")."""
+    progress as it truly ended (``placed``; the outcome says so anyway; "book 3/3" beside
+    "Success")."""
     state = build_state(game, i)
-    placed = game._progress()
     for entry in state["progress"]:
         entry["placed"] = placed[entry["object"]]
     state["goal_objects"] = true_goal_objects(game)
@@ -163,7 +191,7 @@ def final_observation(game: HouseholdGame, i: int) -> Observation:
     )
 
 
-def true_goal_objects(game: HouseholdGame) -> list[dict[str, Any]]:
+def true_goal_objects(game: HouseholdState) -> list[dict[str, Any]]:
     """Where every goal object really is (a fixture id, or the seat holding it): the final view
     shows the finished state, not the seat's last beliefs ("book 2 held by Bob" beside 3/3)."""
     at: dict[int, int | str] = {o: f for f, objs in game.contents.items() for o in objs}
@@ -175,7 +203,7 @@ def true_goal_objects(game: HouseholdGame) -> list[dict[str, Any]]:
     ]
 
 
-def render_text(game: HouseholdGame, state: dict[str, Any], actions: list[str]) -> str:
+def render_text(game: HouseholdState, state: dict[str, Any], actions: list[str]) -> str:
     """The observation text (goal, progress, dialogue, own history, lettered actions)."""
     apt, names, you = game.apartment, game.names, state["seat"]
     held = [token(names[o], o) for o in state["holding"]]
@@ -230,7 +258,7 @@ def render_text(game: HouseholdGame, state: dict[str, Any], actions: list[str]) 
     return "\n".join(lines)
 
 
-def anchor(game: HouseholdGame, i: int) -> tuple:
+def anchor(game: HouseholdState, i: int) -> tuple:
     """GiGPO anchor: own room, hands, known goal-object places, containers, progress, partners,
     and, under a collaboration structure, what it adds (board sections filled, gate state)."""
     mind, names = game.minds[i], game.names

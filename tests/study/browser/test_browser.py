@@ -16,8 +16,8 @@ import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import expect
 
-from collabrl.study.design import latin_square
-from collabrl.study.export import export_study, response_rows
+from collabrl.study.results.export import export_study, response_rows
+from collabrl.study.spec.design import latin_square
 from collabrl.web.server import background
 from tests.study.helpers import ADMIN, study_app
 

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from collabrl.study.compile import compile_study
-from collabrl.study.db import open_database
-from collabrl.study.load import load_study
-from collabrl.study.runtime import StudyRuntime
+from collabrl.study.live.runtime import StudyRuntime
+from collabrl.study.spec.compile import compile_study
+from collabrl.study.spec.load import load_study
+from collabrl.study.store.db import open_database
 from collabrl.web.server import background
 from tests.study.helpers import ADMIN
 
@@ -24,7 +24,7 @@ EXAMPLE = Path(__file__).parents[3] / "examples" / "study_components"
 
 
 def test_a_custom_component_and_an_image_on_the_page(tmp_path, new_page, shot) -> None:
-    from collabrl.study.app import make_study_app
+    from collabrl.study.server.app import make_study_app
 
     folder = tmp_path / "study"
     shutil.copytree(EXAMPLE, folder)

@@ -11,7 +11,7 @@ import csv
 
 from playwright.sync_api import expect
 
-from collabrl.study.export import export_study
+from collabrl.study.results.export import export_study
 from collabrl.web.server import background
 from tests.study.helpers import study_app
 

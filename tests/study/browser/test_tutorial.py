@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from collabrl.study.export import response_rows
+from collabrl.study.results.export import response_rows
 from collabrl.web.server import background
 from tests.study.browser.test_browser import play_round, rate, turn
 from tests.study.helpers import study_app

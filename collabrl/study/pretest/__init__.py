@@ -1,0 +1,1 @@
+"""In-silico pretests: simulated participants through the same runtime a browser drives."""

@@ -1,0 +1,1 @@
+"""What a finished study gives: the export's files and the report's statistics."""
