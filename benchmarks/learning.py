@@ -16,7 +16,13 @@ Resumable: each finished stage (SFT, a GiGPO run, an evaluation) is saved under 
 ends, a killed GiGPO run continues from its last checkpoint, and a rerun with the same arguments
 skips what is done.
 
-    python benchmarks/learning.py [--seeds 0 1 2 3 4] [--iterations N] [--out runs/learning]
+    python benchmarks/learning.py [--setup compact|paper] [--seeds 0 1 2 3 4] [--iterations N]
+        [--out runs/learning]
+
+``--setup`` picks the CPU setup (:data:`collabrl.quickstart.SETUPS`): ``compact``, the quickstart's
+(a tokenizer fitted to the game's text, the compact prompt), or ``paper`` (the paper's prompt and
+the generic tiny tokenizer), so both stay measured. The held-out jobs are the quickstart's plan
+unless ``--tasks all`` asks for every test task.
 """
 
 from __future__ import annotations
@@ -35,6 +41,7 @@ from collabrl.eval.compare import Comparison, compare
 from collabrl.quickstart import (
     CEILING,
     FLOOR,
+    SETUPS,
     QuickstartPlan,
     evaluate_policy,
     latest_policy,
@@ -93,7 +100,14 @@ def one_seed(args: argparse.Namespace, seed: int) -> dict[str, Any]:
     gradient signal of each GiGPO arm."""
     out = args.out / f"seed{seed}"
     out.mkdir(parents=True, exist_ok=True)
-    plan = QuickstartPlan(out=out, seed=seed, iterations=args.iterations, eval_seats=args.seats)
+    sizes = {
+        "seed": seed,
+        "iterations": args.iterations,
+        "eval_seats": args.seats,
+        "eval_tasks": None if args.tasks == "all" else QuickstartPlan.eval_tasks,
+        "setup": args.setup,
+    }
+    plan = QuickstartPlan(out=out, **sizes)
 
     def sft() -> str:
         shutil.rmtree(out / "sft", ignore_errors=True)  # an unfinished SFT starts over
@@ -102,23 +116,22 @@ def one_seed(args: argparse.Namespace, seed: int) -> dict[str, Any]:
     sft_policy = stage(out / "sft.json", sft)
     episodes = {
         SFT: stage(
-            out / "eval_sft.json", lambda: evaluate_policy(plan, "sft", llm_policy(sft_policy))
+            out / "eval_sft.json",
+            lambda: evaluate_policy(plan, "sft", llm_policy(plan, sft_policy)),
         )
     }
     signal = {}
     for arm, extra in ARMS.items():
         arm_plan = QuickstartPlan(
             out=out / slug(arm),
-            seed=seed,
-            iterations=args.iterations,
-            eval_seats=args.seats,
+            **sizes,
             extra_rl=(*extra, "train.resume=true", "train.checkpoint_every=1"),
         )
         run_dir = stage(
             out / f"{slug(arm)}_run.json", lambda p=arm_plan: str(run_gigpo(p, sft_policy))
         )
         signal[arm] = gradient_signal(Path(run_dir))
-        policy = llm_policy(latest_policy(Path(run_dir)))
+        policy = llm_policy(arm_plan, latest_policy(Path(run_dir)))
         episodes[arm] = stage(
             out / f"eval_{slug(arm)}.json",
             lambda p=arm_plan, q=policy: evaluate_policy(p, "eval", q),
@@ -201,7 +214,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2, 3, 4])
     parser.add_argument("--iterations", type=int, default=QuickstartPlan.iterations)
-    parser.add_argument("--seats", type=int, nargs="+", default=[1])
+    parser.add_argument("--seats", type=int, nargs="+", default=list(QuickstartPlan.eval_seats))
+    parser.add_argument("--setup", choices=sorted(SETUPS), default=QuickstartPlan.setup)
+    parser.add_argument(
+        "--tasks", choices=["quickstart", "all"], default="quickstart", help="held-out tasks"
+    )
     parser.add_argument("--out", type=Path, default=Path("runs/learning"))
     args = parser.parse_args(argv)
     start = time.perf_counter()

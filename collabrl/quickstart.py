@@ -16,7 +16,9 @@ from typing import Any
 
 import numpy as np
 
-from collabrl.config import load_recipe
+from collabrl.config import EngineSpec, load_recipe
+from collabrl.engines.types import SamplingParams
+from collabrl.stats import Interval
 from collabrl.eval.compare import METRICS, compare, comparison_rows, value, verdict
 
 SETUPS = {
@@ -151,6 +153,46 @@ def latest_policy(run_dir: Path) -> str:
     return str(done[-1] / "policy")
 
 
+def expert_agreement(plan: QuickstartPlan, folder: str, episodes: int = 10) -> Interval:
+    """How often the policy at ``folder``, decoding greedily, picks the expert's action on the
+    decisions of ``episodes`` expert episodes on held-out tasks with test partners (mean over
+    decisions, 95% interval): a capacity diagnostic. If the SFT policy is far from the expert
+    and RL moves it no closer, the model may be too small to represent a better policy."""
+    from collabrl.agents.protocol import parse_response
+    from collabrl.factory import make_engine_from_spec
+    from collabrl.sft.demos import record_demos
+    from collabrl.stats import mean_ci
+
+    tasks = plan.eval_tasks or type(load_recipe(plan.sft_recipe, []).game).tasks("test")
+    recipe = load_recipe(
+        plan.sft_recipe,
+        [
+            f"seed={plan.seed}",
+            f"rollout.tasks=[{', '.join(tasks)}]",
+            "partner.split=test",
+            f"output_dir={plan.out / 'agreement'}",
+        ],
+    )
+    spec = recipe.sft.demos.model_copy(update={"episodes": episodes, "successful_only": False})
+    rows = list(record_demos(recipe, spec, progress=False))
+    engine = make_engine_from_spec(EngineSpec(backend="transformers", model=folder))
+    try:
+        params = SamplingParams(
+            temperature=0.0, max_new_tokens=recipe.policy.sampling.max_new_tokens
+        )
+        replies = engine.generate([r["prompt"] for r in rows], params)
+    finally:
+        engine.close()
+    agree = [
+        float(
+            parse_response(reply.text, row["actions"]).action
+            == parse_response(row["completion"][0]["content"], row["actions"]).action
+        )
+        for row, reply in zip(rows, replies, strict=True)
+    ]
+    return mean_ci(agree)
+
+
 def run_sft(plan: QuickstartPlan) -> str:
     """Record expert demonstrations and fine-tune the tiny model on them; returns its folder."""
     from collabrl.sft.demos import demos_path, record_demos, write_demos
@@ -197,6 +239,10 @@ def quickstart(plan: QuickstartPlan) -> dict[str, Any]:
     }
     rows = results_table(episodes)
     paired = compare(episodes["SFT"], episodes["SFT + GiGPO"], "SFT", "SFT + GiGPO")
+    agreement = {
+        "SFT": expert_agreement(plan, sft_policy),
+        "SFT + GiGPO": expert_agreement(plan, latest_policy(rl_dir)),
+    }
     minutes = (time.perf_counter() - started) / 60
     jobs = episodes["SFT"]
     notes = [
@@ -208,6 +254,9 @@ def quickstart(plan: QuickstartPlan) -> dict[str, Any]:
         "the partner alone) and the expert agent (1)",
         "affective proxy: CB-Affective (0-5) from the offline heuristic judge, a proxy for the "
         "paper's LLM judges",
+        "agreement with the expert's action on the decisions of 10 expert episodes on the "
+        "held-out tasks (greedy decoding; a capacity diagnostic): "
+        + ", ".join(f"{name} {a.cell(2)}" for name, a in agreement.items()),
         f"wall time {minutes:.1f} min",
     ]
     comparison = comparison_rows(paired)
@@ -222,6 +271,7 @@ def quickstart(plan: QuickstartPlan) -> dict[str, Any]:
         "rows": rows,
         "comparison": comparison,
         "verdict": verdict(paired),
+        "expert_agreement": {name: a.mean for name, a in agreement.items()},
         "notes": notes,
     }
     (plan.out / "results.json").write_text(json.dumps(result, indent=1), encoding="utf-8")

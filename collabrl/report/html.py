@@ -30,6 +30,8 @@ PANELS: dict[str, tuple[str, ...]] = {
     "Valid responses": ("valid_rate",),
     "Response length (tokens)": ("response_length",),
     "KL to reference": ("kl",),
+    "How far each update moved": ("clip_fraction", "approx_kl"),
+    "Entropy of the policy (nats per token)": ("entropy",),
 }
 
 
@@ -44,6 +46,7 @@ def plot_panels(rows: Sequence[Mapping], out_dir: Path) -> list[Path]:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
 
     written = []
     for k, (title, keys) in enumerate(PANELS.items()):
@@ -58,6 +61,7 @@ def plot_panels(rows: Sequence[Mapping], out_dir: Path) -> list[Path]:
             ax.plot(xs, ys, marker="o", markersize=3, label=label)
         ax.set_title(title)
         ax.set_xlabel("iteration")
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # iterations are whole numbers
         ax.grid(alpha=0.3)
         if len(present) > 1:
             ax.legend(fontsize=8)

@@ -15,6 +15,8 @@ def test_report_has_table_notes_and_plots(tmp_path) -> None:
             "messages_per_step": 0.2,
             "valid_rate": 0.5 + 0.1 * i,
             "success_rate": 0.5,
+            "clip_fraction": 0.01 * i,
+            "entropy": 1.5 - 0.1 * i,
         }
         for i in range(3)
     ]
@@ -25,8 +27,10 @@ def test_report_has_table_notes_and_plots(tmp_path) -> None:
     assert "Quickstart &lt;demo&gt;" in text and "SFT + GiGPO" in text and "0.500" in text
     assert "<li>proxy judge</li>" in text
     pngs = sorted(p.name for p in tmp_path.glob("*.png"))
-    # reward parts, outcome, messages, valid, KL have data; response length has none
-    assert len(pngs) == 5
+    # reward parts, outcome, messages, valid, KL, update size, entropy have data; response length
+    # has none
+    assert len(pngs) == 7
+    assert "plot_8_entropy.png" in pngs
     assert all(f'src="{name}"' in text for name in pngs)
     assert all((tmp_path / n).read_bytes()[:4] == b"\x89PNG" for n in pngs)
 

@@ -264,3 +264,35 @@ def test_seeded_update_matches_golden_numbers() -> None:
         rows.append(stats)
     for key, expected in GOLDEN_UPDATE.items():
         assert [getattr(r, key) for r in rows] == pytest.approx(expected, rel=1e-4, abs=1e-6), key
+
+
+class FixedDistribution(torch.nn.Module):
+    """A "model" whose next-token distribution is the same at every position: ``probs``."""
+
+    def __init__(self, probs: list[float]) -> None:
+        super().__init__()
+        self.logits = torch.nn.Parameter(torch.tensor(probs).log())
+
+    def forward(self, input_ids, attention_mask, logits_to_keep):
+        rows = input_ids.shape[0]
+        return SimpleNamespace(logits=self.logits.expand(rows, logits_to_keep, -1))
+
+
+def test_the_logged_entropy_is_the_policy_s_true_entropy_without_an_entropy_bonus() -> None:
+    probs = [0.5, 0.25, 0.125, 0.125]
+    true_entropy = -sum(p * math.log(p) for p in probs)  # 1.75 ln 2 = 1.2130 nats
+    data = [
+        SimpleNamespace(prompt_ids=[0, 1, 2], response_ids=r, rollout_logprobs=[0.0] * len(r))
+        for r in ([1, 2], [3], [0, 0, 1], [2])
+    ]
+    model = FixedDistribution(probs)
+    opt = optimisation(model, 4, kl_coef=0.0, entropy_coef=0.0)
+    stats = ppo_update(
+        opt,
+        data,
+        [1.0, -1.0, 0.5, 0.0],
+        [s.rollout_logprobs for s in data],
+        np.random.default_rng(0),
+    )
+    assert stats.mini_batches == 1
+    assert stats.entropy == pytest.approx(true_entropy, rel=1e-6)
