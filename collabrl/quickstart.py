@@ -18,8 +18,8 @@ import numpy as np
 
 from collabrl.config import EngineSpec, load_recipe
 from collabrl.engines.types import SamplingParams
-from collabrl.stats import Interval
 from collabrl.eval.compare import METRICS, compare, comparison_rows, value, verdict
+from collabrl.stats import Interval
 
 SETUPS = {
     "compact": ("cwah_sft_compact_cpu", "cwah_gigpo_compact_cpu"),
