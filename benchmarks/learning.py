@@ -21,8 +21,7 @@ skips what is done.
 
 ``--setup`` picks the CPU setup (:data:`collabrl.quickstart.SETUPS`): ``compact``, the quickstart's
 (a tokenizer fitted to the game's text, the compact prompt), or ``paper`` (the paper's prompt and
-the generic tiny tokenizer), so both stay measured. The held-out jobs are the quickstart's plan
-unless ``--tasks all`` asks for every test task.
+the generic tiny tokenizer), so both stay measured. The held-out jobs are the quickstart's.
 """
 
 from __future__ import annotations
@@ -104,7 +103,6 @@ def one_seed(args: argparse.Namespace, seed: int) -> dict[str, Any]:
         "seed": seed,
         "iterations": args.iterations,
         "eval_seats": args.seats,
-        "eval_tasks": None if args.tasks == "all" else QuickstartPlan.eval_tasks,
         "setup": args.setup,
     }
     plan = QuickstartPlan(out=out, **sizes)
@@ -216,9 +214,6 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--iterations", type=int, default=QuickstartPlan.iterations)
     parser.add_argument("--seats", type=int, nargs="+", default=list(QuickstartPlan.eval_seats))
     parser.add_argument("--setup", choices=sorted(SETUPS), default=QuickstartPlan.setup)
-    parser.add_argument(
-        "--tasks", choices=["quickstart", "all"], default="quickstart", help="held-out tasks"
-    )
     parser.add_argument("--out", type=Path, default=Path("runs/learning"))
     args = parser.parse_args(argv)
     start = time.perf_counter()
