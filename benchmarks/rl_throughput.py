@@ -10,6 +10,10 @@ run's own ``time/iteration`` (rollout, pi_old, update). It prints episodes per m
 compact / paper of the medians with its range over rounds.
 
     python benchmarks/rl_throughput.py [--iterations 3] [--rounds 2] [--out runs/throughput]
+        [--sft compact=FOLDER paper=FOLDER]
+
+``--sft SETUP=FOLDER`` reuses an SFT policy a quickstart (or an earlier run) made with the same
+recipe and seed instead of training it again.
 """
 
 from __future__ import annotations
@@ -37,9 +41,12 @@ def main() -> None:
     parser.add_argument("--iterations", type=int, default=3, help="per run, the first is warm-up")
     parser.add_argument("--rounds", type=int, default=2, help="turns of both setups")
     parser.add_argument("--out", type=Path, default=Path("runs/throughput"))
+    parser.add_argument("--sft", nargs="*", default=[], help="SETUP=FOLDER of a finished SFT")
     args = parser.parse_args()
-    sft = {}
+    sft = dict(item.split("=", 1) for item in args.sft)
     for setup in SETUPS:
+        if setup in sft:
+            continue
         plan = QuickstartPlan(out=args.out / setup, setup=setup)
         marker = args.out / setup / "sft_policy.txt"
         if not marker.is_file():

@@ -42,8 +42,8 @@ class QuickstartPlan:
     seed: int = 0
     iterations: int | None = None  # None: the GiGPO recipe's train.iterations
     eval_tasks: Sequence[str] | None = None  # None: every held-out (test) task
-    eval_profiles: int = 3  # test profiles per task, spread over the player types
-    eval_seats: Sequence[int] = (1, 2)
+    eval_profiles: int = 6  # test profiles per task, spread over the player types
+    eval_seats: Sequence[int] = (1,)  # the seat the recipes train in (rollout.target_seat 0)
     eval_seeds: Sequence[int] = (0,)
     extra_rl: Sequence[str] = ()  # overrides for the GiGPO recipe (e.g. ablations)
     extra_sft: Sequence[str] = ()  # overrides for the SFT recipe
