@@ -71,7 +71,7 @@ from collabrl.envs.analysis.expertise import (
     notes_by_profile,
 )
 from collabrl.envs.analysis.language import Outcome, Workspace
-from collabrl.envs.analysis.scoring import Facets, score_hypothesis
+from collabrl.envs.analysis.scoring import Facets, Scorer, score_hypothesis
 from collabrl.envs.analysis.tasks import AnalysisTask, Hypothesis, Note, Role, frames
 from collabrl.envs.base import (
     Decision,
@@ -138,6 +138,7 @@ class AnalysisGame:
         gated: Sequence[str] = DEFAULT_GATED,
         gate_owners: Mapping[str, str] | None = None,
         build_ticks: int = BUILD_TICKS,
+        scorer: Scorer = "claims",
     ) -> None:
         if not 1 <= len(seats) <= len(ROLES):
             raise ValueError(f"the analysis game takes 1-{len(ROLES)} seats, got {len(seats)}")
@@ -159,6 +160,7 @@ class AnalysisGame:
             raise ValueError(f"gated: unknown action kind(s) {unknown}; kinds: {GATE_KINDS}")
         self.max_ticks = max_ticks
         self.pandas_code = pandas_code
+        self.scorer = scorer
         self.structure, self.gated, self.build_ticks = structure, tuple(gated), build_ticks
         self.gate_owners = dict(gate_owners or self._preassigned_owners())
         self.offered = (  # fixed for the game: built once, not per observation
@@ -426,7 +428,7 @@ class AnalysisGame:
             relation=self.hypothesis["relation"],
             sentence=self.hypothesis["sentence"],
         )
-        self.facets = score_hypothesis(submitted, self.task.gold)
+        self.facets = score_hypothesis(submitted, self.task.gold, self.scorer)
         self.trace.work(self.tick, seat, "submit")
         self.outcome = SUBMITTED
         self.submitted_at = self.tick + 1
