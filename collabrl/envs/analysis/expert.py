@@ -3,7 +3,10 @@
 The first seat leads the analysis; the others share their notes, one message each, then wait.
 The lead runs the task's reference workflow step by step in the shared notebook, reads each
 result from the notebook (``Observation.state``), words the last value with the task's relation
-template, fills the hypothesis editor and submits.
+template, fills the hypothesis editor and submits. A workflow written as free text (a
+DiscoveryBench task's) has no step to run: the lead then writes the answer fields directly. Every
+edit fits the editor (:data:`~collabrl.envs.analysis.game.MAX_ARGUMENT` characters), and the
+sentence repeats the context only where the relation does not already hold it.
 
 Knowledge decides the answer: :class:`AnalysisExpert` knows the field (every note of the task),
 so it solves every task; :class:`AnalysisNovice` knows only its own notes and what teammates
@@ -25,7 +28,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from collabrl.envs.analysis.game import MESSAGE, RUN, SUBMIT, WAIT
+from collabrl.envs.analysis.discoverybench import LEADING_WORD
+from collabrl.envs.analysis.game import MAX_ARGUMENT, MESSAGE, RUN, SUBMIT, WAIT
+from collabrl.envs.analysis.language import is_step
 from collabrl.envs.analysis.scoring import normalise
 from collabrl.envs.analysis.tasks import AnalysisTask, get_task
 from collabrl.envs.base import Observation, format_response
@@ -126,7 +131,7 @@ class AnalysisExpert:
             self.restart, self.edits = len(mine), None  # a note came late: analyse again
         self.basis = known  # grows only: what is heard or written stays
         done = len(mine) - self.restart
-        if done < len(task.workflow):
+        if done < len(task.workflow) and is_step(task.workflow[done].step):
             step = self._next_step(task, known, done)
             return self._gated(view, "The next step of the analysis.", f"run({step})")
         if self.edits is None:
@@ -180,12 +185,33 @@ class AnalysisExpert:
         value = last["value"] if last is not None and last["error"] is None else None
         relation = task.relation_template.format(value=value)
         gold = task.gold
-        return [
+        fields = [
             ("context", gold.context),
             ("variables", ", ".join(gold.variables)),
             ("relation", relation),
-            ("sentence", f"In {gold.context}, {relation}."),
+            ("sentence", sentence_of(gold.context, relation)),
         ]
+        return [(field, fit(text)) for field, text in fields if text]
+
+
+def sentence_of(context: str, relation: str) -> str:
+    """The hypothesis as one sentence: "In {context}, {relation}.", the context as written where
+    it is already a clause ("Around 1100 BCE, ..."), the relation alone where it holds the
+    context (a DiscoveryBench gold without a leading clause is both)."""
+    context, relation = context.strip().rstrip("."), relation.strip().rstrip(".")
+    if not context or normalise(context) in normalise(relation):
+        return f"{relation[:1].upper()}{relation[1:]}."
+    lead = context if LEADING_WORD.match(context) else f"In {context}"
+    return f"{lead[:1].upper()}{lead[1:]}, {relation}."
+
+
+def fit(text: str) -> str:
+    """``text`` cut at a word to fit the editor (an edit over the limit is refused, and retrying
+    it would never end)."""
+    text = " ".join(text.split())
+    if len(text) <= MAX_ARGUMENT:
+        return text
+    return text[: MAX_ARGUMENT + 1].rsplit(" ", 1)[0][:MAX_ARGUMENT]
 
 
 class AnalysisNovice(AnalysisExpert):
