@@ -68,6 +68,7 @@ from collabrl.envs.analysis.expertise import (
     PROFILE_FOCUS,
     PROFILE_TITLES,
     PROFILES,
+    Profile,
     fallible,
     notes_by_profile,
 )
@@ -140,7 +141,7 @@ class AnalysisGame:
         gate_owners: Mapping[str, str] | None = None,
         build_ticks: int = BUILD_TICKS,
         scorer: Scorer = "claims",
-        reliability: Mapping[str, float] | None = None,
+        reliability: Mapping[Profile, float] | None = None,
     ) -> None:
         if not 1 <= len(seats) <= len(ROLES):
             raise ValueError(f"the analysis game takes 1-{len(ROLES)} seats, got {len(seats)}")
@@ -163,7 +164,7 @@ class AnalysisGame:
         self.max_ticks = max_ticks
         self.pandas_code = pandas_code
         self.scorer = scorer
-        self.reliability = dict(reliability or {})
+        self.reliability = {str(p): r for p, r in (reliability or {}).items()}
         self.structure, self.gated, self.build_ticks = structure, tuple(gated), build_ticks
         self.gate_owners = dict(gate_owners or self._preassigned_owners())
         self.offered = (  # fixed for the game: built once, not per observation
