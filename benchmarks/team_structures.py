@@ -6,7 +6,12 @@ scripted players only: the reference analyst in the agent's seat, with full know
 expert) and with its own notes only (the novice, which falls into a trap whose note it never
 hears); the collaborators either reference analysts (share everything at once) or persona
 players of the task's test profiles (two profile teams per task; how much they share, and
-whether they review, follows their traits). The players are not tuned to make a pattern appear.
+whether they review, follows their traits; they also run the analysis and edit the shared
+hypothesis by initiative; the novice lead leaves their rewrites, the expert restores its own,
+and a third agent, the listener, knows every note like the expert but leaves rewrites). The players are not tuned
+to make a pattern appear. ``--reliability`` plays the grid at each level: the chance that each
+trap note a D or R collaborator holds is right (``eval.game_options.analysis.reliability``; a wrong note endorses the
+trap's naive step and its holder believes it).
 
 Prints Tables 2 and 3 per configuration, then the finding: paired differences across tasks
 (task means over seeds and profile teams, 95% t intervals) of Performance and the hypothesis
@@ -14,6 +19,12 @@ match score for Default-D/R/DR against Single-agent (process loss: negative) and
 Scaffolded against Default with the same collaborators (recovery: positive).
 
     python benchmarks/team_structures.py [--seeds 0 1 2] [--partners expert persona]
+        [--agents expert novice] [--reliability 1.0 0.8 0.6]
+
+Each configuration also gets the process-loss decomposition per team variant (the gap between
+the team's potential and its score, split into notes never surfaced, surfaced but not used and
+used wrongly). Ends with one line per configuration and reliability: the HMS differences that carry the
+finding (Default-DR against Single-agent; Gates, Memory and Scaffolded DR against Default-DR).
 """
 
 from __future__ import annotations
@@ -27,25 +38,45 @@ from tabulate import tabulate
 
 from collabrl.config import load_recipe
 from collabrl.envs.analysis.expert import AnalysisExpert, AnalysisNovice
+from collabrl.envs.analysis.tasks import get_task
 from collabrl.eval.players import partner_factory
+from collabrl.eval.process_loss import LOSS_KEYS, decompose, mean_loss
 from collabrl.eval.runner import EpisodeOutcome, play_all, select_jobs
 from collabrl.eval.team_study import SINGLE, study_markdown, study_rows, variant_label
 from collabrl.factory import EngineCache
-from collabrl.stats import paired_difference
+from collabrl.stats import Interval, paired_difference
 
-AGENTS = {"expert": AnalysisExpert, "novice": AnalysisNovice}
+
+class AnalysisListener(AnalysisExpert):
+    """The expert analyst that leaves a teammate's rewrite of its fields (as the novice does):
+    an agent that knows the field but listens, the case where a team can cost it points."""
+
+    name = "analysis-listener"
+
+    def defers(self, field: str) -> bool:
+        return True
+
+
+AGENTS = {"expert": AnalysisExpert, "novice": AnalysisNovice, "listener": AnalysisListener}
 PROFILE_TEAMS = {"expert": 1, "persona": 2}  # collaborator kind -> profile teams per task
 METRICS = ("performance", "score")
 
 
-def play(agent: str, partners: str, seeds: list[int]) -> list[EpisodeOutcome]:
-    """The grid's episodes with the ``agent`` analyst beside ``partners`` collaborators."""
+SUMMARY = (("Default-DR", SINGLE), ("Gates-DR", "Default-DR"), ("Memory-DR", "Default-DR"),
+           ("Scaffolded-DR", "Default-DR"))  # fmt: skip
+"""The differences of HMS the closing summary shows, (variant, baseline)."""
+
+
+def play(agent: str, partners: str, seeds: list[int], reliability: float) -> list[EpisodeOutcome]:
+    """The grid's episodes with the ``agent`` analyst beside ``partners`` collaborators whose
+    trap notes are right with probability ``reliability``."""
     spec = load_recipe(
         "analysis_teams",
         [
             f"eval.partner.kind={partners}",
             f"eval.max_profiles={PROFILE_TEAMS[partners]}",
             f"eval.seeds={seeds}",
+            f"eval.game_options={{analysis: {{reliability: {{D: {reliability}, R: {reliability}}}}}}}",
         ],
     ).evaluation()
     analyst = AGENTS[agent]
@@ -67,6 +98,12 @@ def task_means(outcomes: Sequence[EpisodeOutcome], key: str) -> dict[str, dict[s
     return {v: {t: sum(x) / len(x) for t, x in tasks.items()} for v, tasks in cells.items()}
 
 
+def difference(means: dict[str, dict[str, float]], variant: str, base: str) -> Interval:
+    """``variant`` minus ``base``, paired by task."""
+    tasks = sorted(means[base])
+    return paired_difference([means[base][t] for t in tasks], [means[variant][t] for t in tasks])
+
+
 def finding(outcomes: Sequence[EpisodeOutcome]) -> str:
     """Paired differences across tasks: Default teams against Single-agent, Scaffolded (and the
     diagnostics) against Default with the same collaborators."""
@@ -80,13 +117,34 @@ def finding(outcomes: Sequence[EpisodeOutcome]) -> str:
             for c in ("D", "R", "DR")
         ]
         for variant, base in pairs:
-            tasks = sorted(means[base])
-            diff = paired_difference(
-                [means[base][t] for t in tasks], [means[variant][t] for t in tasks]
-            )
+            diff = difference(means, variant, base)
             rows.append([key, f"{variant} - {base}", diff.cell(), diff.excludes_zero])
     head = ["metric", "difference", "mean [95% CI] over tasks", "excludes 0"]
     return tabulate(rows, head, tablefmt="github")
+
+
+def loss_table(outcomes: Sequence[EpisodeOutcome]) -> str:
+    """The process-loss decomposition (:mod:`collabrl.eval.process_loss`) per team variant:
+    episode means of the potential, the gap and its parts."""
+    rows: dict[str, list[dict[str, float]]] = defaultdict(list)
+    for o in outcomes:
+        assert o.job.structure is not None and o.job.composition is not None
+        if o.job.composition:
+            label = variant_label(o.job.structure, o.job.composition)
+            rows[label].append(decompose(o.record.summary, get_task(o.job.task)))
+    body = [[label, *(f"{v:.3f}" for v in mean_loss(r).values())] for label, r in rows.items()]
+    return tabulate(body, ["variant", *LOSS_KEYS], tablefmt="github")
+
+
+def summary_row(outcomes: Sequence[EpisodeOutcome]) -> list[str]:
+    """The :data:`SUMMARY` differences of HMS, each ``mean [CI]`` with ``*`` when the interval
+    excludes 0."""
+    means = task_means(outcomes, "score")
+    cells = []
+    for variant, base in SUMMARY:
+        diff = difference(means, variant, base)
+        cells.append(diff.cell() + (" *" if diff.excludes_zero else ""))
+    return cells
 
 
 def main() -> None:
@@ -94,16 +152,24 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     parser.add_argument("--partners", nargs="+", default=list(PROFILE_TEAMS))
     parser.add_argument("--agents", nargs="+", default=list(AGENTS))
+    parser.add_argument("--reliability", type=float, nargs="+", default=[1.0])
     args = parser.parse_args()
-    for partners in args.partners:
-        for agent in args.agents:
-            start = time.perf_counter()
-            outcomes = play(agent, partners, args.seeds)
-            took = time.perf_counter() - start
-            title = f"{agent} agent, {partners} collaborators"
-            print(f"\n## {title} ({len(outcomes)} episodes, {took:.0f}s)\n")
-            print(study_markdown(study_rows(outcomes), title))
-            print(finding(outcomes))
+    summary = []
+    for reliability in args.reliability:
+        for partners in args.partners:
+            for agent in args.agents:
+                start = time.perf_counter()
+                outcomes = play(agent, partners, args.seeds, reliability)
+                took = time.perf_counter() - start
+                title = f"{agent} agent, {partners} collaborators, reliability {reliability:g}"
+                print(f"\n## {title} ({len(outcomes)} episodes, {took:.0f}s)\n")
+                print(study_markdown(study_rows(outcomes), title))
+                print(finding(outcomes))
+                print(f"\nProcess loss by stage (episode means):\n\n{loss_table(outcomes)}")
+                summary.append([f"{reliability:g}", agent, partners, *summary_row(outcomes)])
+    head = ["reliability", "agent", "collaborators", *(f"{v} - {b}" for v, b in SUMMARY)]
+    print("\n## HMS differences, mean [95% CI] over tasks (* excludes 0)\n")
+    print(tabulate(summary, head, tablefmt="github"))
 
 
 if __name__ == "__main__":

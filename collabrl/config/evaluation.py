@@ -109,8 +109,8 @@ class EvalSpec(Strict):
     """The window judges of CB-Affective: heuristic (the offline proxy) or llm."""
     judge_batch_size: PositiveInt = Field(256, le=MAX_BATCH)
     """Judge conversations per generate call (progress granularity)."""
-    hypothesis_judge: Literal["exact", "llm"] = "exact"
-    """Scoring of submitted hypotheses (the analysis game): exact compares the structured fields only, so a submission with context, variables or relation empty (a sentence only) scores 0; llm sends those free-text submissions to the judge's engine, which grades the whole submission against the gold one (needs judge.kind=llm; structured ones stay exact)."""
+    hypothesis_judge: Literal["exact", "llm", "llm_free_text"] = "exact"
+    """Scoring of submitted hypotheses (the analysis game): exact keeps the game's score of the structured fields (its scorer: claims or exact), so a submission with a field empty (a sentence only) scores 0; llm sends every written submission to the judge's engine, which grades the whole submission against the gold one; llm_free_text sends only the free-text ones (structured ones keep the game's score). Both llm modes need judge.kind=llm."""
     trace_judge: Literal["rules", "llm"] = "rules"
     """The trace judgements of the team-structures study (Workflow Coverage, Hypothesis Support, Profile Alignment, for games that have them: the analysis game): rules reads the notebook by the analysis language (no judgement for a task whose workflow is free text, DiscoveryBench's); llm has the judge's engine label every episode's trace after playing, free-text workflows included (needs judge.kind=llm; a failed judgement leaves that episode's three scores empty and is counted in results.json)."""
     oracle: bool = False
@@ -155,10 +155,10 @@ class EvalSpec(Strict):
             )
         if self.judge.kind == "none":
             raise ValueError("judge.kind=none: CB-Affective needs a judge (heuristic or llm)")
-        if self.hypothesis_judge == "llm" and self.judge.kind != "llm":
+        if self.hypothesis_judge != "exact" and self.judge.kind != "llm":
             raise ValueError(
-                "hypothesis_judge=llm needs judge.kind=llm (its engine grades free-text "
-                f"hypotheses), not judge.kind={self.judge.kind}"
+                f"hypothesis_judge={self.hypothesis_judge} needs judge.kind=llm (its engine "
+                f"grades hypotheses), not judge.kind={self.judge.kind}"
             )
         if self.trace_judge == "llm" and self.judge.kind != "llm":
             raise ValueError(

@@ -94,6 +94,7 @@ def eval_command(
         _print_comparison(*compare)
         return
 
+    from collabrl.eval.cost import estimate_cost
     from collabrl.eval.journal import JOURNAL
     from collabrl.eval.protocol import proxy_note, resume_settings, run_evaluation
     from collabrl.eval.report import summary_table
@@ -104,7 +105,11 @@ def eval_command(
     spec = build_spec(args, checkpoint, oracle)
     check_servers(spec)  # before any folder is made: nothing is left behind
     folder = check_writable(Path(spec.output_dir))
-    settings = resume_settings(spec, select_jobs(spec), proxy=spec.judge.kind == "heuristic")
+    jobs = select_jobs(spec)
+    cost = estimate_cost(spec, jobs)
+    if cost is not None:
+        click.echo(cost.line())
+    settings = resume_settings(spec, jobs, proxy=spec.judge.kind == "heuristic")
     claim = RunClaim("eval", settings, overwrite=overwrite)
     resume = not overwrite and _resumes(folder, claim)
     out = claim_folder(folder, dataclasses.replace(claim, resume=resume))

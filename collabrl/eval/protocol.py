@@ -323,7 +323,7 @@ def _write_files(result: EvalResult, out: Path, *, proxy: bool) -> None:
     report.write_csv(out / "episodes.csv", report.episode_rows(result.outcomes))
     failures = report.judge_failures(result.outcomes)
     payload = {"stamp": result.stamp, "note": note, "tables": rows, "judge_failures": failures}
-    if result.stamp["spec"]["hypothesis_judge"] == "llm":
+    if result.stamp["spec"]["hypothesis_judge"] != "exact":
         payload["hypothesis_judge"] = judgement_counts(o.record.summary for o in result.outcomes)
     trace_note = ""
     if result.stamp["spec"]["trace_judge"] == "llm":

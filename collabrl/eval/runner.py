@@ -30,7 +30,7 @@ from collabrl.eval.players import (
 from collabrl.eval.process import JUDGEMENT_KEYS, episode_process
 from collabrl.profiles import Profile, has_profiles, interleaved_by_type, load_profiles
 from collabrl.rewards.judges import Judge, LLMJudge, StepView, WindowJudgement, step_views
-from collabrl.rewards.judges.hypothesis import judge_free_text
+from collabrl.rewards.judges.hypothesis import judge_submissions
 from collabrl.rewards.judges.trace import judge_episode_traces
 
 
@@ -232,14 +232,19 @@ def _summaries(outcomes: Sequence[EpisodeOutcome]) -> list[tuple[str, dict[str, 
 
 
 def rescore_hypotheses(spec: EvalSpec, outcomes: Sequence[EpisodeOutcome], judge: Judge) -> None:
-    """With ``hypothesis_judge=llm``, rescore the free-text submissions through the LLM judge
-    (:func:`collabrl.rewards.judges.hypothesis.judge_free_text`) and recompute the numbers read
+    """With ``hypothesis_judge=llm`` (``llm_free_text``), rescore the written (free-text)
+    submissions through the LLM judge
+    (:func:`collabrl.rewards.judges.hypothesis.judge_submissions`) and recompute the numbers read
     from the score. Why after playing, not in :func:`play_job`: one batched judge call for every
     episode; and the journal keeps episodes as played, so a resumed run judges them again (the
     engine's cache answers) and scores what an uninterrupted one would."""
-    if spec.hypothesis_judge != "llm":
+    if spec.hypothesis_judge == "exact":
         return
-    judged = judge_free_text(_llm(judge, "hypothesis_judge"), _summaries(outcomes))
+    judged = judge_submissions(
+        _llm(judge, "hypothesis_judge"),
+        _summaries(outcomes),
+        structured=spec.hypothesis_judge == "llm",
+    )
     for outcome, verdict in zip(outcomes, judged, strict=True):
         if verdict is not None and not verdict.failed:
             summary = outcome.record.summary

@@ -166,8 +166,10 @@ def test_a_talkative_teammate_shares_more_notes_and_the_team_scores_higher() -> 
     talkative = teammates_effect(extraversion="high", agreeableness="high")
     quiet = teammates_effect(extraversion="low", agreeableness="low")
     assert talkative[0] > quiet[0] and talkative[1] > quiet[1]
-    assert talkative == (76, 1.0)  # golden: every note, every task
-    assert quiet[0] == 21 and quiet[1] == pytest.approx(0.5526, abs=1e-4)  # golden
+    # golden: every note told; below 1.0 because the talkative teammate also runs the analysis
+    # itself, without the notes the lead never tells, and the novice lead leaves its rewrites
+    assert talkative[0] == 76 and talkative[1] == pytest.approx(0.9474, abs=1e-4)
+    assert quiet[0] == 13 and quiet[1] == pytest.approx(0.6316, abs=1e-4)  # golden
     for task in SAMPLE:  # the expert lead: right whoever holds the notes
         quiet_mate = AnalysisPersona(variant(task, extraversion="low", agreeableness="low"))
         assert play(task, [AnalysisExpert(), quiet_mate]).summary["score"] == 1.0
@@ -237,11 +239,11 @@ def test_player_types_over_the_test_tasks() -> None:
         scores.setdefault(profile.player_type, []).append(record.summary["score"])
     means = {kind: round(statistics.mean(v), 3) for kind, v in scores.items()}
     assert means == {
-        "efficient_collaborator": 0.895,
-        "hesitant_laggard": 0.711,
+        "efficient_collaborator": 0.921,
+        "hesitant_laggard": 0.605,
         "anxious_doubter": 0.737,
         "proactive_leader": 0.868,
-        "independent_loner": 0.579,
+        "independent_loner": 0.632,
     }
 
 

@@ -13,8 +13,8 @@ from collabrl.rewards.judges import JudgeParseError, LLMJudge
 from collabrl.rewards.judges.hypothesis import (
     HypothesisCase,
     is_structured,
-    judge_free_text,
     judge_hypotheses,
+    judge_submissions,
     judgement_counts,
     parse_facets,
 )
@@ -119,7 +119,7 @@ def test_the_prompt_shows_query_gold_and_the_whole_submission() -> None:
     assert "- sentence: It peaks." in submitted
 
 
-def test_summaries_rescored_only_where_free_text(server, judge) -> None:
+def test_summaries_rescored_only_where_free_text_when_asked(server, judge) -> None:
     gold_fields = (
         f"edit_context({GOLD.context})",
         f"edit_variables({', '.join(GOLD.variables)})",
@@ -138,7 +138,7 @@ def test_summaries_rescored_only_where_free_text(server, judge) -> None:
         ("analysis", s)
         for s in (structured, structured_wrong, right, wrong, garbled, silent, time_up)
     ]
-    verdicts = judge_free_text(judge, [*episodes, ("household", household)])
+    verdicts = judge_submissions(judge, [*episodes, ("household", household)], structured=False)
     assert server.requests == 3  # right, wrong, garbled: nothing structured, empty or unsubmitted
     assert [n for n, v in enumerate(verdicts) if v is not None] == [2, 3, 4]
     assert structured["score"] == 1.0 and structured_wrong["score"] == 0.0
@@ -160,3 +160,26 @@ def test_summaries_rescored_only_where_free_text(server, judge) -> None:
     assert counts["judged"] == 3 and counts["failed"] == 1
     assert counts["failure_kinds"] == {"parse": 1}
     assert counts["prompt"].startswith("hypothesis-v1@")
+
+
+def test_structured_submissions_reach_the_judge_like_free_text(server, judge) -> None:
+    """``structured=True`` (``eval.hypothesis_judge=llm``): a structured submission is graded by
+    the judge too, its sentence included, and its score is the judge's."""
+    paraphrase = played(
+        f"edit_context({GOLD.context})",
+        f"edit_variables({', '.join(GOLD.variables)})",
+        "edit_relation(peaks in 1500 BCE)",
+        f"edit_sentence({GOLD.sentence})",
+    )
+    silent = played()
+    assert paraphrase["score"] == 0.0
+    verdicts = judge_submissions(judge, [("analysis", paraphrase), ("analysis", silent)])
+    assert server.requests == 1 and verdicts[1] is None
+    assert paraphrase["score"] == 1.0 and paraphrase["score_source"] == "llm"
+
+
+def test_a_submission_without_variables_is_structured_where_the_gold_has_none() -> None:
+    fields = {"context": "c", "variables": "", "relation": "r", "sentence": ""}
+    assert not is_structured(fields)
+    assert not is_structured(fields, GOLD)
+    assert is_structured(fields, GOLD.model_copy(update={"variables": []}))

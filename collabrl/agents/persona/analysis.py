@@ -16,20 +16,32 @@ is done, the line the reference lead waits for. Everywhere, the first decision a
 opens the conversation (a leader with a plan, anyone else with a greeting), extraverts cheer now
 and then, and neurotic players question new results.
 
-Under a collaboration structure it keeps gates the way its temperament lets it
-(:meth:`PersonaBase.gatekeep`), a leader chooses the gate owners a scaffolded team lacks, a
+A teammate also acts: initiative (extraversion, conscientiousness) decides, decision by
+decision, whether it takes up the analysis itself, interleaved with telling its notes while it
+still has some (the less talkative, the more it analyses instead)
+(:meth:`AnalysisExpert.analyse`: from its own notes, a wrong one included, and what it heard)
+and writes its answer into the shared hypothesis, over what the lead wrote. Whoever finds a
+field it wrote rewritten leaves the teammate's text when agreeable (the comply chance, once per
+text) and restores its own otherwise: teammates can disagree and overwrite each other, and a
+lead listens by temperament.
+
+Under a collaboration structure it keeps gates the way its temperament lets it: a request whose
+analysis took a trap's naive step that its own notes avoid is denied and that note told (the
+reference analyst's check); any other request is judged by temperament
+(:meth:`PersonaBase.gatekeep`). A leader chooses the gate owners a scaffolded team lacks, a
 teammate writes its notes on a writable board (a build phase's) instead of the chat, and the
 lead's analyst does the rest by the rules (its plan on the board, waiting on its requests).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from collabrl.agents.persona.base import PersonaBase, Reply, named
 from collabrl.agents.persona.temperament import trait_degree
 from collabrl.agents.protocol import parse_observed
-from collabrl.envs.analysis.expert import ALL_SAID, AnalysisNovice
+from collabrl.envs.analysis.expert import ALL_SAID, AnalysisNovice, contradicted_note
 from collabrl.envs.analysis.game import MESSAGE, WAIT
 from collabrl.envs.analysis.scoring import normalise
 from collabrl.envs.analysis.tasks import AnalysisTask, get_task
@@ -50,10 +62,15 @@ DOUBTS = (
 
 
 class _Analyst(AnalysisNovice):
-    """The reference novice analyst, deaf to the heard notes its persona chose to dismiss."""
+    """The reference novice analyst, deaf to the heard notes its persona chose to dismiss, that
+    leaves a teammate's rewrite of its fields when its persona complies."""
 
-    def __init__(self) -> None:
+    def __init__(self, defers: Callable[[], bool]) -> None:
         self.dismissed: set[str] = set()
+        self._defers = defers
+
+    def defers(self, field: str) -> bool:
+        return self._defers()
 
     def _known_notes(self, task: AnalysisTask, state: dict) -> set[str]:
         return super()._known_notes(task, state) - self.dismissed
@@ -68,13 +85,14 @@ class AnalysisPersona(PersonaBase):
     """An analysis teammate whose play follows a profile's Big Five traits, in any seat.
 
     Besides :class:`PersonaBase`'s counters, ``stats`` counts ``shared`` and ``withheld`` own
-    notes (a teammate), ``dismissed`` heard notes (a lead) and ``looks`` at tables out of
-    curiosity.
+    notes and ``acted`` decisions spent on its own analysis (a teammate), ``dismissed`` heard
+    notes (a lead) and ``looks`` at tables out of curiosity.
     """
 
     def _reset_game(self) -> None:
-        self.analyst = _Analyst()
+        self.analyst = _Analyst(lambda: self.chance(self.temperament.comply))
         self.analyst.reset(self.seat, 0)
+        self.acting = False  # a teammate that has taken up the analysis itself
         self.curiosity = trait_degree(self.profile, "openness")
         self.read = 0  # dialogue lines already heard
         self.judged = 0  # notebook cells already looked at
@@ -89,7 +107,7 @@ class AnalysisPersona(PersonaBase):
     def _decide(self, obs: Observation) -> Reply:
         state = obs.state
         view = StructureView.of(state)
-        duty = self.gatekeep(view) or self.organise(obs, view)
+        duty = self._check(state, view) or self.gatekeep(view) or self.organise(obs, view)
         if duty:
             return duty
         lead, mates = state["seats"][0] == self.seat, [s for s in state["seats"] if s != self.seat]
@@ -102,7 +120,20 @@ class AnalysisPersona(PersonaBase):
         fresh = self._fresh_result(state)
         if lead:
             return self._lead(obs, view, fresh, bool(mates))
-        return self._support(state, view, fresh)
+        return self._support(obs, view, fresh)
+
+    def _check(self, state: dict[str, Any], view: StructureView | None) -> Reply | None:
+        """A request to decide whose analysis goes against one of its notes: deny it, and owe
+        the team that note (said in the chat at its next chance)."""
+        if view is None or not view.to_decide:
+            return None
+        request = view.to_decide[0]
+        note = contradicted_note(state, request)
+        if note is None:
+            return None
+        self.stats["denials"] += 1
+        self.reply = note
+        return self.voice.think("That rests on the wrong step."), "", request["deny"]
 
     def _team(self, state: dict[str, Any]) -> tuple[str, list[str]]:
         return self.seat, list(state["seats"])
@@ -236,16 +267,25 @@ class AnalysisPersona(PersonaBase):
         return None
 
     def _support(
-        self, state: dict[str, Any], view: StructureView | None, fresh: dict[str, Any] | None
+        self, obs: Observation, view: StructureView | None, fresh: dict[str, Any] | None
     ) -> Reply:
-        """A teammate: tell the notes, say so when done, then watch the results."""
+        """A teammate: tell the notes, say so when done, then watch the results, or take up
+        the analysis itself (initiative)."""
+        state = obs.state
         if self.pending is None:
             self.pending = self._worth_mentioning(state["notes"])
-        if not self.finished:
+        self.acting = self.acting or self.chance(self.temperament.initiative)
+        if not self.finished and not (self.acting and self.chance(1.0 - self.temperament.talk)):
             board = view.update.get("expertise") if view is not None else None
             return self._stall(state) or self._tell(self.pending, board)
-        impulse = self._react(fresh, True) or self._cheer(True)
-        return impulse or (self.voice.think("I have told what I know."), "", WAIT)
+        impulse = self._react(fresh, True) or self._cheer(True) if self.finished else None
+        if impulse:
+            return impulse
+        if self.acting:
+            self.stats["acted"] += 1
+            parsed = parse_observed(self.analyst.analyse(obs), obs)
+            return self.voice.think(parsed.think), parsed.message, parsed.action or WAIT
+        return self.voice.think("I have told what I know."), "", WAIT
 
     def _worth_mentioning(self, notes: list[dict[str, str]]) -> list[str]:
         """The own notes it will mention, each decided once by talk (all of them when it agreed

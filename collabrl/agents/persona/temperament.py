@@ -49,6 +49,7 @@ class Temperament:
     dawdle: float  # waste a move on something off-task (low conscientiousness)
     slip: float  # choose an action that is not available (low conscientiousness only)
     comply: float  # honour a teammate's request or announced claim (agreeableness)
+    initiative: float  # take on the task's work unasked (extraversion, conscientiousness)
     novelty: float  # -1..1: prefer unexplored places and new jobs (+) or familiar ones (-)
 
     @classmethod
@@ -67,5 +68,6 @@ class Temperament:
             dawdle=_lerp(0.4, 0.0, c),
             slip=0.08 * (1.0 - c) ** 2,
             comply=_lerp(0.1, 0.95, a),
+            initiative=_lerp(0.05, 0.5, 0.6 * e + 0.4 * c),
             novelty=_lerp(-0.3, 0.3, o),
         )

@@ -17,9 +17,12 @@ Each query becomes one :class:`~collabrl.envs.analysis.tasks.AnalysisTask` named
 
 - tables: every dataset's CSV, named by its file name without ``.csv``; table and column names
   are made identifiers (other characters become ``_``; the CSV's header stays in the column's
-  description when it changed), numbers stay numbers, cells written with a decimal comma
-  (``"5,65"``, as in the archaeology CSVs) are read as numbers, empty or non-finite cells are
-  missing; column descriptions come from ``columns.raw`` by name;
+  description when it changed), numbers stay numbers, a column whose cells are all numbers
+  written with a decimal comma or point, with or without an exponent (``"5,65"``,
+  ``"-7,09880963797244E-05"``, as in the archaeology CSVs), is read as numbers, empty or
+  non-finite cells are missing; column descriptions come from ``columns.raw`` by name. A CSV is
+  read once per load however many metadata files name it, and metadata files that describe it
+  alike share one table;
 - notes: the domain knowledge (the file's, then each dataset's), split into its numbered items
   (``1. ... 2. ...``) when it has them. DiscoveryBench has no roles, so each note goes to the
   role whose words it uses most: methods (smoothing, interpolation, principal components, growth
@@ -28,8 +31,9 @@ Each query becomes one :class:`~collabrl.envs.analysis.tasks.AnalysisTask` named
   a team's seats hold different knowledge; it is not DiscoveryBench's;
 - gold: ``sentence`` is ``gold_hypo``; ``context`` is its leading clause ("Around 1100 BCE, ...")
   and ``relation`` the rest, or both the whole sentence when it has no such clause; ``variables``
-  are the query's ``relevant_cols`` and ``target_col``, else the columns the sentence names, else
-  none. The exact facet scores therefore only approximate DiscoveryBench's (which an LLM
+  are the query's ``relevant_cols`` and ``target_col``, else the columns the sentence or the
+  query names (a column's name with ``_`` read as a space counts), else none (a gold without
+  variables scores 1 against itself). The facet scores therefore only approximate DiscoveryBench's (which an LLM
   extracts); the sentence is what a judge compares;
 - workflow: one step holding ``gold_workflow`` (else the metadata's ``workflow``, else its
   ``workflow_tags``) as free text. It is not a step of the analysis language and does not run;
@@ -69,14 +73,19 @@ from collabrl.records import decode_json, quoted, read_text
 
 ANSWER_COLUMNS = ("dataset", "metadataid", "query_id", "gold_hypo")
 METADATA = re.compile(r"metadata_(\d+)\.json")
-_DECIMAL_COMMA = re.compile(r"[-+]?\d+,\d+")
+_NUMBER_TEXT = re.compile(r"[-+]?(?:\d+(?:[.,]\d*)?|[.,]\d+)(?:[eE][-+]?\d+)?")
+"""A number as a CSV cell may write it: decimal comma or point, an optional exponent."""
 _WHOLE = re.compile(r"[-+]?\d+")
 _ITEM = re.compile(r"(?:^|(?<=\s))(\d{1,2})\.\s+")
-_LEADING_CLAUSE = re.compile(
-    r"((?:around|about|between|during|in|from|when|at|by|after|before|over|across|among|"
-    r"for|since|starting from|until|throughout)\b[^,]{1,120}),\s+(\S.*)",
-    re.IGNORECASE | re.DOTALL,
+_LEADING_WORDS = (
+    r"(?:around|about|between|during|in|from|when|at|by|after|before|over|across|among|"
+    r"for|since|starting from|until|throughout|within)\b"
 )
+_LEADING_CLAUSE = re.compile(
+    rf"({_LEADING_WORDS}[^,]{{1,120}}),\s+(\S.*)", re.IGNORECASE | re.DOTALL
+)
+LEADING_WORD = re.compile(_LEADING_WORDS, re.IGNORECASE)
+"""A context that starts like a clause of its own ("Around 1100 BCE", a gold's leading clause)."""
 # word stems per role, matched at the start of a word (any case), for :func:`role_of`
 _ROLE_STEMS: dict[Role, tuple[str, ...]] = {
     "chronology": (r"bce\b", r"bc\b", "calbp", r"ages?\b", "neolithic", "period", "phase",
@@ -148,6 +157,7 @@ def load_discoverybench(
             f"{root}: no such folder (a DiscoveryBench root holds <domain>/ folders)"
         )
     answers = _answer_key(answer_key or _find_answer_key(root))
+    tables = _TableCache()
     metadata_files = sorted(
         (path.parent.name, int(match.group(1)), path)
         for path in root.glob("*/metadata_*.json")
@@ -158,7 +168,7 @@ def load_discoverybench(
         raise CollabrlError(f"{root}: no <domain>/metadata_<id>.json files")
     tasks = []
     for domain, metadata_id, path in metadata_files:
-        tasks += _tasks_of(path, domain, metadata_id, answers, split)
+        tasks += _tasks_of(path, domain, metadata_id, answers, split, tables)
     return tasks
 
 
@@ -207,9 +217,10 @@ def _tasks_of(
     metadata_id: int,
     answers: dict[tuple[str, int, int], dict[str, str]],
     split: Literal["train", "test"],
+    cache: _TableCache,
 ) -> list[AnalysisTask]:
     metadata = _metadata(path)
-    tables = _unique_tables([_table(path.parent / d.name, d, path) for d in metadata.datasets])
+    tables = _unique_tables([cache.table(path.parent / d.name, d, path) for d in metadata.datasets])
     notes = _notes(metadata)
     workflow_text = metadata.workflow or metadata.workflow_tags or "(no workflow given)"
     tasks = []
@@ -277,17 +288,37 @@ def identifier(name: str, fallback: str = "column") -> str:
     return f"_{text}" if text[0].isdigit() else text
 
 
-def _table(csv_path: Path, dataset: _Dataset, metadata: Path) -> Table:
-    """One dataset's CSV as a table with the metadata's column descriptions."""
-    if not csv_path.name.lower().endswith(".csv"):
-        raise CollabrlError(f"{metadata}: dataset {quoted(dataset.name)} is not a CSV file")
+class _TableCache:
+    """The tables of one load: each CSV parsed once, and one :class:`Table` per CSV and
+    description (the real archaeology folder names the same three CSVs in 38 metadata files)."""
+
+    def __init__(self) -> None:
+        self._frames: dict[Path, pd.DataFrame] = {}
+        self._tables: dict[tuple[Path, str], Table] = {}
+
+    def table(self, csv_path: Path, dataset: _Dataset, metadata: Path) -> Table:
+        if not csv_path.name.lower().endswith(".csv"):
+            raise CollabrlError(f"{metadata}: dataset {quoted(dataset.name)} is not a CSV file")
+        key = (csv_path, dataset.model_dump_json(exclude={"domain_knowledge"}))
+        if key not in self._tables:
+            if csv_path not in self._frames:
+                self._frames[csv_path] = _read_csv(csv_path, metadata)
+            self._tables[key] = _table(csv_path, self._frames[csv_path], dataset)
+        return self._tables[key]
+
+
+def _read_csv(csv_path: Path, metadata: Path) -> pd.DataFrame:
     if not csv_path.is_file():
         raise CollabrlError(f"{csv_path}: no such file (a dataset of {metadata.name})")
     try:
-        frame = pd.read_csv(io.StringIO(read_text(csv_path)))
+        return pd.read_csv(io.StringIO(read_text(csv_path)))
     except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError) as err:
         reason = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
         raise CollabrlError(f"{csv_path}: not a readable CSV ({reason})") from None
+
+
+def _table(csv_path: Path, frame: pd.DataFrame, dataset: _Dataset) -> Table:
+    """One dataset's CSV as a table with the metadata's column descriptions."""
     described = {c.name.strip(): (c.description or "").strip() for c in dataset.columns.raw}
     names = _unique([identifier(str(c)) for c in frame.columns])
     columns = []
@@ -315,14 +346,12 @@ def _description(header: str, described: dict[str, str]) -> str:
 
 
 def _cells(series: pd.Series) -> list[Cell]:
-    """A column's values as cells: missing and non-finite values None, decimal commas read."""
+    """A column's values as cells: missing and non-finite values None; a column of numbers
+    pandas left as text (a decimal comma in any cell) read as numbers."""
     values = series.tolist()
     missing = series.isna().tolist()
     present = [v for v, m in zip(values, missing, strict=True) if not m]
-    if present and all(
-        isinstance(v, str) and (_DECIMAL_COMMA.fullmatch(v.strip()) or _WHOLE.fullmatch(v.strip()))
-        for v in present
-    ):
+    if present and all(isinstance(v, str) and _NUMBER_TEXT.fullmatch(v.strip()) for v in present):
         values = [
             v if m else float(v.strip().replace(",", "."))
             for v, m in zip(values, missing, strict=True)
@@ -394,6 +423,7 @@ def role_of(text: str) -> Role:
 
 
 def _gold(sentence: str, query: _Query, tables: list[Table]) -> Hypothesis:
+    """The answer key's sentence in DiscoveryBench's facets (see the module docstring)."""
     match = _LEADING_CLAUSE.fullmatch(sentence)
     context, relation = (match.group(1), match.group(2)) if match else (sentence, sentence)
     return Hypothesis(
@@ -405,9 +435,17 @@ def _gold(sentence: str, query: _Query, tables: list[Table]) -> Hypothesis:
 
 
 def _variables(sentence: str, query: _Query, tables: list[Table]) -> list[str]:
-    """The query's own columns, else the table columns the sentence names (as whole words)."""
+    """The query's own columns, else the table columns the sentence or the question names (as
+    whole words; ``_`` in a column's name read as a space too)."""
     named = [*(query.relevant_cols or []), *([query.target_col] if query.target_col else [])]
-    if named:
-        return list(dict.fromkeys(identifier(n) for n in named if n.strip()))
-    words = set(re.findall(r"\w+", sentence.lower()))
-    return list(dict.fromkeys(c.name for t in tables for c in t.columns if c.name.lower() in words))
+    if named := [n for n in named if n.strip()]:
+        return list(dict.fromkeys(identifier(n) for n in named))
+    text = " ".join(re.findall(r"\w+", f"{sentence} {query.question}".lower().replace("_", " ")))
+    return list(
+        dict.fromkeys(
+            c.name
+            for t in tables
+            for c in t.columns
+            if re.search(rf"\b{re.escape(c.name.lower().replace('_', ' ').strip())}\b", text)
+        )
+    )

@@ -3,7 +3,19 @@
 The first seat leads the analysis; the others share their notes, one message each, then wait.
 The lead runs the task's reference workflow step by step in the shared notebook, reads each
 result from the notebook (``Observation.state``), words the last value with the task's relation
-template, fills the hypothesis editor and submits.
+template, fills the hypothesis editor and submits. A workflow written as free text (a
+DiscoveryBench task's) has no step to run: the lead then writes the answer fields directly. Every
+edit fits the editor (:data:`~collabrl.envs.analysis.game.MAX_ARGUMENT` characters), and the
+sentence repeats the context only where the relation does not already hold it.
+
+Fields are shared: a teammate may overwrite one this analyst wrote. Whether it then restores its
+own text or leaves the teammate's is :meth:`AnalysisExpert.defers` (the reference analyst
+novice defers, as it takes every note it hears, the expert never; a persona by its temperament),
+and no teammate restores a field more than :data:`MAX_RESTORES` times (the lead has the last
+word, so a disagreement ends before the clock does). Any seat may run the
+analysis itself (:meth:`AnalysisExpert.analyse`: a teammate that acts) from what it knows, a
+misleading note it holds included (:mod:`collabrl.envs.analysis.expertise`), and edit the shared
+hypothesis; only the lead submits.
 
 Knowledge decides the answer: :class:`AnalysisExpert` knows the field (every note of the task),
 so it solves every task; :class:`AnalysisNovice` knows only its own notes and what teammates
@@ -25,7 +37,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from collabrl.envs.analysis.game import MESSAGE, RUN, SUBMIT, WAIT
+from collabrl.envs.analysis.discoverybench import LEADING_WORD
+from collabrl.envs.analysis.game import MAX_ARGUMENT, MESSAGE, RUN, SUBMIT, WAIT
+from collabrl.envs.analysis.language import is_step
 from collabrl.envs.analysis.scoring import normalise
 from collabrl.envs.analysis.tasks import AnalysisTask, get_task
 from collabrl.envs.base import Observation, format_response
@@ -35,6 +49,7 @@ ALL_SAID = "That is all I know."  # a teammate's last message: the lead may star
 PATIENCE = 8  # ticks a lead waits for teammates who never finish sharing
 PLAN = "Plan: teammates record their notes; I run the analysis with them, then write and submit."
 NO_NOTES = "nothing beyond the data card"
+MAX_RESTORES = 2  # times a teammate puts its own text back into one field before it gives way
 SCAFFOLD_GATED = "submit"  # the kind a scripted scaffolded lead puts under a teammate's approval
 
 
@@ -52,6 +67,9 @@ class AnalysisExpert:
         self.edits: list[tuple[str, str]] | None = None
         self.recorded = False  # its build-phase board entry is written
         self.to_tell: list[str] = []  # notes owed to the team after a denial (a gate owner)
+        self.wrote: dict[str, str] = {}  # field -> the text this seat last saw there as its own
+        self.verdicts: dict[str, bool] = {}  # field -> a teammate's rewrite there is left
+        self.restored: dict[str, int] = {}  # field -> times it put its own text back
 
     def act(self, obs: Observation) -> str:
         state = obs.state
@@ -91,18 +109,13 @@ class AnalysisExpert:
         return None
 
     def _review(self, state: dict, request: dict[str, Any]) -> str:
-        """Approve a request unless the lead's analysis rests on a trap this seat's notes avoid:
-        then deny it and owe the team that note."""
-        task = get_task(state["task"])
-        mine = {n["id"] for n in state["notes"]}
-        steps = [c["step"] for c in state["cells"] if c["seat"] == request["seat"]]
-        steps = [*steps[-len(task.workflow) :], request["action"].removeprefix("run(")[:-1]]
-        for trap in task.traps:
-            if trap.note in mine and trap.naive_step in steps:
-                note = next(n.text for n in task.notes if n.id == trap.note)
-                self.to_tell.append(note)
-                return format_response("That rests on the wrong step.", "", request["deny"])
-        return format_response("That looks right.", "", request["approve"])
+        """Approve a request unless the requester's analysis rests on a trap this seat's notes
+        avoid: then deny it and owe the team that note."""
+        note = contradicted_note(state, request)
+        if note is None:
+            return format_response("That looks right.", "", request["approve"])
+        self.to_tell.append(note)
+        return format_response("That rests on the wrong step.", "", request["deny"])
 
     # ------------------------------------------------------------------ a teammate
     def _share(self, state: dict) -> str:
@@ -117,6 +130,36 @@ class AnalysisExpert:
         return format_response("I have shared what I know.", "", WAIT)
 
     # ------------------------------------------------------------------ the lead
+    def analyse(self, obs: Observation) -> str:
+        """Run the analysis and write the hypothesis from this seat, whatever it is; a seat
+        other than the lead waits once its fields stand, where the lead would submit."""
+        state = obs.state
+        if RUN not in obs.actions:  # a build phase: the task has not started
+            return format_response("The build phase is on.", "", WAIT)
+        reply = self._lead(get_task(state["task"]), state, StructureView.of(state))
+        if state["seats"][0] != self.seat and reply.endswith(f"<action>{SUBMIT}</action>"):
+            return format_response("My part of the hypothesis stands.", "", WAIT)
+        return reply
+
+    def defers(self, field: str) -> bool:
+        """Whether this seat leaves ``field`` as a teammate rewrote it rather than restore its
+        own text: the reference analyst does when it does not know the field (the novice, who
+        trusts what teammates say as it takes every note it hears), and the expert never."""
+        return not self.full_knowledge
+
+    def _left(self, field: str, state: dict) -> bool:
+        """Whether ``field`` stands as a teammate rewrote it (decided once per rewrite: until
+        this seat's own text is back)."""
+        now = state["hypothesis"][field]
+        if field not in self.wrote or now in ("", self.wrote[field]):
+            return False
+        if field not in self.verdicts:
+            patient = state["seats"][0] == self.seat or self.restored.get(field, 0) < MAX_RESTORES
+            insists = patient and not self.defers(field)
+            self.verdicts[field] = not insists
+            self.restored[field] = self.restored.get(field, 0) + insists
+        return self.verdicts[field]
+
     def _lead(self, task: AnalysisTask, state: dict, view: StructureView | None) -> str:
         if self.edits is None and not self.full_knowledge and self._still_hearing(state, view):
             return format_response("Waiting for my teammates' notes.", "", WAIT)
@@ -126,12 +169,20 @@ class AnalysisExpert:
             self.restart, self.edits = len(mine), None  # a note came late: analyse again
         self.basis = known  # grows only: what is heard or written stays
         done = len(mine) - self.restart
-        if done < len(task.workflow):
+        if done < len(task.workflow) and is_step(task.workflow[done].step):
             step = self._next_step(task, known, done)
             return self._gated(view, "The next step of the analysis.", f"run({step})")
         if self.edits is None:
             self.edits = self._answer(task, mine[-1] if mine else None)
-        todo = [(f, t) for f, t in self.edits if state["hypothesis"][f] != " ".join(t.split())]
+        for field, text in self.edits:
+            if state["hypothesis"][field] == " ".join(text.split()):
+                self.wrote[field] = state["hypothesis"][field]
+                self.verdicts.pop(field, None)
+        todo = [
+            (f, t)
+            for f, t in self.edits
+            if state["hypothesis"][f] != " ".join(t.split()) and not self._left(f, state)
+        ]
         if todo:
             field, text = todo[0]
             return self._gated(view, f"Writing the {field}.", f"edit_{field}({text})")
@@ -150,8 +201,8 @@ class AnalysisExpert:
 
     def _still_hearing(self, state: dict, view: StructureView | None) -> bool:
         """Teammates who have not said they are done may still hold a note (a few ticks); after
-        a build phase the board holds what they know."""
-        if view is not None and view.build_ticks:
+        a build phase the board holds what they know. A teammate analysing does not wait."""
+        if (view is not None and view.build_ticks) or state["seats"][0] != self.seat:
             return False
         done = {line["seat"] for line in state["dialogue"] if line["text"] == ALL_SAID}
         waiting = [s for s in state["seats"][1:] if s not in done]
@@ -180,12 +231,33 @@ class AnalysisExpert:
         value = last["value"] if last is not None and last["error"] is None else None
         relation = task.relation_template.format(value=value)
         gold = task.gold
-        return [
+        fields = [
             ("context", gold.context),
             ("variables", ", ".join(gold.variables)),
             ("relation", relation),
-            ("sentence", f"In {gold.context}, {relation}."),
+            ("sentence", sentence_of(gold.context, relation)),
         ]
+        return [(field, fit(text)) for field, text in fields if text]
+
+
+def sentence_of(context: str, relation: str) -> str:
+    """The hypothesis as one sentence: "In {context}, {relation}.", the context as written where
+    it is already a clause ("Around 1100 BCE, ..."), the relation alone where it holds the
+    context (a DiscoveryBench gold without a leading clause is both)."""
+    context, relation = context.strip().rstrip("."), relation.strip().rstrip(".")
+    if not context or normalise(context) in normalise(relation):
+        return f"{relation[:1].upper()}{relation[1:]}."
+    lead = context if LEADING_WORD.match(context) else f"In {context}"
+    return f"{lead[:1].upper()}{lead[1:]}, {relation}."
+
+
+def fit(text: str) -> str:
+    """``text`` cut at a word to fit the editor (an edit over the limit is refused, and retrying
+    it would never end)."""
+    text = " ".join(text.split())
+    if len(text) <= MAX_ARGUMENT:
+        return text
+    return text[: MAX_ARGUMENT + 1].rsplit(" ", 1)[0][:MAX_ARGUMENT]
 
 
 class AnalysisNovice(AnalysisExpert):
@@ -193,6 +265,19 @@ class AnalysisNovice(AnalysisExpert):
 
     name = "analysis-novice"
     full_knowledge = False
+
+
+def contradicted_note(state: dict, request: dict[str, Any]) -> str | None:
+    """The text of a note of this seat's (``state``'s) that the gate ``request`` goes against:
+    the requester's latest analysis took the naive step of that note's trap. None: none does."""
+    task = get_task(state["task"])
+    mine = {n["id"] for n in state["notes"]}
+    steps = [c["step"] for c in state["cells"] if c["seat"] == request["seat"]]
+    steps = [*steps[-len(task.workflow) :], request["action"].removeprefix("run(")[:-1]]
+    for trap in task.traps:
+        if trap.note in mine and trap.naive_step in steps:
+            return next(n.text for n in task.notes if n.id == trap.note)
+    return None
 
 
 def _expertise_recorded(view: StructureView, me: str) -> bool:

@@ -68,10 +68,12 @@ from collabrl.envs.analysis.expertise import (
     PROFILE_FOCUS,
     PROFILE_TITLES,
     PROFILES,
+    Profile,
+    fallible,
     notes_by_profile,
 )
 from collabrl.envs.analysis.language import Outcome, Workspace
-from collabrl.envs.analysis.scoring import Facets, score_hypothesis
+from collabrl.envs.analysis.scoring import Facets, Scorer, score_hypothesis
 from collabrl.envs.analysis.tasks import AnalysisTask, Hypothesis, Note, Role, frames
 from collabrl.envs.base import (
     Decision,
@@ -138,6 +140,8 @@ class AnalysisGame:
         gated: Sequence[str] = DEFAULT_GATED,
         gate_owners: Mapping[str, str] | None = None,
         build_ticks: int = BUILD_TICKS,
+        scorer: Scorer = "claims",
+        reliability: Mapping[Profile, float] | None = None,
     ) -> None:
         if not 1 <= len(seats) <= len(ROLES):
             raise ValueError(f"the analysis game takes 1-{len(ROLES)} seats, got {len(seats)}")
@@ -147,8 +151,8 @@ class AnalysisGame:
         if teammates is not None:
             check_team(self.agents, teammates, roles)
             self.roles: list[str] = [AGENT, *teammates]
-            held = notes_by_profile(task, self.roles)
-            self.notes = dict(zip(self.agents, held, strict=True))
+            self.held = notes_by_profile(task, self.roles)
+            self.notes = dict(zip(self.agents, self.held, strict=True))
         else:
             self.roles = list(roles or ROLES[: len(seats)])
             if len(self.roles) != len(self.agents):
@@ -159,6 +163,8 @@ class AnalysisGame:
             raise ValueError(f"gated: unknown action kind(s) {unknown}; kinds: {GATE_KINDS}")
         self.max_ticks = max_ticks
         self.pandas_code = pandas_code
+        self.scorer = scorer
+        self.reliability = {str(p): r for p, r in (reliability or {}).items()}
         self.structure, self.gated, self.build_ticks = structure, tuple(gated), build_ticks
         self.gate_owners = dict(gate_owners or self._preassigned_owners())
         self.offered = (  # fixed for the game: built once, not per observation
@@ -191,7 +197,12 @@ class AnalysisGame:
 
     # ------------------------------------------------------------------ the Game protocol
     def reset(self, seed: int | None = None) -> dict[str, Observation]:
-        """Start over (the game has no randomness: ``seed`` changes nothing)."""
+        """Start over. ``seed`` draws which collaborator notes are wrong in a profiled team of
+        ``reliability`` below 1 (:func:`~collabrl.envs.analysis.expertise.fallible`); nothing
+        else in the game is random."""
+        if self.profiled and self.reliability:
+            drawn = fallible(self.task, self.roles, self.held, self.reliability, seed or 0)
+            self.notes = dict(zip(self.agents, drawn, strict=True))
         self.tick = 0
         self.workspace = Workspace(self.tables)
         self.cells: list[Cell] = []
@@ -426,7 +437,7 @@ class AnalysisGame:
             relation=self.hypothesis["relation"],
             sentence=self.hypothesis["sentence"],
         )
-        self.facets = score_hypothesis(submitted, self.task.gold)
+        self.facets = score_hypothesis(submitted, self.task.gold, self.scorer)
         self.trace.work(self.tick, seat, "submit")
         self.outcome = SUBMITTED
         self.submitted_at = self.tick + 1

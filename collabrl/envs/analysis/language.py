@@ -223,6 +223,16 @@ def _parse(step: str) -> tuple[str | None, str, list[Arg]]:
     return name, tokens[0][1], _args(inner[:-1])
 
 
+def is_step(text: str) -> bool:
+    """Whether ``text`` is written as a step of the language (it may still fail when run): a
+    free-text workflow, such as DiscoveryBench's, is not."""
+    try:
+        _parse(text)
+    except StepError:
+        return False
+    return True
+
+
 def _args(tokens: list[tuple[str, str]]) -> list[Arg]:
     """The comma-separated arguments between the parentheses."""
     args: list[Arg] = []

@@ -17,6 +17,7 @@ from collabrl.envs.analysis.game import (
     AnalysisGame,
     check_team,
 )
+from collabrl.envs.analysis.scoring import Scorer
 from collabrl.envs.analysis.tasks import Role, get_task, task_names
 from collabrl.envs.registry import GameSection, Split, known_task
 from collabrl.envs.structures import Structure, check_gate_owners
@@ -49,6 +50,10 @@ class AnalysisSection(GameSection):
     """Ticks of the group-memory build phase before the task (board structures; the board is fixed afterwards). 0: no build phase, the board stays writable (the household's rule)."""
     max_ticks: PositiveInt = Field(TIME_LIMIT, le=MAX_TICKS)
     """Ticks per episode (every decision takes one)."""
+    reliability: dict[Profile, float] = Field(default_factory=dict)
+    """Collaborator profile -> the chance that each trap note a collaborator of it holds is right (default 1.0): a wrong note, drawn per episode seed, endorses the trap's naive step, and its holder believes and tells it (e.g. {D: 0.7, R: 0.7})."""
+    scorer: Scorer = "claims"
+    """How a submission is scored against the gold: claims (facet by facet, a paraphrase of a claim matches, a changed number, direction, order or negation does not) or exact (normalised strings must be equal)."""
     pandas_code: bool = False
     """Also offer python(<code>): real pandas cells in a sandboxed subprocess (time, memory and output limits, no network, no files beyond the tables; a best-effort sandbox, Linux only). Off by default."""
 
@@ -98,6 +103,9 @@ class AnalysisSection(GameSection):
         if self.roles is not None and len(self.roles) != len(self.seats):
             raise ValueError(f"roles has {len(self.roles)} entries for {len(self.seats)} seats")
         check_gate_owners(self.gate_owners, self.gated, self.seats)
+        bad = {p: r for p, r in self.reliability.items() if not 0.0 <= r <= 1.0}
+        if bad:
+            raise ValueError(f"reliability must lie in 0..1, got {bad}")
         if self.teammates is not None:
             check_team(self.seats, self.teammates, self.roles)
         return self
@@ -114,6 +122,8 @@ class AnalysisSection(GameSection):
             gated=self.gated,
             gate_owners=self.gate_owners,
             build_ticks=self.build_ticks,
+            scorer=self.scorer,
+            reliability=self.reliability,
         )
 
     def with_team(self, seats: int, structure: str) -> AnalysisSection:

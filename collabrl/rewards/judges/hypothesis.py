@@ -1,12 +1,13 @@
-"""An LLM judge for free-text hypotheses: the facets of a submission graded against the gold one.
+"""An LLM judge for hypotheses: the facets of a submission graded against the gold one.
 
-Why: the exact score (:func:`collabrl.envs.analysis.scoring.score_hypothesis`) compares the
+Why: the game's score (:func:`collabrl.envs.analysis.scoring.score_hypothesis`) reads the
 structured fields a team edits, so a team that wrote its answer only as a sentence (LLM agents
-do) scores 0 whatever it claims. Such a *free-text* submission (context, variables or relation
+do) scores 0 whatever it claims. Such a *free-text* submission (a field the gold fills left
 empty) goes to an LLM judge that reads all of it, the sentence included, against the gold
 hypothesis and grades the same facets: context (0/1), variables (0..1), relation (0/1), whose
-product is the hypothesis match score. A *structured* submission keeps its exact score and is
-never sent. As with the other LLM judges (:mod:`collabrl.rewards.judges.llm`), every case goes
+product is the hypothesis match score. A *structured* submission goes to the judge too when
+asked (``structured=True``: DiscoveryBench's own evaluation judges every hypothesis), else it
+keeps the game's score. As with the other LLM judges (:mod:`collabrl.rewards.judges.llm`), every case goes
 to one ``Engine.generate`` call (the OpenAI-compatible engine caches, retries and runs them
 concurrently), and a failed request or an unusable reply becomes a judgement with ``error`` set:
 the exact score stays, never a 0, never an exception.
@@ -72,9 +73,11 @@ class HypothesisJudgement:
         return self.error is not None
 
 
-def is_structured(fields: Mapping[str, str]) -> bool:
-    """Whether the exact score can read the submission: context, variables, relation all filled."""
-    return all(str(fields.get(f) or "").strip() for f in STRUCTURED)
+def is_structured(fields: Mapping[str, str], gold: Hypothesis | None = None) -> bool:
+    """Whether the game's score can read the submission: every structured field filled that the
+    gold fills (all three without a gold; a gold without variables asks for none)."""
+    needed = [f for f in STRUCTURED if gold is None or getattr(gold, f)]
+    return all(str(fields.get(f) or "").strip() for f in needed)
 
 
 def _render(fields: Mapping[str, Any]) -> str:
@@ -140,16 +143,17 @@ def judge_hypotheses(judge: LLMJudge, cases: Sequence[HypothesisCase]) -> list[H
     return out
 
 
-def judge_free_text(
-    judge: LLMJudge, episodes: Sequence[tuple[str, dict[str, Any]]]
+def judge_submissions(
+    judge: LLMJudge, episodes: Sequence[tuple[str, dict[str, Any]]], *, structured: bool = True
 ) -> list[HypothesisJudgement | None]:
-    """Rescore the free-text submissions among ``episodes`` ((game, summary) pairs) in place.
+    """Rescore the written submissions among ``episodes`` ((game, summary) pairs) in place: all
+    of them, or only the free-text ones when not ``structured``.
 
     Every summary of a game with ``hypothesis_gold`` gets ``score_source``: ``"llm"`` where the
     judge's facets replaced ``score``, ``performance``, ``facets`` and ``success``, else
-    ``"exact"`` (structured, nothing submitted or written, or a failed judgement, which is kept
-    under ``hypothesis_judgement`` with its error like every judgement). Returns each episode's
-    judgement (None: not judged)."""
+    ``"exact"`` (the game's score: not sent, nothing submitted or written, or a failed judgement,
+    which is kept under ``hypothesis_judgement`` with its error like every judgement). Returns
+    each episode's judgement (None: not judged)."""
     picked: list[tuple[int, HypothesisCase]] = []
     for n, (game, summary) in enumerate(episodes):
         section = get_game(game)
@@ -157,11 +161,13 @@ def judge_free_text(
             continue
         summary[SCORE_SOURCE] = "exact"
         fields = summary.get("hypothesis")
-        if not fields or is_structured(fields) or not any(fields.values()):
+        if not fields or not any(fields.values()):
             continue
         task = load_addon(section.hypothesis_gold, "hypothesis gold", game)(
             section.task_of(summary)
         )
+        if not structured and is_structured(fields, task.gold):
+            continue
         picked.append((n, HypothesisCase(task.query, task.gold, fields)))
     verdicts = judge_hypotheses(judge, [case for _, case in picked])
     out: list[HypothesisJudgement | None] = [None] * len(episodes)
@@ -182,6 +188,6 @@ def judge_free_text(
 
 
 def judgement_counts(summaries: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
-    """Free-text submissions judged and failed (by failure kind), with the prompt's stamp: what
+    """Submissions judged and failed (by failure kind), with the prompt's stamp: what
     an evaluation's results report beside its window-judge failures."""
     return verdict_counts(summaries, JUDGEMENT, load_prompt(PROMPT).stamp)

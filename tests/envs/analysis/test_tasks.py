@@ -20,6 +20,7 @@ import pandas as pd
 import pytest
 from pydantic import ValidationError
 
+from collabrl.envs.analysis.claims import same_claim
 from collabrl.envs.analysis.discoverybench import identifier, load_discoverybench, role_of
 from collabrl.envs.analysis.language import Workspace
 from collabrl.envs.analysis.scoring import normalise
@@ -115,7 +116,9 @@ def test_every_trap_and_combination_of_traps_words_another_relation(task: Analys
     for size in range(1, len(task.traps) + 1):
         for chosen in itertools.combinations(task.traps, size):
             value = run(task, {t.at: t.naive_step for t in chosen})
-            assert normalise(task.relation_template.format(value=value)) != gold, chosen
+            wrong = task.relation_template.format(value=value)
+            assert normalise(wrong) != gold, chosen
+            assert not same_claim(wrong, task.gold.relation), chosen
 
 
 def test_notes_roles_and_trap_notes() -> None:
