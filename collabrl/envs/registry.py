@@ -41,6 +41,8 @@ from collabrl.sections import Strict
 
 ENTRY_POINT_GROUP = "collabrl.games"
 Split = Literal["train", "test"]
+OverallStd = Literal["pooled", "task_mean"]
+"""How a game's Overall Std. is formed from its episodes (:mod:`collabrl.eval.std`)."""
 Frame = dict[str, Any]
 
 
@@ -113,6 +115,12 @@ class GameSection(Strict):
         1  # the game's rules version (its module's VERSION); stamped in results
     )
     paper_table: ClassVar[int | None] = None  # CollabBench's per-task table, when there is one
+    # the Std. column as the game's tables compute it (collabrl.eval.std): the degrees of freedom
+    # of a task's std across partner profiles (0: population, CWAH's Table 6; 1: sample, Cook's
+    # Table 7), and whether the Overall Std. pools every (task, profile) mean (CWAH's Table 1) or
+    # is the mean of the per-task stds (Cook's Tables 1, 7 and 8)
+    task_std_ddof: ClassVar[int] = 0
+    overall_std: ClassVar[OverallStd] = "pooled"
     # "module:attribute" of add-ons that live above the games (loaded only when used)
     expert: ClassVar[str | None] = None  # rule-based expert class, built with no arguments
     persona: ClassVar[str | None] = None  # persona player class, built with a profile
