@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from pydantic import Field, NonNegativeFloat, PositiveFloat, field_validator, model_validator
 
-from collabrl.config.roles import EngineOptions, JudgeSpec, SamplingSpec
+from collabrl.config.roles import EngineOptions, SamplingSpec, TrainingJudgeSpec
 from collabrl.numbers import NonNegativeInt, PositiveInt
 from collabrl.sections import (
     MAX_BATCH,
@@ -140,8 +140,8 @@ class RewardSpec(Strict):
     """Step reward of a valid step that sends a message."""
     judge_weight: float = 0.25
     """Step reward per judge level (levels 0.1 .. 1.0)."""
-    judge: JudgeSpec = Field(default_factory=JudgeSpec)
-    """The step-level interactivity judge (the paper's E.3 prompt)."""
+    judge: TrainingJudgeSpec = Field(default_factory=TrainingJudgeSpec)
+    """The step-level interactivity judge (the paper's E.3 prompt; sampling and retries as the released training judge's)."""
     progress: NonNegativeFloat = 0.0
     """Step reward per goal unit the team completed before the seat's next decision (the paper:
     0; the released CWAH code: 0.2)."""

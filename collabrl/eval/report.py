@@ -98,12 +98,15 @@ def metrics(outcomes: Sequence[EpisodeOutcome]) -> dict[str, Any]:
 
 
 def judge_failures(outcomes: Sequence[EpisodeOutcome]) -> dict[str, Any]:
-    """Window judgements made and failed per dimension (failed ones are excluded, not zeroed)."""
+    """Window judgements made, failed and retried per dimension (failed ones are excluded, not
+    zeroed)."""
     made = {d: 0 for d in DIMENSIONS}
     failed = {d: 0 for d in DIMENSIONS}
+    retries = {d: 0 for d in DIMENSIONS}
     errors: dict[str, int] = defaultdict(int)
     for d, j in _judgements(outcomes):
         made[d] += 1
+        retries[d] += j.attempts - 1
         if j.failed:
             failed[d] += 1
             errors[(j.error or "").split(":")[0]] += 1
@@ -111,6 +114,7 @@ def judge_failures(outcomes: Sequence[EpisodeOutcome]) -> dict[str, Any]:
         "windows": sum(len(o.windows) for o in outcomes),
         "judgements": made,
         "failed": failed,
+        "retries": retries,  # further judge calls for unparsable verdicts (judge.retries)
         "failure_kinds": dict(errors),
         "episodes_missing": {
             d: sum(1 for o in outcomes if o.scores.get(d) is None) for d in DIMENSIONS

@@ -217,7 +217,7 @@ def iterate(run: Run, iteration: int) -> dict[str, Any]:
     clock.lap("rollout")
     levels = judging.collect()
     scored = score_rollout(slots, levels, recipe.reward, recipe.game)
-    failures = failure_counts(slots, levels)
+    failures = failure_counts(slots, levels, judging.retries)
     _check_failures(slots, failures, recipe.train.max_failure_rate, iteration)
     clock.lap("judge_wait")
     parts = advantage_parts(scored, algo)

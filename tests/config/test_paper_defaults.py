@@ -30,7 +30,7 @@ def test_evaluation_caps_replies_at_the_training_and_released_code_value() -> No
     assert EVAL_MAX_NEW_TOKENS == 4096 == load_recipe("cwah_gigpo").policy.sampling.max_new_tokens
     assert spec.max_new_tokens == EVAL_MAX_NEW_TOKENS
     assert spec.policy.sampling.max_new_tokens == spec.partner.sampling.max_new_tokens == 4096
-    assert spec.judge.sampling.max_new_tokens == 512  # the judges keep their own cap
+    assert spec.judge.sampling.max_new_tokens == 900  # the judges keep their own (released) cap
     # the named option moves both; a role's own sampling wins; a copy of the section keeps them
     spec = load_recipe(EVAL_RECIPE, [*LLM_POLICY, *LLM_PARTNER, "eval.max_new_tokens=512"]).eval
     assert spec.policy.sampling.max_new_tokens == spec.partner.sampling.max_new_tokens == 512
