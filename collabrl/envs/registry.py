@@ -41,6 +41,8 @@ from collabrl.sections import Strict
 
 ENTRY_POINT_GROUP = "collabrl.games"
 Split = Literal["train", "test"]
+UnusableReply = Literal["idle", "released"]
+"""What a reply without a usable action does (every game's ``unusable_reply`` option)."""
 OverallStd = Literal["pooled", "task_mean"]
 """How a game's Overall Std. is formed from its episodes (:mod:`collabrl.eval.std`)."""
 Frame = dict[str, Any]
@@ -84,10 +86,13 @@ class GameSection(Strict):
     Every section has ``name`` (the registered name, a ``Literal``), the task it plays (a field
     named ``task``, or another field named by ``task_key`` plus a ``task`` property) and
     ``seats`` (:data:`collabrl.sections.SeatNames`), declared in that order, then its own options,
-    each with a docstring line, and fills in the class-level facts below.
+    each with a docstring line, and fills in the class-level facts below. The options every game
+    shares (``unusable_reply``) are declared here.
     """
 
     name: str
+    unusable_reply: UnusableReply = "idle"
+    """A reply without a usable action: idle (the seat idles one tick, the step flagged invalid: the paper's single-pass protocol) or released (the released CWAH code's salvage: the listed action sharing the most words with the reply's <action>, else a random listed action, seeded by episode, seat and decision; still flagged invalid)."""
     if TYPE_CHECKING:  # declared by each game's section (see the field order above)
         seats: list[str]
 
@@ -255,7 +260,8 @@ def _section_of(point: EntryPoint) -> type[GameSection]:
     if inspect.isabstract(section):
         missing = ", ".join(sorted(section.__abstractmethods__))
         raise CollabrlError(f"{where} does not define {missing}")
-    first = list(section.model_fields)[:3]
+    common = set(GameSection.model_fields) - {"name"}  # options every game has, declared here
+    first = [f for f in section.model_fields if f not in common][:3]
     order = ["name", section.task_key, "seats"]
     if first != order:
         raise CollabrlError(

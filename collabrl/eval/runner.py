@@ -287,7 +287,7 @@ def play_job(
         else policy
     )
     recorder = RecordingPlayer(seated)
-    record = play_episode(game, {me: recorder, **partners}, seed=job.seed)
+    record = play_episode(game, {me: recorder, **partners}, job.seed, gspec.unusable_reply)
     views = step_views(
         job.game,
         recorder.observations,

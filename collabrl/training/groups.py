@@ -113,6 +113,7 @@ def make_slots(recipe: Recipe, plans: list[GroupPlan], partner_engine=None) -> l
                     profile_id=getattr(plan.profile, "id", None),
                     player_type=getattr(plan.profile, "player_type", None),
                     seed=plan.seed,
+                    unusable_reply=section.unusable_reply,
                 )
             )
     return slots
