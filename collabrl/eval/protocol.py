@@ -34,6 +34,7 @@ from collabrl.eval.scoring import judge_outcomes, score_outcome
 from collabrl.eval.servers import check_servers
 from collabrl.eval.team_study import study_markdown, study_rows
 from collabrl.eval.teams import team_markdown, team_tables
+from collabrl.eval.tokens import cl100k_counter
 from collabrl.factory import EngineCache, make_judge, player_label
 from collabrl.records import output_set, write_hf_dataset, write_jsonl
 from collabrl.rewards.judges import DIMENSIONS, Judge
@@ -157,6 +158,7 @@ def _stamp(
         "judge_prompts": prompts,
         "seeds": list(spec.seeds),
         "seats": [f"Agent {s}" for s in spec.seats],
+        "tokens": spec.tokens,
         "window": spec.window,
         "a": spec.a,
         "b": spec.b,
@@ -204,6 +206,8 @@ def run_evaluation(
             f"no evaluation episodes for games={spec.games} tasks={spec.tasks} "
             f"profiles={spec.profiles}: widen the selection"
         )
+    if spec.tokens == "cl100k_base":
+        cl100k_counter()  # its vocabulary is there before any episode is played
     if engines is None:  # the engines this run builds need their servers
         check_servers(spec, judge=judge is None)
     engines = engines or EngineCache()
@@ -316,7 +320,8 @@ def _write_files(result: EvalResult, out: Path, *, proxy: bool) -> None:
         f" role prompts={result.stamp['role_prompts']}"
     )
     (out / "tables.md").write_text(
-        f"{report.markdown(result.tables, method, note)}\n_{stamp_line}_\n", encoding="utf-8"
+        f"{report.markdown(result.tables, method, note, result.stamp['tokens'])}\n_{stamp_line}_\n",
+        encoding="utf-8",
     )
     rows = report.table_rows(result.tables, method)
     report.write_csv(out / "tables.csv", rows)

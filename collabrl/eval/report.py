@@ -25,12 +25,12 @@ from collabrl import records
 from collabrl.envs.registry import game_names, get_game
 from collabrl.eval.runner import EpisodeOutcome
 from collabrl.eval.std import efficiency_std
+from collabrl.eval.tokens import HEADINGS
 from collabrl.rewards.judges import DIMENSIONS, WindowJudgement
 
 METRICS = ("efficiency", "std", "tokens_k", *DIMENSIONS, "affective")
 TITLES = {
     "std": "Std. ↓",
-    "tokens_k": "#Tokens(k) ↓",
     "helpfulness": "Helpfulness ↑",
     "trustfulness": "Trustfulness ↑",
     "empathy": "Empathy ↑",
@@ -162,9 +162,15 @@ def _stalled(m: dict[str, Any]) -> str:
 COUNTS = {"Stalled": _stalled, "Judge failed": _failed}  # count columns after the metrics
 
 
-def _header(game: str, first: list[str]) -> list[str]:
+def _header(game: str, first: list[str], tokens: str) -> list[str]:
+    """The column headings (``tokens``: how #Tokens(k) was counted, :mod:`.tokens`)."""
     section = get_game(game)
-    titles = {**TITLES, "efficiency": section.efficiency_heading(), **dict(section.extra_metrics)}
+    titles = {
+        **TITLES,
+        "tokens_k": HEADINGS[tokens],
+        "efficiency": section.efficiency_heading(),
+        **dict(section.extra_metrics),
+    }
     cols = list(first)
     for m in game_metrics(game):
         cols += [f"{titles[m]} Agent 1", f"{titles[m]} Agent 2"]
@@ -182,8 +188,9 @@ def _cells(game: str, by_seat: dict[int, dict]) -> list[str]:
     return out
 
 
-def markdown(tables: dict, method: str, proxy_note: str | None) -> str:
-    """Table 1 shape (one row per game) and Tables 6-7 shape (per task + Overall), as Markdown."""
+def markdown(tables: dict, method: str, proxy_note: str | None, tokens: str = "engine") -> str:
+    """Table 1 shape (one row per game) and Tables 6-7 shape (per task + Overall), as Markdown
+    (``tokens``: the ``eval.tokens`` counting, named in the #Tokens(k) heading)."""
     parts = []
     proxy = ", offline proxy" if proxy_note else ""  # in every title, not only the note
     if proxy_note:
@@ -194,7 +201,7 @@ def markdown(tables: dict, method: str, proxy_note: str | None) -> str:
         parts.append(
             tabulate(
                 [[method, *_cells(game, table[OVERALL])]],
-                _header(game, ["Method"]),
+                _header(game, ["Method"], tokens),
                 tablefmt="github",
                 disable_numparse=True,
             )
@@ -205,7 +212,10 @@ def markdown(tables: dict, method: str, proxy_note: str | None) -> str:
         rows = [[task, method, *_cells(game, by_seat)] for task, by_seat in table.items()]
         parts.append(
             tabulate(
-                rows, _header(game, ["Task", "Method"]), tablefmt="github", disable_numparse=True
+                rows,
+                _header(game, ["Task", "Method"], tokens),
+                tablefmt="github",
+                disable_numparse=True,
             )
         )
         parts.append(_caveats(list(table[OVERALL].values())))

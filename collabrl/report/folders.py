@@ -111,6 +111,7 @@ def settings(folder: EvalFolder) -> dict[str, Any]:
         "judge": stamp.get("judge"),
         "judge prompts": stamp.get("judge_prompts"),
         "window": stamp.get("window"),
+        "token count": stamp.get("tokens", "engine"),
         "a, b": (stamp.get("a"), stamp.get("b")),
         "game versions": stamp.get("game_versions"),
         "game options": spec.get("game_options"),

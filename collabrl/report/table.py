@@ -28,6 +28,7 @@ from tabulate import tabulate
 
 from collabrl.envs.registry import get_game
 from collabrl.errors import CollabrlError
+from collabrl.eval.tokens import HEADINGS
 from collabrl.report.folders import EvalFolder
 from collabrl.rewards.judges import DIMENSIONS
 
@@ -37,7 +38,7 @@ GROUPS = ("Oracle", "Base", "Trained")
 RELATIVE = "Relative Improvements"
 BASE_TITLES = {
     "std": "Std. ↓",
-    "tokens_k": "#Tokens(k) ↓",
+    "tokens_k": HEADINGS["engine"],
     "helpfulness": "Helpfulness ↑",
     "trustfulness": "Trustfulness ↑",
     "empathy": "Empathy ↑",
@@ -50,14 +51,15 @@ PROXY_NOTE = (
 )
 
 
-def columns(game: str) -> list[tuple[str, str, bool]]:
+def columns(game: str, tokens: str = "engine") -> list[tuple[str, str, bool]]:
     """(metric key, heading, lower is better) of ``game``'s columns, in the paper's order: the
-    efficiency column (Step or Score), the game's extra ones, Std., #Tokens, the three affective
-    dimensions, Affective."""
+    efficiency column (Step or Score), the game's extra ones, Std., #Tokens (headed by how the
+    folders counted them, ``tokens``), the three affective dimensions, Affective."""
     section = get_game(game)
+    titles = {**BASE_TITLES, "tokens_k": HEADINGS[tokens]}
     out = [("efficiency", section.efficiency_heading(), section.lower_is_better)]
     out += [(key, title, "↓" in title) for key, title in section.extra_metrics]
-    out += [(key, title, "↓" in title) for key, title in BASE_TITLES.items()]
+    out += [(key, title, "↓" in title) for key, title in titles.items()]
     return out
 
 
@@ -240,7 +242,7 @@ def markdown(rows: Sequence[dict[str, Any]], folders: Sequence[EvalFolder]) -> s
         parts.append(f"> **{PROXY_NOTE}**\n")
     for game in dict.fromkeys(r["game"] for r in rows):
         section = get_game(game)
-        cols = columns(game)
+        cols = columns(game, str(folders[0].stamp.get("tokens", "engine")))
         head = [f"{title} Agent {s}" for _, title, _ in cols for s in SEATS]
         mine = [r for r in rows if r["game"] == game]
 

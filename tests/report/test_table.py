@@ -119,7 +119,7 @@ def test_three_folders_make_table_1(eval_dirs, tmp_path) -> None:
     metrics = [
         "Step ↓",
         "Std. ↓",
-        "#Tokens(k) ↓",
+        "#Tokens(k, policy tokenizer) ↓",
         "Helpfulness ↑",
         "Trustfulness ↑",
         "Empathy ↑",
