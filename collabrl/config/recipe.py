@@ -279,12 +279,10 @@ def validation_roles(recipe: Recipe) -> tuple[PartnerSpec, JudgeSpec]:
         partner = partner.model_copy(update={"split": "train", "profiles": []})
     else:
         partner = base.partner
-    judge = recipe.reward.judge
-    if judge.kind == "none":
-        judge = base.judge
-    else:
-        judge = base.judge.model_copy(update={"kind": judge.kind, "engine": judge.engine})
-    return partner, judge
+    trained = recipe.reward.judge
+    if trained.kind == "none":
+        return partner, base.judge
+    return partner, base.judge.model_copy(update={"kind": trained.kind, "engine": trained.engine})
 
 
 def training_set(recipe: Recipe) -> dict[str, Any]:

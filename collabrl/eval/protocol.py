@@ -54,11 +54,17 @@ STAND_IN_PARTNERS = {
 
 
 def proxy_note(judge_is_proxy: bool, partners: str) -> str | None:
-    """The label tables carry when an offline stand-in judged them (None: an LLM judge did):
-    :data:`PROXY_NOTE`, naming the scripted partners too when they stood in for the paper's
-    LLM-simulated players (the ``collabbench_proxy`` recipe)."""
+    """The label tables carry when an offline stand-in judged them or played the partners (None:
+    LLM partners and an LLM judge, the paper's protocol): :data:`PROXY_NOTE`, naming the
+    scripted partners too when they stood in for the paper's LLM-simulated players (the
+    ``collabbench_proxy`` recipe), or the stand-in partners alone under an LLM judge."""
     if not judge_is_proxy:
-        return None
+        if partners not in STAND_IN_PARTNERS:
+            return None
+        return (
+            f"STAND-IN PARTNERS: {STAND_IN_PARTNERS[partners]} stand in for the paper's "
+            "LLM-simulated players; the numbers are not comparable with CollabBench's."
+        )
     if partners not in STAND_IN_PARTNERS:
         return PROXY_NOTE
     return (

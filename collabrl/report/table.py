@@ -45,9 +45,9 @@ BASE_TITLES = {
     "affective": "Affective ↑",
 }
 PROXY_NOTE = (
-    "PROXY: at least one row's affective scores come from the offline heuristic judge "
-    "(rule-based cue counting), not from an LLM judge; they are not comparable with "
-    "CollabBench's numbers."
+    "PROXY: at least one row comes from offline stand-ins (the heuristic judge's rule-based cue "
+    "counting for the affective scores, or scripted partners for the paper's LLM-simulated "
+    "players); it is not comparable with CollabBench's numbers."
 )
 
 
