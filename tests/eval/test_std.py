@@ -28,6 +28,12 @@ def profile_scores(mean: float, std: float, ddof: int) -> list[float]:
     return [mean + std * (b - centre) / spread for b in base]
 
 
+def tasks_of(means: list[float], stds: list[float], ddof: int) -> dict[str, list[float]]:
+    """Per printed task row (mean, Std.), fifteen profile means that reproduce it."""
+    rows = zip(means, stds, strict=True)
+    return {str(i): profile_scores(m, s, ddof) for i, (m, s) in enumerate(rows)}
+
+
 # Table 7, Agent 1, per layout (asymmetric_advantages, coordination_ring, counter_circuit,
 # cramped_room, forced_coordination): (Score, Std.) of the rows whose Table 1 Std. is printed
 COOK_AGENT1 = {
@@ -50,10 +56,7 @@ COOK_AGENT1 = {
 def test_cook_overall_std_is_the_mean_of_the_layout_stds(row: str) -> None:
     means, stds, printed = COOK_AGENT1[row]
     section = get_game("kitchen")
-    by_layout = {
-        str(i): profile_scores(m, s, section.task_std_ddof)
-        for i, (m, s) in enumerate(zip(means, stds, strict=True))
-    }
+    by_layout = tasks_of(means, stds, section.task_std_ddof)
     overall = efficiency_std(by_layout, section.task_std_ddof, section.overall_std)
     assert round(overall, 2) == printed
     assert round(mean_of_task_stds(stds), 2) == printed
@@ -97,10 +100,7 @@ CWAH_ORACLE = {
 def test_cwah_overall_std_pools_every_trajectory(seat: int) -> None:
     means, stds, printed = CWAH_ORACLE[seat]
     section = get_game("household")
-    by_task = {
-        str(i): profile_scores(m, s, section.task_std_ddof)
-        for i, (m, s) in enumerate(zip(means, stds, strict=True))
-    }
+    by_task = tasks_of(means, stds, section.task_std_ddof)
     assert section.overall_std == "pooled" and section.task_std_ddof == 0
     overall = efficiency_std(by_task, section.task_std_ddof, section.overall_std)
     assert overall == pytest.approx(printed, abs=0.01)  # from Table 6's rounded cells
