@@ -97,7 +97,7 @@ def play(args: tuple[str, ...], quiet: bool, no_save: bool, overwrite: bool) -> 
     }
     records = []
     for i in tqdm(range(recipe.episodes), desc="episodes", disable=quiet or recipe.episodes == 1):
-        record = play_episode(game, players, seed=recipe.seed + i)
+        record = play_episode(game, players, recipe.seed + i, recipe.game.unusable_reply)
         records.append(record)
         if not quiet:
             click.echo(f"=== episode {i} (seed {record.seed}) ===")

@@ -8,10 +8,12 @@ feeds it people's decisions as they arrive.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from collabrl.agents.fallback import UnusableReply, salvage
 from collabrl.agents.player import Player
 from collabrl.agents.protocol import parse_observed
 from collabrl.envs.base import Decision, Game, message_text, sends_message
@@ -55,8 +57,15 @@ class Episode:
     then :meth:`advance` steps the game once every pending seat has answered.
     """
 
-    def __init__(self, game: Game, players: Mapping[str, Player], seed: int) -> None:
+    def __init__(
+        self,
+        game: Game,
+        players: Mapping[str, Player],
+        seed: int,
+        unusable_reply: UnusableReply = "idle",
+    ) -> None:
         self.game, self.seed = game, seed
+        self.unusable_reply = unusable_reply  # the game section's option of that name
         self.pending = game.reset(seed=seed)
         for seat, player in players.items():
             player.reset(seat, seed)
@@ -74,9 +83,14 @@ class Episode:
         return [seat for seat in self.pending if seat not in self._decisions]
 
     def answer(self, seat: str, response: str) -> Turn:
-        """Take ``seat``'s reply for the current step (parsed as every seat's is)."""
+        """Take ``seat``'s reply for the current step (parsed as every seat's is; a reply without a
+        usable action idles the seat, or with ``unusable_reply="released"`` runs the released
+        code's salvage of it, still flagged invalid)."""
         obs = self.pending[seat]
         parsed = parse_observed(response, obs)
+        if self.unusable_reply == "released":
+            rng = random.Random(f"{self.seed}-{seat}-{len(self.turns)}")
+            parsed = salvage(parsed, response, obs, rng)
         self._decisions[seat] = parsed.decision()
         turn = Turn(
             obs.tick,
@@ -137,12 +151,18 @@ class Episode:
         )
 
 
-def play_episode(game: Game, players: Mapping[str, Player], seed: int) -> EpisodeRecord:
-    """Run ``game`` to the end with one player per seat and return the full record."""
+def play_episode(
+    game: Game,
+    players: Mapping[str, Player],
+    seed: int,
+    unusable_reply: UnusableReply = "idle",
+) -> EpisodeRecord:
+    """Run ``game`` to the end with one player per seat and return the full record
+    (``unusable_reply``: the game section's option, :mod:`collabrl.agents.fallback`)."""
     missing = [seat for seat in game.agents if seat not in players]
     if missing:
         raise ValueError(f"no player for seat(s): {', '.join(missing)}")
-    episode = Episode(game, players, seed)
+    episode = Episode(game, players, seed, unusable_reply)
     while not episode.done:
         for seat in episode.waiting():
             episode.answer(seat, players[seat].act(episode.pending[seat]))

@@ -203,4 +203,4 @@ def make_judge(spec: JudgeSpec, engine: Any = None):
     )
     assert spec.engine is not None, "JudgeSpec refuses an llm judge without an engine"
     engine = engine or make_engine_from_spec(spec.engine)
-    return LLMJudge(engine, name=spec.engine.model, params=params)
+    return LLMJudge(engine, name=spec.engine.model, params=params, retries=spec.retries)

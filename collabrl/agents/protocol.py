@@ -107,6 +107,12 @@ def _fill_text_template(answer: str, available_actions: list[str]) -> str | None
     return None
 
 
+def is_template(action: str) -> bool:
+    """Whether an offered action is a template a reply fills in (``wait(x)``, ``run(<step>)``),
+    not an action a game runs as written."""
+    return action.endswith("(x)") or _TEXT_TEMPLATE.fullmatch(action) is not None
+
+
 def match_action(answer: str, available_actions: list[str]) -> tuple[str | None, str | None]:
     """Map an answer to one available action: exact text, its letter, or one normalised match.
 

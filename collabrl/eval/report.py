@@ -1,9 +1,11 @@
 """Turn scored episodes into CollabBench-shaped tables (Table 1 and Tables 6-7) and files.
 
-Metrics per (game, task, seat): mean efficiency; its std across partner profiles (each profile's
-mean over seeds first; population std, so one profile gives 0); generated tokens per decision in
-thousands; mean of each affective dimension over episodes that have it; "Affective" = mean of the
-three dimension means. "Overall" pools every episode of the game (std across task x profile).
+Metrics per (game, task, seat): mean efficiency; its std across partner profiles as the paper's
+tables compute it for the game (:mod:`collabrl.eval.std`: each profile's mean over seeds first;
+CWAH population std, Overall pooled across task x profile; Cook sample std, Overall the mean of
+the per-task stds); generated tokens per decision in thousands; mean of each affective dimension
+over episodes that have it; "Affective" = mean of the three dimension means. "Overall" pools
+every episode of the game.
 Every table also shows its failed window judgements ("Judge failed": failed/made): failed ones
 are left out of the scores, so a row of clean-looking means may rest on few judgements. Episodes
 ended by the decision safety cap ("Stalled": stalled/episodes) are left out of the efficiency
@@ -12,7 +14,6 @@ mean and std rather than counted as ordinary failures; a note under the tables s
 
 from __future__ import annotations
 
-import statistics
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -23,12 +24,13 @@ from tabulate import tabulate
 from collabrl import records
 from collabrl.envs.registry import game_names, get_game
 from collabrl.eval.runner import EpisodeOutcome
+from collabrl.eval.std import efficiency_std
+from collabrl.eval.tokens import HEADINGS
 from collabrl.rewards.judges import DIMENSIONS, WindowJudgement
 
 METRICS = ("efficiency", "std", "tokens_k", *DIMENSIONS, "affective")
 TITLES = {
     "std": "Std. ↓",
-    "tokens_k": "#Tokens(k) ↓",
     "helpfulness": "Helpfulness ↑",
     "trustfulness": "Trustfulness ↑",
     "empathy": "Empathy ↑",
@@ -55,17 +57,27 @@ def game_metrics(game: str) -> tuple[str, ...]:
     return (METRICS[0], *extra, *METRICS[1:])
 
 
+def _std(finished: Sequence[EpisodeOutcome]) -> float | None:
+    """The Std. cell of finished episodes of one game, by the game's rule (:mod:`.std`)."""
+    if not finished:
+        return None
+    per_profile: dict[tuple[str, str | None], list[float]] = defaultdict(list)
+    for o in finished:
+        per_profile[o.job.task, o.job.profile_id].append(o.efficiency)
+    by_task: dict[str, list[float]] = defaultdict(list)
+    for (task, _), values in per_profile.items():
+        by_task[task].append(sum(values) / len(values))
+    section = get_game(finished[0].job.game)
+    return efficiency_std(by_task, section.task_std_ddof, section.overall_std)
+
+
 def metrics(outcomes: Sequence[EpisodeOutcome]) -> dict[str, Any]:
     """Every metric of one table cell group (all of one game), plus episode and missing-score
     counts; a game's ``extra_metrics`` are means over the finished episodes' summaries."""
     finished = [o for o in outcomes if not o.stalled]
-    per_profile: dict[tuple[str, str | None], list[float]] = defaultdict(list)
-    for o in finished:
-        per_profile[o.job.task, o.job.profile_id].append(o.efficiency)
-    profile_means = [sum(v) / len(v) for v in per_profile.values()]
     row: dict[str, Any] = {
         "efficiency": _mean([o.efficiency for o in finished]),
-        "std": statistics.pstdev(profile_means) if profile_means else None,
+        "std": _std(finished),
         "tokens_k": _mean([o.tokens_per_step_k for o in outcomes]),
         "episodes": len(outcomes),
         "stalled": len(outcomes) - len(finished),
@@ -86,12 +98,15 @@ def metrics(outcomes: Sequence[EpisodeOutcome]) -> dict[str, Any]:
 
 
 def judge_failures(outcomes: Sequence[EpisodeOutcome]) -> dict[str, Any]:
-    """Window judgements made and failed per dimension (failed ones are excluded, not zeroed)."""
+    """Window judgements made, failed and retried per dimension (failed ones are excluded, not
+    zeroed)."""
     made = {d: 0 for d in DIMENSIONS}
     failed = {d: 0 for d in DIMENSIONS}
+    retries = {d: 0 for d in DIMENSIONS}
     errors: dict[str, int] = defaultdict(int)
     for d, j in _judgements(outcomes):
         made[d] += 1
+        retries[d] += j.attempts - 1
         if j.failed:
             failed[d] += 1
             errors[(j.error or "").split(":")[0]] += 1
@@ -99,6 +114,7 @@ def judge_failures(outcomes: Sequence[EpisodeOutcome]) -> dict[str, Any]:
         "windows": sum(len(o.windows) for o in outcomes),
         "judgements": made,
         "failed": failed,
+        "retries": retries,  # further judge calls for unparsable verdicts (judge.retries)
         "failure_kinds": dict(errors),
         "episodes_missing": {
             d: sum(1 for o in outcomes if o.scores.get(d) is None) for d in DIMENSIONS
@@ -146,9 +162,15 @@ def _stalled(m: dict[str, Any]) -> str:
 COUNTS = {"Stalled": _stalled, "Judge failed": _failed}  # count columns after the metrics
 
 
-def _header(game: str, first: list[str]) -> list[str]:
+def _header(game: str, first: list[str], tokens: str) -> list[str]:
+    """The column headings (``tokens``: how #Tokens(k) was counted, :mod:`.tokens`)."""
     section = get_game(game)
-    titles = {**TITLES, "efficiency": section.efficiency_heading(), **dict(section.extra_metrics)}
+    titles = {
+        **TITLES,
+        "tokens_k": HEADINGS[tokens],
+        "efficiency": section.efficiency_heading(),
+        **dict(section.extra_metrics),
+    }
     cols = list(first)
     for m in game_metrics(game):
         cols += [f"{titles[m]} Agent 1", f"{titles[m]} Agent 2"]
@@ -166,8 +188,9 @@ def _cells(game: str, by_seat: dict[int, dict]) -> list[str]:
     return out
 
 
-def markdown(tables: dict, method: str, proxy_note: str | None) -> str:
-    """Table 1 shape (one row per game) and Tables 6-7 shape (per task + Overall), as Markdown."""
+def markdown(tables: dict, method: str, proxy_note: str | None, tokens: str = "engine") -> str:
+    """Table 1 shape (one row per game) and Tables 6-7 shape (per task + Overall), as Markdown
+    (``tokens``: the ``eval.tokens`` counting, named in the #Tokens(k) heading)."""
     parts = []
     proxy = ", offline proxy" if proxy_note else ""  # in every title, not only the note
     if proxy_note:
@@ -178,7 +201,7 @@ def markdown(tables: dict, method: str, proxy_note: str | None) -> str:
         parts.append(
             tabulate(
                 [[method, *_cells(game, table[OVERALL])]],
-                _header(game, ["Method"]),
+                _header(game, ["Method"], tokens),
                 tablefmt="github",
                 disable_numparse=True,
             )
@@ -189,7 +212,10 @@ def markdown(tables: dict, method: str, proxy_note: str | None) -> str:
         rows = [[task, method, *_cells(game, by_seat)] for task, by_seat in table.items()]
         parts.append(
             tabulate(
-                rows, _header(game, ["Task", "Method"]), tablefmt="github", disable_numparse=True
+                rows,
+                _header(game, ["Task", "Method"], tokens),
+                tablefmt="github",
+                disable_numparse=True,
             )
         )
         parts.append(_caveats(list(table[OVERALL].values())))

@@ -28,6 +28,7 @@ from collabrl.eval.players import (
     generated_tokens,
 )
 from collabrl.eval.process import JUDGEMENT_KEYS, episode_process
+from collabrl.eval.tokens import reply_tokens
 from collabrl.profiles import Profile, has_profiles, interleaved_by_type, load_profiles
 from collabrl.rewards.judges import Judge, LLMJudge, StepView, WindowJudgement, step_views
 from collabrl.rewards.judges.hypothesis import judge_submissions
@@ -292,14 +293,17 @@ def play_job(
         else policy
     )
     recorder = RecordingPlayer(seated)
-    record = play_episode(game, {me: recorder, **partners}, seed=job.seed)
+    record = play_episode(game, {me: recorder, **partners}, job.seed, gspec.unusable_reply)
     views = step_views(
         job.game,
         recorder.observations,
         recorder.decisions,
         message_action=game.message_action,
     )  # no partner profile: the evaluation judges see the interaction alone (paper E.4)
-    tokens = generated_tokens(policy)
+    if spec.tokens == "cl100k_base":
+        tokens = reply_tokens([t.response for t in record.turns if t.seat == me])
+    else:
+        tokens = generated_tokens(policy)
     return EpisodeOutcome(
         job=job,
         seat_name=me,

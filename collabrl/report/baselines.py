@@ -5,8 +5,8 @@ its Std. across partner profiles, with a "Total" row over all tasks; affective s
 ("the non-LLM baselines lack reasoning and communication capabilities", D.2.1). Here every folder
 is one method (``collabrl eval policy.kind=silent|random|idle|expert``; see
 :mod:`collabrl.agents.baselines` for what can run and what cannot) and the table has one row per
-task (``Total`` = the evaluation's Overall row) and, per method, Step/Score and Std. for Agent 1
-and Agent 2.
+task and ``Total`` (the evaluation's Overall Step/Score and the mean of the per-task Std.) and,
+per method, Step/Score and Std. for Agent 1 and Agent 2.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from typing import Any
 from tabulate import tabulate
 
 from collabrl.envs.registry import get_game
+from collabrl.eval.std import mean_of_task_stds
 from collabrl.report.folders import EvalFolder
 from collabrl.report.table import OVERALL, SEATS, tasks_of
 
@@ -48,23 +49,41 @@ NOT_RUNNABLE: dict[str, str] = {
 """The paper's non-LLM baselines that cannot run here, with the reason (the report lists them)."""
 
 
+def _cells(folder: EvalFolder, game: str, task: str) -> dict[int, dict[str, Any]]:
+    """seat -> the folder's table row of (game, task)."""
+    return {
+        int(str(r["seat"]).split()[-1]): r
+        for r in folder.tables
+        if r.get("game") == game and r.get("task") == task
+    }
+
+
+def _number(value: Any) -> float | None:
+    return None if value is None or value == "" else float(value)
+
+
 def build(folders: Sequence[EvalFolder]) -> list[dict[str, Any]]:
     """Flat rows: game, task (Total last), then per method ``{label} efficiency agent{n}`` and
-    ``{label} std agent{n}``."""
+    ``{label} std agent{n}``. Total's Step/Score is the evaluation's Overall mean; its Std. is the
+    mean of the per-task stds in both games, as Tables 4-5 print it (:mod:`collabrl.eval.std`)."""
     rows = []
     for game in dict.fromkeys(g for f in folders for g in f.games()):
-        for task in tasks_of(folders, game):
+        tasks = tasks_of(folders, game)
+        for task in tasks:
             row: dict[str, Any] = {"game": game, "task": TOTAL if task == OVERALL else task}
             for f in folders:
-                by_seat = {
-                    int(str(r["seat"]).split()[-1]): r
-                    for r in f.tables
-                    if r.get("game") == game and r.get("task") == task
-                }
-                for key in ("efficiency", "std"):
-                    for seat in SEATS:
-                        m = by_seat.get(seat)
-                        row[f"{f.label} {key} agent{seat}"] = m.get(key) if m else None
+                by_seat = _cells(f, game, task)
+                for seat in SEATS:
+                    m = by_seat.get(seat)
+                    row[f"{f.label} efficiency agent{seat}"] = (
+                        _number(m.get("efficiency")) if m else None
+                    )
+                    if task == OVERALL:
+                        per_task = [_cells(f, game, t).get(seat) for t in tasks if t != OVERALL]
+                        std = mean_of_task_stds([_number(c.get("std")) for c in per_task if c])
+                    else:
+                        std = _number(m.get("std")) if m else None
+                    row[f"{f.label} std agent{seat}"] = std
             rows.append(row)
     return rows
 

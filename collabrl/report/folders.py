@@ -36,8 +36,12 @@ class EvalFolder:
 
     @property
     def proxy(self) -> bool:
-        """Whether its affective scores come from the heuristic proxy judge."""
-        return bool(self.stamp.get("judge_is_proxy"))
+        """Whether its scores come from stand-ins: the heuristic proxy judge, or scripted
+        partners (persona or expert) in place of the paper's LLM-simulated players."""
+        from collabrl.eval.protocol import STAND_IN_PARTNERS
+
+        partners = self.stamp.get("partner_set", {}).get("kind")
+        return bool(self.stamp.get("judge_is_proxy")) or partners in STAND_IN_PARTNERS
 
     @property
     def oracle(self) -> bool:
@@ -111,6 +115,7 @@ def settings(folder: EvalFolder) -> dict[str, Any]:
         "judge": stamp.get("judge"),
         "judge prompts": stamp.get("judge_prompts"),
         "window": stamp.get("window"),
+        "token count": stamp.get("tokens", "engine"),
         "a, b": (stamp.get("a"), stamp.get("b")),
         "game versions": stamp.get("game_versions"),
         "game options": spec.get("game_options"),

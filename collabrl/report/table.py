@@ -13,7 +13,8 @@ base``, so a positive value always means the trained model is better. E.g. CWAH 
 84.51 -> 71.64 gives (84.51 - 71.64) / 84.51 = 15.2%; Cook Agent 1 Std. 33.30 -> 34.03 gives
 -2.2%. collabrl computes it from the unrounded means (the paper's own numbers fit its rounded
 cells: #Tokens 0.24 -> 0.23 is its 4.2%); a base of 0 (a scripted policy's tokens) leaves the
-cell empty.
+cell empty. Under the tables, the abstract's headline (19.5% efficiency, 24.4% affective): plain
+means of the row's cells (:func:`headline`).
 """
 
 from __future__ import annotations
@@ -27,7 +28,9 @@ from tabulate import tabulate
 
 from collabrl.envs.registry import get_game
 from collabrl.errors import CollabrlError
+from collabrl.eval.tokens import HEADINGS
 from collabrl.report.folders import EvalFolder
+from collabrl.rewards.judges import DIMENSIONS
 
 OVERALL = "Overall"  # collabrl.eval.report.OVERALL: the task row pooling every episode
 SEATS = (1, 2)
@@ -35,27 +38,28 @@ GROUPS = ("Oracle", "Base", "Trained")
 RELATIVE = "Relative Improvements"
 BASE_TITLES = {
     "std": "Std. ↓",
-    "tokens_k": "#Tokens(k) ↓",
+    "tokens_k": HEADINGS["engine"],
     "helpfulness": "Helpfulness ↑",
     "trustfulness": "Trustfulness ↑",
     "empathy": "Empathy ↑",
     "affective": "Affective ↑",
 }
 PROXY_NOTE = (
-    "PROXY: at least one row's affective scores come from the offline heuristic judge "
-    "(rule-based cue counting), not from an LLM judge; they are not comparable with "
-    "CollabBench's numbers."
+    "PROXY: at least one row comes from offline stand-ins (the heuristic judge's rule-based cue "
+    "counting for the affective scores, or scripted partners for the paper's LLM-simulated "
+    "players); it is not comparable with CollabBench's numbers."
 )
 
 
-def columns(game: str) -> list[tuple[str, str, bool]]:
+def columns(game: str, tokens: str = "engine") -> list[tuple[str, str, bool]]:
     """(metric key, heading, lower is better) of ``game``'s columns, in the paper's order: the
-    efficiency column (Step or Score), the game's extra ones, Std., #Tokens, the three affective
-    dimensions, Affective."""
+    efficiency column (Step or Score), the game's extra ones, Std., #Tokens (headed by how the
+    folders counted them, ``tokens``), the three affective dimensions, Affective."""
     section = get_game(game)
+    titles = {**BASE_TITLES, "tokens_k": HEADINGS[tokens]}
     out = [("efficiency", section.efficiency_heading(), section.lower_is_better)]
     out += [(key, title, "↓" in title) for key, title in section.extra_metrics]
-    out += [(key, title, "↓" in title) for key, title in BASE_TITLES.items()]
+    out += [(key, title, "↓" in title) for key, title in titles.items()]
     return out
 
 
@@ -180,6 +184,43 @@ def build(
     return rows
 
 
+HEADLINE = {"efficiency": ("efficiency",), "affective": DIMENSIONS}
+"""The abstract's two figures and the Relative Improvements cells each averages (every game and
+seat): efficiency is the Step/Score column, affective the three judged dimensions (the paper's
+19.5% and 24.4% are these plain means of Table 1's row, not of collabrl's Affective column)."""
+
+
+def headline(rows: Sequence[dict[str, Any]]) -> dict[str, float | None]:
+    """The abstract's headline improvements from the Overall Relative Improvements rows: per
+    :data:`HEADLINE` entry, the plain mean of its cells (empty cells left out; None when all
+    are)."""
+    relative_rows = [r for r in rows if r["task"] == OVERALL and r["group"] == RELATIVE]
+    out: dict[str, float | None] = {}
+    for name, keys in HEADLINE.items():
+        cells = [
+            value
+            for r in relative_rows
+            for key in keys
+            for seat in SEATS
+            if (value := r.get(f"{key}_agent{seat}")) is not None
+        ]
+        out[name] = sum(cells) / len(cells) if cells else None
+    return out
+
+
+def headline_line(rows: Sequence[dict[str, Any]]) -> str:
+    """The headline as one Markdown line (empty without a Relative Improvements row)."""
+    if not any(r["group"] == RELATIVE for r in rows):
+        return ""
+    figures = headline(rows)
+    shown = ", ".join(f"{name} {_cell(value, True)}" for name, value in figures.items())
+    return (
+        f"**Headline (the abstract's figures): {shown}**: plain means of the Table 1 Relative "
+        "Improvements cells of every game and seat (efficiency: Step/Score; affective: "
+        "Helpfulness, Trustfulness and Empathy)."
+    )
+
+
 def _cell(value: float | None, percent: bool) -> str:
     if value is None:
         return "—"
@@ -201,7 +242,7 @@ def markdown(rows: Sequence[dict[str, Any]], folders: Sequence[EvalFolder]) -> s
         parts.append(f"> **{PROXY_NOTE}**\n")
     for game in dict.fromkeys(r["game"] for r in rows):
         section = get_game(game)
-        cols = columns(game)
+        cols = columns(game, str(folders[0].stamp.get("tokens", "engine")))
         head = [f"{title} Agent {s}" for _, title, _ in cols for s in SEATS]
         mine = [r for r in rows if r["game"] == game]
 
@@ -223,6 +264,8 @@ def markdown(rows: Sequence[dict[str, Any]], folders: Sequence[EvalFolder]) -> s
                 )
             )
         parts.append("")
+    if line := headline_line(rows):
+        parts.append(line + "\n")
     parts.append(_legend(folders))
     return "\n".join(parts) + "\n"
 

@@ -133,7 +133,8 @@ def record_demos(
         (slot,) = make_slots(one_each, [GroupPlan(task, profile, seed)], partner_engine)
         demonstrator = _demonstrator(recipe, slot.game, teacher_engine, seed)
         recorder = Recorder(demonstrator, slot.game, recipe.policy.prompt)
-        record = play_episode(slot.game, {**slot.players, slot.policy_seat: recorder}, seed)
+        seats = {**slot.players, slot.policy_seat: recorder}
+        record = play_episode(slot.game, seats, seed, slot.unusable_reply)
         success = _succeeded(record.summary)
         stats.episodes += 1
         stats.successful += success

@@ -11,7 +11,9 @@ private guidance (:mod:`collabrl.agents.team`), as in the evaluation's team grid
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -21,7 +23,20 @@ from collabrl.agents.team import brief, guidance_packs, guided, team_profiles
 from collabrl.config import Recipe
 from collabrl.config import partner_profiles as partner_profiles
 from collabrl.config import task_names as task_names
+from collabrl.config.recipe import training_set
+from collabrl.records import write_text
 from collabrl.training.lockstep import EpisodeSlot
+
+TRAINING_SET = "training_set.json"
+"""``<run>/training_set.json``: the tasks and partner profiles the run draws, and what its
+validation holds out and plays against (:func:`collabrl.config.recipe.training_set`)."""
+
+
+def write_training_set(run_dir: Path, recipe: Recipe) -> Path:
+    """Record in the run folder what the run trains on and holds out."""
+    path = run_dir / TRAINING_SET
+    write_text(path, json.dumps(training_set(recipe), indent=1))
+    return path
 
 
 @dataclass(frozen=True)
@@ -100,6 +115,7 @@ def make_slots(recipe: Recipe, plans: list[GroupPlan], partner_engine=None) -> l
                     player_type=getattr(plan.profile, "player_type", None),
                     seed=plan.seed,
                     prompt=recipe.policy.prompt,
+                    unusable_reply=section.unusable_reply,
                 )
             )
     return slots

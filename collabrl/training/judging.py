@@ -29,6 +29,7 @@ class StepJudging:
         self.pool = ThreadPoolExecutor(workers) if judge is not None else None
         self.history: dict[tuple[int, int], tuple[list[Observation], list[Sample]]] = {}
         self.batches: list[tuple[list[SampleKey], Future]] = []
+        self.retries = 0  # further judge calls for unusable verdicts, once collected
 
     def submit(self, steps: Sequence[tuple[EpisodeSlot, Sample, Observation]]) -> None:
         """Queue one policy round's steps (invalid ones need no judge: their reward is 0)."""
@@ -54,17 +55,22 @@ class StepJudging:
         if views:
             self.batches.append((keys, self.pool.submit(self._judge, views)))
 
-    def _judge(self, views: list) -> list[float | None]:
+    def _judge(self, views: list) -> tuple[list[float | None], int]:
+        """The batch's levels and the retries its unusable verdicts took."""
         try:
-            return [j.level for j in self.judge.judge_steps(views)]
+            judged = self.judge.judge_steps(views)
         except Exception:  # a judge failure is a missing reward, not a crashed run
-            return [None] * len(views)
+            return [None] * len(views), 0
+        return [j.level for j in judged], sum(j.attempts - 1 for j in judged)
 
     def collect(self) -> dict[SampleKey, float | None]:
-        """Wait for every batch; sample key -> level (None where the judge failed)."""
+        """Wait for every batch; sample key -> level (None where the judge failed). The
+        retries the batches took are added to ``retries``."""
         levels: dict[SampleKey, float | None] = {}
         for keys, future in self.batches:
-            levels.update(zip(keys, future.result(), strict=True))
+            batch, retries = future.result()
+            levels.update(zip(keys, batch, strict=True))
+            self.retries += retries
         if self.pool is not None:
             self.pool.shutdown()
         return levels

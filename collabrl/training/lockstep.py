@@ -20,6 +20,7 @@ from collabrl.agents.player import Player
 from collabrl.agents.prompts import build_messages
 from collabrl.engines.types import Engine, GenerationResult, SamplingParams
 from collabrl.envs.base import Game, Observation, sends_message
+from collabrl.envs.registry import UnusableReply
 from collabrl.episode import Episode, Turn
 from collabrl.prompt_files import PromptLayout
 
@@ -74,6 +75,7 @@ class EpisodeSlot:
     profile_id: str | None
     player_type: str | None
     seed: int
+    unusable_reply: UnusableReply = "idle"  # the game section's option
     play: Episode | None = None  # the episode loop, set when the rollout starts
     samples: list[Sample] = field(default_factory=list)
     summary: dict[str, Any] = field(default_factory=dict)
@@ -172,7 +174,7 @@ def run_rollout(
     partners, then one step of every game (:class:`collabrl.episode.Episode`)."""
     times = RolloutTimes()
     for slot in slots:
-        slot.play = Episode(slot.game, slot.players, slot.seed)
+        slot.play = Episode(slot.game, slot.players, slot.seed, slot.unusable_reply)
     round_index = 0
     while any(not s.running.done for s in slots):
         t0 = time.perf_counter()

@@ -22,7 +22,12 @@ from collabrl.factory import make_engine_from_spec, make_judge, sampling_params
 from collabrl.records import RunClaim
 from collabrl.training.checkpoint import resume_checkpoint, resume_settings, save_checkpoint
 from collabrl.training.dump import dump_rollouts, keep_rationales
-from collabrl.training.groups import make_slots, partner_profiles, plan_groups
+from collabrl.training.groups import (
+    make_slots,
+    partner_profiles,
+    plan_groups,
+    write_training_set,
+)
 from collabrl.training.judging import StepJudging
 from collabrl.training.lockstep import run_rollout
 from collabrl.training.logging import RunLogger
@@ -106,6 +111,8 @@ def setup(recipe: Recipe, overwrite: bool = False) -> Run:
         hint=RESUME_HINT,
     )
     accelerator, run_dir, model_path = start_run(recipe, algo.mini_batch // algo.micro_batch, claim)
+    if accelerator.is_main_process:  # what the run draws and what validation holds out
+        write_training_set(run_dir, recipe)
     policy = load_policy(recipe.policy, model_path, need_reference=algo.kl_coef > 0)
     trainable = [p for p in policy.model.parameters() if p.requires_grad]
     optimizer = torch.optim.AdamW(trainable, lr=algo.lr, weight_decay=algo.weight_decay)
@@ -210,7 +217,7 @@ def iterate(run: Run, iteration: int) -> dict[str, Any]:
     clock.lap("rollout")
     levels = judging.collect()
     scored = score_rollout(slots, levels, recipe.reward, recipe.game)
-    failures = failure_counts(slots, levels)
+    failures = failure_counts(slots, levels, judging.retries)
     _check_failures(slots, failures, recipe.train.max_failure_rate, iteration)
     clock.lap("judge_wait")
     parts = advantage_parts(scored, algo)

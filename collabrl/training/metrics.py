@@ -139,9 +139,12 @@ ROLES = ("policy", "partner", "judge")
 
 
 def failure_counts(
-    slots: Sequence[EpisodeSlot], judge_levels: Mapping[SampleKey, float | None]
+    slots: Sequence[EpisodeSlot],
+    judge_levels: Mapping[SampleKey, float | None],
+    judge_retries: int = 0,
 ) -> dict[str, int]:
-    """Failed and sent requests per role, as ``failures/<role>`` and ``requests/<role>``.
+    """Failed and sent requests per role, as ``failures/<role>`` and ``requests/<role>``, and
+    the judge's further calls for unusable verdicts (``retries/judge``).
 
     Why: a partner or judge server that fails every request otherwise shows only as a lower
     reward; counted, it is logged each iteration and can stop the run (``train.max_failure_rate``).
@@ -163,6 +166,7 @@ def failure_counts(
         "requests/partner": sum(c.attempts for c in calls),
         "failures/judge": sum(level is None for level in judge_levels.values()),
         "requests/judge": len(judge_levels),
+        "retries/judge": judge_retries,
     }
 
 
@@ -179,6 +183,7 @@ SUMMED = (
     "decisions",
     "trained_samples",
     *(f"{count}/{role}" for count in ("failures", "requests") for role in ROLES),
+    "retries/judge",
 )
 
 

@@ -22,7 +22,7 @@ from typing import Any
 
 from collabrl.config import EngineSpec, EvalSpec, PlayerSpec, Recipe
 from collabrl.config.recipe import spread as spread
-from collabrl.config.recipe import validation_profiles, validation_tasks
+from collabrl.config.recipe import validation_profiles, validation_roles, validation_tasks
 from collabrl.envs.registry import get_game
 from collabrl.eval.protocol import run_evaluation
 from collabrl.eval.report import OVERALL
@@ -55,12 +55,15 @@ def validation_spec(recipe: Recipe, model_path: str, iteration: int, run_dir: Pa
         prompt=recipe.policy.prompt,
     )
     options = {game: base.game_options[game]} if game in base.game_options else {}
+    partner, judge = validation_roles(recipe)
     return EvalSpec.model_validate(
         {
             **base.model_dump(),
             "games": [game],
             "split": "test" if held_out is None else "train",
             "tasks": validation_tasks(recipe),
+            "partner": partner.model_dump(),
+            "judge": judge.model_dump(),
             "profiles": held_out or None,  # None: the test split's, or profile-free
             "max_profiles": per_task if held_out is None else None,
             "seats": settings.seats,

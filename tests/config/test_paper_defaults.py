@@ -7,7 +7,6 @@ import pytest
 
 from collabrl.config import load_recipe
 from collabrl.config.training import VERL_WEIGHT_DECAY, AlgoSpec
-from collabrl.errors import RecipeError
 
 
 def test_weight_decay_is_verls_since_the_paper_states_none() -> None:
@@ -31,7 +30,7 @@ def test_evaluation_caps_replies_at_the_training_and_released_code_value() -> No
     assert EVAL_MAX_NEW_TOKENS == 4096 == load_recipe("cwah_gigpo").policy.sampling.max_new_tokens
     assert spec.max_new_tokens == EVAL_MAX_NEW_TOKENS
     assert spec.policy.sampling.max_new_tokens == spec.partner.sampling.max_new_tokens == 4096
-    assert spec.judge.sampling.max_new_tokens == 512  # the judges keep their own cap
+    assert spec.judge.sampling.max_new_tokens == 900  # the judges keep their own (released) cap
     # the named option moves both; a role's own sampling wins; a copy of the section keeps them
     spec = load_recipe(EVAL_RECIPE, [*LLM_POLICY, *LLM_PARTNER, "eval.max_new_tokens=512"]).eval
     assert spec.policy.sampling.max_new_tokens == spec.partner.sampling.max_new_tokens == 512
@@ -95,5 +94,40 @@ def test_the_best_policy_is_chosen_on_held_out_training_data_by_default() -> Non
     )
     assert validation_tasks(test) == ["0_read_book", "26_prepare_food"]
     assert validation_profiles(test) is None
-    with pytest.raises(RecipeError, match="holds out every household training profile"):
-        load_recipe("cwah_gigpo_cpu", ["train.validation.every=5", "rollout.tasks=[1_read_book]"])
+    # a task is never left without a training profile: with one task, one profile stays
+    one = load_recipe("cwah_gigpo_cpu", ["train.validation.every=5", "rollout.tasks=[1_read_book]"])
+    assert [p.task for p in partner_profiles(one)] == ["1_read_book"]
+
+
+ARMS = {
+    "household": ("cwah_gigpo", "cwah_gigpo_no_affective", "cwah_gigpo_no_personality"),
+    "kitchen": ("cook_gigpo", "cook_gigpo_no_affective", "cook_gigpo_no_personality"),
+}
+
+
+@pytest.mark.parametrize("game", list(ARMS))
+def test_validation_removes_no_training_task_and_every_arm_draws_the_same(game) -> None:
+    """Issue 48: the paper recipes validate on held-out training profiles, one per player type,
+    yet train on every training task and every training profile not held out; each ablation arm
+    draws the same tasks (and the profiled ones the same profiles)."""
+    from collabrl.config.recipe import training_set
+    from collabrl.envs.registry import get_game
+    from collabrl.profiles import PLAYER_TYPES, get_profile, load_profiles
+
+    library = {p.id for p in load_profiles(game=game, split="train")}
+    records = {name: training_set(load_recipe(name)) for name in ARMS[game]}
+    full = records[ARMS[game][0]]
+    assert full["tasks"] == sorted(get_game(game).tasks("train"))
+    held = full["held_out_profiles"]
+    assert sorted(get_profile(p).player_type for p in held) == sorted(PLAYER_TYPES)
+    assert set(full["partner_profiles"]) == library - set(held)
+    assert full["validation"]["profiles"] and set(full["validation"]["profiles"]) == set(held)
+    if game == "household":
+        assert len(full["tasks"]) == 40 and len(full["partner_profiles"]) == 94 - 5
+    for name, record in records.items():
+        assert record["tasks"] == full["tasks"], name
+        assert record["held_out_profiles"] == held, name
+        if record["partner_profiles"]:
+            assert record["partner_profiles"] == full["partner_profiles"], name
+        # every arm validates against the same partner and judge: the run's LLM ones
+        assert (record["validation"]["partner"], record["validation"]["judge"]) == ("llm", "llm")

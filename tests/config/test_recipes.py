@@ -28,7 +28,10 @@ def test_overrides_are_typed_and_index_lists() -> None:
 @pytest.mark.parametrize(
     "overrides,expected",
     [
-        (["game.max_tick=3"], "game.max_tick: unknown key; allowed: name, task, seats"),
+        (
+            ["game.max_tick=3"],
+            "game.max_tick: unknown key; allowed: name, unusable_reply, task, seats",
+        ),
         (["game.max_ticks=-1"], "game.max_ticks: Input should be greater than 0"),
         (["seed=abc"], "seed: Input should be a valid integer"),
         (["game.name=chess"], "'household', 'kitchen'"),

@@ -111,16 +111,19 @@ def test_cpu_gigpo_training_runs(tmp_path: Path, game: str) -> None:
 
 
 def test_lint_for_train_refuses_a_validation_partner_the_game_cannot_field() -> None:
-    """The relay game ships no profiles: validating with the eval section's default persona
-    partner would fail minutes into the run, so lint refuses it, naming eval.partner.kind."""
+    """The relay game ships no profiles: validating against the eval section's default persona
+    partner would fail minutes into the run, so lint refuses it, naming eval.partner.kind (by
+    default validation plays the run's own expert partner, which the game fields)."""
     recipe = GIGPO
+    own = ["train.validation.every=1"]
+    assert CliRunner().invoke(cli, ["lint", "--for", "train", recipe, *own]).exit_code == 0
     refused = CliRunner().invoke(
-        cli, ["lint", "--for", "train", recipe, "train.validation.every=1"]
+        cli, ["lint", "--for", "train", recipe, *own, "train.validation.against=eval"]
     )
     assert refused.exit_code != 0  # main() prints the error as one line; here it is raised
     assert (
         "train.validation needs eval.partner.kind=persona: the relay game has no test profiles"
         in str(refused.exception)
     )
-    fixed = ["train.validation.every=1", "eval.partner.kind=expert"]
+    fixed = [*own, "train.validation.against=eval", "eval.partner.kind=expert"]
     assert CliRunner().invoke(cli, ["lint", "--for", "train", recipe, *fixed]).exit_code == 0

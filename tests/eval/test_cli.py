@@ -144,7 +144,9 @@ def test_llm_judge_against_fake_server_with_faults(tmp_path, monkeypatch) -> Non
     results = json.loads((tmp_path / "results.json").read_text())
     failures = results["judge_failures"]
     assert sum(failures["failed"].values()) == 3 and failures["windows"] > 0
-    assert results["note"] is None and results["stamp"]["judge"] == "llm:fake-judge"
+    # an LLM judge, but persona partners stand in for LLM-simulated players: still labelled
+    assert results["note"].startswith("STAND-IN PARTNERS: persona-scripted partners")
+    assert results["stamp"]["judge"] == "llm:fake-judge"
     assert results["stamp"]["judge_prompts"]["empathy"].startswith("window-v2@")
     assert "PROXY" not in (tmp_path / "tables.md").read_text()
     rows = {r["task"]: r for r in results["tables"]}

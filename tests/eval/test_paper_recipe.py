@@ -32,7 +32,7 @@ def test_shipped_recipes_pin_the_papers_model_version(monkeypatch) -> None:
     for var in ("COLLABRL_PARTNER_MODEL", "COLLABRL_JUDGE_MODEL"):
         monkeypatch.delenv(var, raising=False)
     named = {name: openai_models(name) for name in shipped_recipes()}
-    assert named["cwah_gigpo"] == [PAPER_MODEL, PAPER_MODEL]
+    assert named["cwah_gigpo"] == [PAPER_MODEL] * 4  # training partner, judge; eval's alike
     assert all(m == PAPER_MODEL for models in named.values() for m in models), named
     assert not any(ALIAS in m for models in named.values() for m in models)
 

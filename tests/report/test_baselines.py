@@ -4,6 +4,7 @@ policies, and `collabrl report baselines` laying them out per task and seat."""
 from __future__ import annotations
 
 import csv
+import statistics
 
 import pytest
 
@@ -122,3 +123,19 @@ def test_every_tables_4_5_baseline_is_run_or_explained() -> None:
         "COLE (Cook)",
     }
     assert load_profiles("household", "test")  # the partners the baselines play with
+
+
+@pytest.mark.parametrize(("game", "std"), [("household", "pstdev"), ("kitchen", "stdev")])
+def test_an_evaluation_std_follows_its_game(eval_dirs, game, std) -> None:
+    """The Std. cells of a real evaluation: CWAH's across profiles as a population std, Cook's as
+    a sample std (Table 7), one seed per profile here."""
+    episodes = read_csv(eval_dirs["trained"] / "episodes.csv")
+    tables = [r for r in read_csv(eval_dirs["trained"] / "tables.csv") if r["game"] == game]
+    assert any(float(r["std"]) > 0 for r in tables)
+    for row in tables:
+        mine = [
+            float(e["efficiency"])
+            for e in episodes
+            if e["game"] == game and e["seat"] == row["seat"]
+        ]
+        assert float(row["std"]) == pytest.approx(getattr(statistics, std)(mine))

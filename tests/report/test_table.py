@@ -9,7 +9,7 @@ import shutil
 
 import pytest
 
-from collabrl.report.table import relative
+from collabrl.report.table import RELATIVE, headline, relative
 from tests.report.conftest import evaluate, run_cli
 
 
@@ -50,6 +50,47 @@ def test_relative_improvement_is_empty_without_a_base() -> None:
     assert relative(None, 1.0, False) is None
 
 
+# Table 1's Relative Improvements row, per game: (Step/Score, Helpfulness, Trustfulness, Empathy)
+# for Agent 1 and Agent 2, and the Std. and #Tokens cells the headline leaves out
+PAPER_RELATIVE = {
+    "household": {
+        "efficiency": (0.152, 0.293),
+        "helpfulness": (0.172, 0.394),
+        "trustfulness": (0.174, 0.376),
+        "empathy": (0.335, 0.315),
+        "std": (0.243, 0.279),
+        "tokens_k": (0.042, 0.042),
+    },
+    "kitchen": {
+        "efficiency": (0.141, 0.193),
+        "helpfulness": (0.627, 0.046),
+        "trustfulness": (0.177, 0.065),
+        "empathy": (0.140, 0.104),
+        "std": (-0.022, -0.031),
+        "tokens_k": (0.0, 0.043),
+    },
+}
+
+
+def test_headline_is_the_abstracts_19_5_and_24_4_percent() -> None:
+    """The abstract's figures are plain means of Table 1's Relative Improvements cells."""
+    rows = [
+        {"game": game, "task": "Overall", "group": RELATIVE}
+        | {
+            f"{key}_agent{seat}": cells[seat - 1]
+            for key, cells in by_key.items()
+            for seat in (1, 2)
+        }
+        for game, by_key in PAPER_RELATIVE.items()
+    ]
+    rows.append(
+        {"game": "kitchen", "task": "cramped_room", "group": RELATIVE, "efficiency_agent1": 9.0}
+    )
+    figures = headline(rows)
+    assert round(figures["efficiency"], 3) == 0.195
+    assert round(figures["affective"], 3) == 0.244
+
+
 def test_three_folders_make_table_1(eval_dirs, tmp_path) -> None:
     d = eval_dirs
     out = tmp_path / "table1"
@@ -78,7 +119,7 @@ def test_three_folders_make_table_1(eval_dirs, tmp_path) -> None:
     metrics = [
         "Step ↓",
         "Std. ↓",
-        "#Tokens(k) ↓",
+        "#Tokens(k, policy tokenizer) ↓",
         "Helpfulness ↑",
         "Trustfulness ↑",
         "Empathy ↑",
@@ -130,6 +171,11 @@ def test_three_folders_make_table_1(eval_dirs, tmp_path) -> None:
     assert any(
         line.startswith("| Relative Improvements") and shown in line for line in md.splitlines()
     )
+    # the headline under the tables: the mean of the relative Step/Score cells present
+    rel = [r for r in table1 if r["group"] == "Relative Improvements"]
+    steps = [float(v) for r in rel for s in (1, 2) if (v := r[f"efficiency_agent{s}"])]
+    line = next(line for line in md.splitlines() if line.startswith("**Headline"))
+    assert f"efficiency {sum(steps) / len(steps):.1%}" in line and line in text
 
 
 def test_report_table_is_the_same_command_and_keeps_eval_compare_of_two(eval_dirs) -> None:

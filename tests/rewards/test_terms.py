@@ -4,7 +4,8 @@ import math
 
 import pytest
 
-from collabrl.config import JudgeSpec, RewardSpec
+from collabrl.config import RewardSpec
+from collabrl.config.roles import TrainingJudgeSpec
 from collabrl.envs.household.section import HouseholdSection
 from collabrl.envs.kitchen.section import KitchenSection
 from collabrl.rewards.terms import communication_reward, format_reward, interactivity_reward
@@ -63,7 +64,7 @@ def _slot(episode: int, valid: list[bool], messages: list[bool], summary: dict) 
 
 @pytest.mark.parametrize("episode_level", ["efficiency", "efficiency_plus_step"])
 def test_rollout_scoring_keeps_efficiency_out_of_step_rewards(episode_level) -> None:
-    spec = RewardSpec(judge=JudgeSpec(kind="heuristic"), episode_level=episode_level)
+    spec = RewardSpec(judge=TrainingJudgeSpec(kind="heuristic"), episode_level=episode_level)
     won = _slot(0, [True, False, True], [True, False, False], {"success": True, "steps": 60})
     lost = _slot(1, [True, True], [False, False], {"success": False, "steps": 250})
     levels = {(0, 0, 0): 1.0, (0, 0, 2): 0.4, (1, 1, 0): None, (1, 1, 1): 0.2}

@@ -11,8 +11,10 @@ import torch
 from accelerate import Accelerator
 
 from collabrl.config import load_recipe
+from collabrl.envs.registry import get_game
 from collabrl.models.tiny import make_tiny_model
 from collabrl.profiles import PLAYER_TYPES
+from collabrl.training.groups import TRAINING_SET
 from collabrl.training.logging import TENSORBOARD_DIR, RunLogger
 from collabrl.training.validation import (
     BEST_DIR,
@@ -52,7 +54,21 @@ def test_spec_narrows_the_eval_section(tmp_path):
     assert test.split == "test" and test.profiles is None
     assert test.tasks == ["0_read_book", "16_put_dishwasher", "30_put_fridge"]
     assert test.max_profiles == 2 * len(PLAYER_TYPES)
-    assert spec.partner.kind == "expert" and spec.judge.kind == "heuristic"  # the eval section's
+    # the run's own partner and judge by default (persona, heuristic); against=eval: the eval
+    # section's
+    assert spec.partner.kind == "persona" and spec.judge.kind == "heuristic"
+    assert spec.partner.vary_wording == recipe.partner.vary_wording
+    assert spec.judge.sampling == recipe.evaluation().judge.sampling  # the evaluation judges'
+    against_eval = recipe.model_copy(
+        update={
+            "train": recipe.train.model_copy(
+                update={
+                    "validation": recipe.train.validation.model_copy(update={"against": "eval"})
+                }
+            )
+        }
+    )
+    assert validation_spec(against_eval, "models/tiny", 7, tmp_path).partner.kind == "expert"
     assert spec.policy.kind == "llm" and spec.policy.engine.model == "models/tiny"
     assert spec.policy.sampling == recipe.policy.sampling
     assert spec.output_dir == str(tmp_path / "validation" / "iter_000007")
@@ -136,6 +152,11 @@ def test_a_run_validates_logs_and_keeps_its_best_policy(tmp_path):
     assert record["metric"] == "efficiency" and record["iteration"] == 0
     assert (tmp_path / BEST_DIR / "policy" / "config.json").is_file()
     assert list((tmp_path / TENSORBOARD_DIR).glob("events.out.tfevents.*"))
+    record = json.loads((tmp_path / TRAINING_SET).read_text())  # what it trained on, held out
+    assert record["tasks"] == sorted(get_game("household").tasks("train"))
+    assert record["partner_profiles"] == []  # the expert partner plays without profiles
+    assert record["validation"]["tasks"] == ["1_read_book"]
+    assert record["validation"]["partner"] == "expert"  # the run's own
 
 
 def test_tensorboard_event_files_hold_the_metrics(tmp_path):

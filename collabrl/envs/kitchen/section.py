@@ -16,7 +16,7 @@ from collabrl.envs.kitchen.game import (
 )
 from collabrl.envs.kitchen.layouts import LAYOUT_NAMES, LayoutName, load_layout
 from collabrl.envs.opening import Opening
-from collabrl.envs.registry import GameSection, Split
+from collabrl.envs.registry import GameSection, OverallStd, Split
 from collabrl.envs.structures import Structure, check_gate_owners, replay_options
 from collabrl.numbers import PositiveInt
 from collabrl.sections import MAX_TICKS, SeatNames
@@ -66,6 +66,8 @@ class KitchenSection(GameSection):
     eval_options: ClassVar[dict[str, Any]] = {"horizon": EVAL_HORIZON}
     version: ClassVar[int] = VERSION
     paper_table: ClassVar[int | None] = 7
+    task_std_ddof: ClassVar[int] = 1  # Table 7's per-layout Std. are sample stds
+    overall_std: ClassVar[OverallStd] = "task_mean"  # Table 1's Cook Std.: their mean
     expert: ClassVar[str | None] = "collabrl.envs.kitchen.expert:KitchenExpert"
     persona: ClassVar[str | None] = "collabrl.agents.persona.kitchen:KitchenPersona"
     events: ClassVar[str | None] = "collabrl.envs.kitchen.events:own_events"

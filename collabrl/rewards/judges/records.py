@@ -60,6 +60,7 @@ class StepJudgement:
     error: str | None = None
     skipped: str | None = None
     raw: str = ""
+    attempts: int = 1  # judge calls made: more than one when an unusable verdict was retried
 
     @property
     def failed(self) -> bool:
@@ -91,6 +92,7 @@ class WindowJudgement:
     error: str | None = None
     notes: list[str] = field(default_factory=list)
     raw: str = ""
+    attempts: int = 1  # judge calls made: more than one when an unusable verdict was retried
 
     @property
     def failed(self) -> bool:
