@@ -11,9 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from collabrl.envs.kitchen.engine import KitchenState
 from collabrl.envs.kitchen.game import KitchenGame
-from collabrl.envs.kitchen.render import item_name
+from collabrl.envs.kitchen.render import state_frame
 
 Frame = dict[str, Any]
 
@@ -40,26 +39,6 @@ class KitchenBoard:
         """Hand ``sink`` the frame now and after every tick of ``game`` from here on."""
         sink(self.frame(game))
         game.tick_listeners.append(lambda g: sink(self.frame(g)))
-
-
-def state_frame(state: KitchenState) -> Frame:
-    """A kitchen state as a frame: what the board draws and what recorded frames hold (a human
-    session's, or a recorded trial's), so a frame can be read back into a state."""
-    return {
-        "tick": state.tick,
-        "score": state.score,
-        "chefs": [
-            {"x": c.pos[0], "y": c.pos[1], "facing": list(c.facing), "held": item_name(c.held)}
-            for c in state.chefs
-        ],
-        "pots": [
-            {"x": p[0], "y": p[1], "onions": s.onions, "cooking": s.tick}
-            for p, s in sorted(state.pots.items())
-        ],
-        "counters": [
-            {"x": p[0], "y": p[1], "item": item_name(i)} for p, i in sorted(state.counters.items())
-        ],
-    }
 
 
 BOARD = KitchenBoard()

@@ -66,6 +66,7 @@ class HumanTrial:
     states: tuple[KitchenState, ...]
     actions: tuple[JointAction, ...]
     rewards: tuple[int, ...]
+    people: tuple[int, ...] = (0, 1)  # the seats people played (a study session: the human's)
 
     @property
     def ticks(self) -> int:

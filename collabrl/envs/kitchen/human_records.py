@@ -13,23 +13,18 @@ next with, preferring standing still), and the engine verifies every tick either
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
 from typing import Any
 
-from collabrl.envs.kitchen.board import state_frame
 from collabrl.envs.kitchen.engine import (
     ACTIONS,
-    COOK_TIME,
     STAY,
-    Chef,
-    Item,
     KitchenEngine,
     KitchenState,
-    Soup,
 )
 from collabrl.envs.kitchen.game import KitchenGame
 from collabrl.envs.kitchen.human_data import HumanSplit, HumanTrial, copy_state, verify
 from collabrl.envs.kitchen.layouts import LAYOUT_NAMES, load_layout
+from collabrl.envs.kitchen.render import frame_state, state_frame
 from collabrl.errors import CollabrlError
 
 HUMAN = "human"
@@ -51,7 +46,7 @@ def trial_record(trial: HumanTrial) -> dict[str, Any]:
     for state, reward in zip(trial.states, (0, *trial.rewards), strict=True):
         score += reward
         frames.append({**state_frame(state), "score": score})
-    turns = [
+    turns: list[dict[str, Any]] = [
         {
             "tick": t,
             "seat": seat,
@@ -150,27 +145,10 @@ def trial_from_record(
         states=states,
         actions=actions,
         rewards=rewards,
+        people=tuple(human_seats(record)),
     )
     verify(trial)
     return trial
-
-
-def frame_state(frame: dict[str, Any]) -> KitchenState:
-    """A board frame (:func:`state_frame`) read back into a kitchen state (score 0): a held or
-    counter soup is a finished one, as only finished soups leave a pot."""
-
-    def item(name: str | None) -> Item | None:
-        return Soup(3, COOK_TIME) if name == "soup" else name
-
-    return KitchenState(
-        chefs=[
-            Chef((c["x"], c["y"]), (c["facing"][0], c["facing"][1]), item(c["held"]))
-            for c in frame["chefs"]
-        ],
-        pots={(p["x"], p["y"]): Soup(p["onions"], p["cooking"]) for p in frame["pots"]},
-        counters={(c["x"], c["y"]): item(c["item"]) for c in frame["counters"]},  # type: ignore[misc]
-        tick=frame["tick"],
-    )
 
 
 def _per_tick_actions(record: dict[str, Any], chefs: int) -> dict[int, tuple[str, ...]]:
@@ -201,9 +179,9 @@ def _recover(
     raise CollabrlError(f"{name}: no joint action leads from tick {before.tick} to the next frame")
 
 
-def human_seats(record: dict[str, Any]) -> Sequence[int]:
+def human_seats(record: dict[str, Any]) -> list[int]:
     """Indices of the seats people played in a record (all of them when it does not say)."""
     players = record.get("players")
     if not players:
-        return range(len(record["frames"][0]["chefs"]))
+        return list(range(len(record["frames"][0]["chefs"])))
     return [i for i, kind in enumerate(players.values()) if kind == HUMAN]
