@@ -30,6 +30,7 @@ from collabrl.episode import Episode
 from collabrl.errors import CollabrlError
 
 PROXY = "human_proxy"
+HUMANS = "humans"
 EXPERT, RANDOM = "expert", "random"
 PERSONA_PREFIX = "persona:"
 RESAMPLES = 400
@@ -58,6 +59,13 @@ class Likeness:
     episodes: int
     humans: dict[str, int]  # task -> test trials
     table: dict[str, dict[str, dict[str, Distance]]] = field(default_factory=dict)
+    # task -> "humans" or a type -> the per-episode values of the first statistic (the score)
+    scores: dict[str, dict[str, list[float]]] = field(default_factory=dict)
+
+    def score_check(self, task: str, kind: str = PROXY) -> tuple[float, float, float]:
+        """The people's score quartiles (25%, 75%) on ``task`` and ``kind``'s median score."""
+        q1, q3 = np.percentile(self.scores[task][HUMANS], [25, 75])
+        return float(q1), float(q3), float(np.median(self.scores[task][kind]))
 
     def mean_distance(self, task: str, kind: str) -> float:
         """The type's mean distance over the statistics it has on ``task``."""
@@ -199,13 +207,16 @@ def compare(
     if unknown:
         raise CollabrlError(f"no recorded test trials on {unknown[0]!r}")
     report = Likeness(game, partners.statistics, [], episodes, {t: len(people[t]) for t in chosen})
+    first = partners.statistics[0]
     for task in chosen:
         types = partner_types(game, task)
         report.types = list(types)
         report.table[task] = {}
+        report.scores[task] = {HUMANS: [h[first] for h in people[task]]}
         for kind, profiles in types.items():
             progress(f"{task}: {kind}")
             measured = play(partners, task, kind, profiles, episodes, seed, proxies)
+            report.scores[task][kind] = [m[first] for m in measured]
             report.table[task][kind] = {
                 stat: distance([h[stat] for h in people[task]], [m[stat] for m in measured], seed)
                 for stat in partners.statistics

@@ -46,7 +46,16 @@ def summary_markdown(report: Likeness) -> str:
         lines.append(f"| {kind} | {cells} | {_fmt(mean)} |")
     if PROXY in report.types:
         wins = [report.closer_than_personas(t) for t in tasks]
+        checks = [report.score_check(t) for t in tasks]
+        inside = sum(q1 <= m <= q3 for q1, q3, m in checks)
         lines += [
+            "",
+            f"Human-proxy pairs' median {report.statistics[0]} against the test humans' "
+            f"interquartile range (inside on {inside} of {len(tasks)}): "
+            + ", ".join(
+                f"{t} {m:.0f} in [{q1:.0f}, {q3:.0f}]"
+                for t, (q1, q3, m) in zip(tasks, checks, strict=True)
+            ),
             "",
             "Statistics on which the human proxy is closer to the humans than every persona "
             "type: " + ", ".join(f"{t} {w}/{n}" for t, (w, n) in zip(tasks, wins, strict=True)),
@@ -108,7 +117,11 @@ def write_report(report: Likeness, out: Path, stamp: dict[str, Any]) -> list[Pat
     write_csv(out / "likeness.csv", table)
     write_text(
         out / "likeness.json",
-        json.dumps({"stamp": stamp, "humans": report.humans, "rows": table}, indent=1) + "\n",
+        json.dumps(
+            {"stamp": stamp, "humans": report.humans, "scores": report.scores, "rows": table},
+            indent=1,
+        )
+        + "\n",
     )
     text = (
         summary_markdown(report)

@@ -38,8 +38,8 @@ from collabrl.envs.kitchen.proxy_features import Featurizer
 from collabrl.envs.kitchen.render import frame_state
 from collabrl.errors import CollabrlError
 
-HIDDEN = 64
-EPOCHS = 30
+HIDDEN = 128
+EPOCHS = 60
 BATCH = 256
 LEARNING_RATE = 1e-3
 WEIGHT_DECAY = 1e-4
