@@ -107,13 +107,39 @@ def train_proxy(
     hidden: int = HIDDEN,
 ) -> ProxyModel:
     """Behaviour cloning on ``train`` (trials of ``layout``): cross-entropy, Adam, fixed seed."""
-    import torch
+    import torch  # only to set its threads here; the model is fitted in _fit
 
     featurizer = Featurizer(load_layout(layout))
     x, y = samples(train, featurizer)
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # a net this small: more threads only wait on each other
+    try:
+        weights = _fit(x, y, featurizer.size, seed, epochs, hidden)
+    finally:
+        torch.set_num_threads(threads)
+    model = ProxyModel(layout, weights, {})
+    model.facts = {
+        "layout": layout,
+        "seed": seed,
+        "epochs": epochs,
+        "hidden": hidden,
+        "features": featurizer.size,
+        "trials": [t.trial for t in train],
+        "samples": len(y),
+        "train": model.scores(x, y),
+    }
+    return model
+
+
+def _fit(
+    x: np.ndarray, y: np.ndarray, size: int, seed: int, epochs: int, hidden: int
+) -> list[np.ndarray]:
+    """The perceptron's weights after ``epochs`` of cross-entropy and Adam on (x, y)."""
+    import torch
+
     torch.manual_seed(seed)
     net = torch.nn.Sequential(
-        torch.nn.Linear(featurizer.size, hidden),
+        torch.nn.Linear(size, hidden),
         torch.nn.ReLU(),
         torch.nn.Linear(hidden, hidden),
         torch.nn.ReLU(),
@@ -128,19 +154,7 @@ def train_proxy(
             loss = torch.nn.functional.cross_entropy(net(inputs[batch]), targets[batch])
             loss.backward()
             optimiser.step()
-    weights = [p.detach().numpy().astype(np.float32) for p in net.parameters()]
-    model = ProxyModel(layout, weights, {})
-    model.facts = {
-        "layout": layout,
-        "seed": seed,
-        "epochs": epochs,
-        "hidden": hidden,
-        "features": featurizer.size,
-        "trials": [t.trial for t in train],
-        "samples": len(y),
-        "train": model.scores(x, y),
-    }
-    return model
+    return [p.detach().numpy().astype(np.float32) for p in net.parameters()]
 
 
 def save_proxy(model: ProxyModel, folder: Path) -> Path:
