@@ -184,3 +184,27 @@ def test_every_recorded_tick_of_both_splits_is_reproduced() -> None:
         "forced_coordination": 340,
         "counter_circuit": 249,
     }
+
+
+def test_human_data_writes_viewable_trajectories_and_an_hf_copy(tmp_path: Path) -> None:
+    import datasets
+    from click.testing import CliRunner
+
+    from collabrl.cli import cli
+    from collabrl.web.view_app import board_replay
+
+    out = tmp_path / "humans"
+    result = CliRunner().invoke(
+        cli, ["partners", "human-data", str(out), "--data", str(FIXTURE)], catch_exceptions=False
+    )
+    assert result.exit_code == 0, result.output
+    records = [json.loads(line) for line in (out / "trajectories.jsonl").read_text().splitlines()]
+    assert [r["stamp"]["trial"] for r in records] == [
+        "forced_coordination/run-1/2",
+        "cramped_room/run-1/2",
+        "counter_circuit/run-1/1",
+    ]
+    drawn = board_replay(records[1])
+    assert drawn["board"]["kind"] == "overcooked-grid" and len(drawn["frames"]) == 71
+    copy = datasets.load_from_disk(str(out / "trajectories_hf"))
+    assert len(copy) == 3 and json.loads(copy[0]["summary"])["score"] == 40
