@@ -53,7 +53,7 @@ def summary_markdown(report: Likeness) -> str:
             f"Human-proxy pairs' median {report.statistics[0]} against the test humans' "
             f"interquartile range (inside on {inside} of {len(tasks)}): "
             + ", ".join(
-                f"{t} {m:.0f} in [{q1:.0f}, {q3:.0f}]"
+                f"{t} {m:.0f} (IQR {q1:.0f}-{q3:.0f})"
                 for t, (q1, q3, m) in zip(tasks, checks, strict=True)
             ),
             "",
