@@ -233,6 +233,7 @@ def plan(args: tuple[str, ...], gpus: int | None, gpu_memory: float, launch: str
 def _register_groups() -> None:
     """Subcommand groups that live next to the code they drive."""
     from collabrl.eval.cli import eval_command
+    from collabrl.eval.partners_cli import partners
     from collabrl.models.cli import models
     from collabrl.pipeline.cli import profiles
     from collabrl.report.cli import report
@@ -249,6 +250,7 @@ def _register_groups() -> None:
     cli.add_command(view_command)
     cli.add_command(study)
     cli.add_command(report)
+    cli.add_command(partners)
 
 
 _register_groups()

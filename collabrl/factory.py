@@ -179,6 +179,13 @@ def make_partner(
         )
     if spec.kind == "expert":
         return make_expert(game_spec)
+    if spec.kind == "human_proxy":
+        from pathlib import Path
+
+        from collabrl.envs.registry import human_partners_of
+
+        folder = Path(spec.proxies).expanduser() if spec.proxies else None
+        return human_partners_of(game_spec).player(folder)
     raise CollabrlError(f"partner.kind={spec.kind} has no partner player to build")
 
 

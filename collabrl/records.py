@@ -276,13 +276,18 @@ def write_hf_dataset(
     folder: Path, records: Sequence[dict[str, Any]], json_fields: Sequence[str] = ()
 ) -> None:
     """The HF copy of ``records`` (``json_fields`` as JSON strings, by the encoding rule above)."""
+    hf_dataset(records, json_fields).save_to_disk(str(folder))
+
+
+def hf_dataset(records: Sequence[dict[str, Any]], json_fields: Sequence[str] = ()) -> Any:
+    """``records`` as an in-memory ``datasets.Dataset`` (``json_fields`` as JSON strings)."""
     import datasets
 
     rows = [
         {k: jsonl_line(v) if k in json_fields else _utf8_only(v) for k, v in r.items()}
         for r in records
     ]
-    datasets.Dataset.from_list(rows).save_to_disk(str(folder))
+    return datasets.Dataset.from_list(rows)
 
 
 RUN_MANIFEST = "run.json"

@@ -321,7 +321,7 @@ def partner_profiles(recipe: Recipe) -> list[Profile]:
     the run would otherwise train against another partner set than the recipe states.
     """
     partner = recipe.partner
-    if partner.kind in ("expert", "self", "none") or not partner.use_profile:
+    if partner.kind in ("expert", "human_proxy", "self", "none") or not partner.use_profile:
         return []
     from collabrl.profiles import get_profile, load_profiles
 

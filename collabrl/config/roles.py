@@ -121,13 +121,15 @@ class PartnerSpec(Strict):
     ``persona``: scripted profile-driven players; ``llm``: an LLM role-playing the profile with
     the simulated-player prompt (``use_profile=false``: the same LLM and prompt without a profile,
     the paper's profile-free "homogeneous" partner); ``expert``: the rule-based expert, blind to
-    profiles; ``self`` (training only): the policy plays the partner seats itself through its
+    profiles; ``human_proxy``: a partner cloned from recorded human play (the game's human
+    proxies, built by ``collabrl partners build-human-proxy``; profile-blind; in the kitchen it
+    moves its chef tick by tick, so its seats are motion seats); ``self`` (training only): the policy plays the partner seats itself through its
     rollout engine (a frozen copy of the current weights, refreshed every iteration; the paper's
     "w/o personality" ablation); ``none`` (training only): single-seat games.
     """
 
-    kind: Literal["persona", "llm", "expert", "self", "none"] = "persona"
-    """persona, llm, expert, self (training) or none (training, single seat)."""
+    kind: Literal["persona", "llm", "expert", "human_proxy", "self", "none"] = "persona"
+    """persona, llm, expert, human_proxy, self (training) or none (training, single seat)."""
     split: Literal["train", "test"] = "train"
     """Training: the profile split partners are drawn from."""
     profiles: list[str] = Field(default_factory=list)
@@ -140,6 +142,8 @@ class PartnerSpec(Strict):
     """The llm partner's engine."""
     sampling: SamplingSpec = Field(default_factory=SamplingSpec)
     """The llm partner's sampling."""
+    proxies: str | None = None
+    """human_proxy: the folder of built human proxies (default: $COLLABRL_HUMAN_PROXIES, else the user cache where collabrl partners build-human-proxy writes them)."""
     vary_wording: bool = True
     """A persona never sends the same chat line twice in an episode: a phrase said already gives way to the next unsaid one of its bank, then to two joined, then to a marked repeat ("Again: ..."); its random draws and actions are unchanged. False: the earlier wording (repeats and all), which the README's pinned learning and team figures were measured with."""
 

@@ -153,6 +153,10 @@ class GameSection(Strict):
     # module of the game's handwritten profile library (TEST, HELDOUT, PHRASES, ID_PREFIX,
     # TRAIN_PROFILES: collabrl.profiles.build); None: profiles come from the pipeline or files
     profile_source: ClassVar[str | None] = None
+    # "module:attribute" of the game's HumanPartners (recorded human play, human proxies and the
+    # human-likeness statistics: collabrl partners, partner.kind=human_proxy); None: the game
+    # has no recorded human play
+    human_partners: ClassVar[str | None] = None
 
     def for_task(self, task: str) -> GameSection:
         """This section playing ``task`` instead (validated: ValueError when it cannot)."""
@@ -317,6 +321,43 @@ def get_game(name: str) -> type[GameSection]:
     if name not in games:
         raise CollabrlError(f"unknown game {name!r}; installed games: {', '.join(sorted(games))}")
     return games[name]
+
+
+class HumanPartners(Protocol):
+    """A game's recorded human play, its human proxies and how play is measured against people
+    (named by ``GameSection.human_partners``; the kitchen's is
+    :mod:`collabrl.envs.kitchen.human_partners`). Trials and plays are the game's own objects;
+    the caller only passes them back."""
+
+    statistics: tuple[str, ...]  # the names measure() returns, in table order
+
+    def tasks(self) -> tuple[str, ...]: ...
+
+    def trials(self, split: Split, data: Any = None) -> list[Any]: ...
+
+    def records(self, split: Split, data: Any = None) -> list[dict[str, Any]]: ...
+
+    def build(self, out: Any = None, **options: Any) -> list[dict[str, Any]]: ...
+
+    def player(self, folder: Any = None) -> Any: ...
+
+    def section(self, task: str, *, proxy_seats: Any = ()) -> GameSection: ...
+
+    def for_proxies(self, section: Any, seats: Any) -> GameSection: ...
+
+    def recorder(self, game: Any) -> Any: ...
+
+    def trial_task(self, trial: Any) -> str: ...
+
+    def measure_trial(self, trial: Any) -> dict[str, float]: ...
+
+    def measure(self, play: Any) -> dict[str, float]: ...
+
+
+def human_partners_of(section: GameSection | type[GameSection]) -> HumanPartners:
+    """The game's :class:`HumanPartners`; a one-line error for a game without recorded play."""
+    name = section.model_fields["name"].default
+    return load_addon(section.human_partners, "recorded human play (no human proxies)", name)
 
 
 def load_addon(path: str | None, what: str, game: str) -> Any:

@@ -9,6 +9,7 @@ from typing import Any
 from collabrl.eval.runner import EpisodeOutcome
 
 NESTED = ("scores", "summary", "turns", "windows", "stamp", "process")
+HF_NESTED = (*NESTED, "frames", "players")  # plus a human session's or recorded trial's parts
 
 
 def trajectory(outcome: EpisodeOutcome, stamp: dict[str, Any]) -> dict[str, Any]:

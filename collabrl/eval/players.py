@@ -122,11 +122,13 @@ def policy_factory(spec: PlayerSpec, engines: EngineCache, retries: int = 0) -> 
 def partner_factory(spec: PartnerSpec, engines: EngineCache) -> PartnerFactory:
     """Builds the partner seat for one episode from one test profile.
 
-    A profile-free LLM partner (``use_profile=false``) still gets a sampling seed of its own per
-    profile job, so its episodes are independent draws rather than copies."""
+    A profile-free LLM partner (``use_profile=false``) and a human proxy still get a sampling
+    seed of their own per profile job, so their episodes are independent draws rather than
+    copies."""
 
     def build(profile: Profile | None, game: Game, game_spec: GameSection, seed: int) -> Player:
-        if spec.kind == "llm" and not spec.use_profile and profile is not None:
+        own_draws = spec.kind == "human_proxy" or (spec.kind == "llm" and not spec.use_profile)
+        if own_draws and profile is not None:
             from collabrl.agents.persona.temperament import stable_seed
 
             seed = stable_seed(profile.id, seed)

@@ -13,12 +13,11 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from collabrl.eval.export import NESTED
+from collabrl.eval.export import HF_NESTED
 from collabrl.records import jsonl_line, output_set, read_jsonl, write_hf_dataset
 
 TRAJECTORIES = "trajectories.jsonl"
 HF_FOLDER = "trajectories_hf"
-HF_NESTED = (*NESTED, "frames", "players")
 OUTPUT_SET = "serve"
 
 

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from collabrl.envs.kitchen.game import KitchenGame
-from collabrl.envs.kitchen.render import item_name
+from collabrl.envs.kitchen.render import state_frame
 
 Frame = dict[str, Any]
 
@@ -33,23 +33,7 @@ class KitchenBoard:
 
     def frame(self, game: KitchenGame) -> Frame:
         """The kitchen now: chefs (position, facing, held item), pots, counter items, score."""
-        state = game.state
-        return {
-            "tick": state.tick,
-            "score": state.score,
-            "chefs": [
-                {"x": c.pos[0], "y": c.pos[1], "facing": list(c.facing), "held": item_name(c.held)}
-                for c in state.chefs
-            ],
-            "pots": [
-                {"x": p[0], "y": p[1], "onions": s.onions, "cooking": s.tick}
-                for p, s in sorted(state.pots.items())
-            ],
-            "counters": [
-                {"x": p[0], "y": p[1], "item": item_name(i)}
-                for p, i in sorted(state.counters.items())
-            ],
-        }
+        return state_frame(game.state)
 
     def watch(self, game: KitchenGame, sink: Callable[[Frame], None]) -> None:
         """Hand ``sink`` the frame now and after every tick of ``game`` from here on."""

@@ -28,7 +28,9 @@ did it first) or blocked; messages, board entries and gate events; a voluntary `
 recorded.
 
 ``tick_listeners`` are called with the game after every tick (several run inside one ``step``):
-the hook through which :mod:`collabrl.envs.kitchen.board` draws each tick for people. They are
+the hook through which :mod:`collabrl.envs.kitchen.board` draws each tick for people and
+:mod:`collabrl.envs.kitchen.likeness` records play (``last_moves``: the tick's joint low-level
+action). They are
 kept across ``reset``.
 
 What a seat is offered and shown follows the released ProAgent code where the paper is silent:
@@ -40,6 +42,13 @@ action not offered). The chat opens empty (``opening="none"``, as the paper's Co
 released code's "no previous chat messages"); ``"seeded"`` starts it with a household-style
 two-line exchange at tick 0 and ``"first_decision"`` has simulated players greet at their first
 decision (:mod:`collabrl.envs.opening`).
+
+``motion_seats`` play at the motion level: each tick they are offered the six low-level actions
+(``north``, ``south``, ``east``, ``west``: walk, or turn where the cell is not free; ``stay``;
+``interact`` with the tile faced) and their observation's ``state`` carries the whole kitchen
+(``frame``: positions, facings, items, as the board draws it). Why: a partner learnt from people
+per tick (the human proxy) must move as people did, not through a skill controller's paths and
+blockings; the other seats keep their skills and motion layer.
 
 Version: 2 (``VERSION``), bumped whenever a rule or number changes what a seed plays (2:
 teammates' holdings hidden on forced_coordination by default).
@@ -59,7 +68,7 @@ from collabrl.envs.base import (
     StepResult,
     message_text,
 )
-from collabrl.envs.kitchen.engine import KitchenEngine
+from collabrl.envs.kitchen.engine import ACTIONS, MOVES, KitchenEngine
 from collabrl.envs.kitchen.layouts import load_layout
 from collabrl.envs.kitchen.motion import Intent, make_motion
 from collabrl.envs.kitchen.planner import Planner
@@ -69,6 +78,7 @@ from collabrl.envs.kitchen.render import (
     reach_kinds,
     render_text,
     shows_holdings,
+    state_frame,
 )
 from collabrl.envs.kitchen.skills import (
     DELIVER,
@@ -122,6 +132,7 @@ class Activity:
     ticks_left: int = 0
     stuck: int = 0  # walking moves in a row that went nowhere
     event: int | None = None  # its work event in the process trace (a movement skill)
+    move: str | None = None  # a motion seat's low-level action for this one tick
 
 
 class KitchenGame:
@@ -144,6 +155,7 @@ class KitchenGame:
         action_set: str = "paper",
         holdings: str = "released",
         opening: Opening = "none",
+        motion_seats: tuple[str, ...] | list[str] = (),
     ) -> None:
         self.layout = load_layout(layout)
         self.action_set, self.holdings = action_set, holdings
@@ -156,6 +168,11 @@ class KitchenGame:
         unknown = [k for k in gated if k not in GATEABLE]
         if unknown:
             raise ValueError(f"gated: unknown skill(s) {unknown}; skills: {GATEABLE}")
+        strangers = [s for s in motion_seats if s not in self.agents]
+        if strangers:
+            raise ValueError(f"motion_seats: no seat {strangers[0]!r}; seats: {self.agents}")
+        self.motion_seats = tuple(s for s in self.agents if s in motion_seats)
+        self._motion_indices = frozenset(self.agents.index(s) for s in self.motion_seats)
         self.structure, self.gated = structure, tuple(gated)
         self.gate_owners = dict(gate_owners or {})
         self.engine = KitchenEngine(self.layout, cook_mode=cook_mode)
@@ -167,6 +184,7 @@ class KitchenGame:
         self.chat_window = chat_window
         self.message_action = SET_MESSAGE
         self.tick_listeners: list[Callable[[KitchenGame], None]] = []
+        self.last_moves: list[str] = []  # the joint low-level action of the latest tick
         self.reset(0)
 
     # ----------------------------------------------------------------- Game protocol
@@ -251,6 +269,12 @@ class KitchenGame:
             )
             + "set_message() spends one timestep and sends your message to every teammate.",
         ]
+        if seat in self.motion_seats:
+            lines.append(
+                "You move yourself one timestep at a time: north, south, east or west walks one "
+                "cell (or turns you that way where the cell is not free), stay waits, interact "
+                "uses the tile you face."
+            )
         if len(reach) < 4:
             lines.append(
                 f"You can only reach: {', '.join(reach)}. Pass items to your partner over the "
@@ -267,6 +291,7 @@ class KitchenGame:
             "action_set": self.action_set,
             "holdings": self.holdings,
             "opening": self.opening,
+            "motion_seats": list(self.motion_seats),
             "seed": self.seed,
             "score": self.state.score,
             "soups_delivered": self.delivered,
@@ -283,6 +308,8 @@ class KitchenGame:
         """Actions offered to seat ``index`` now: legal movement skills, wait(x) (unless the
         action set leaves it out here), set_message(), then the collaboration structure's
         actions."""
+        if index in self._motion_indices:
+            return list(ACTIONS)
         structure = self.team.offers(self.agents[index])
         wait = [WAIT] if self.wait_offered else []
         return [*self.skills.legal(self.state, index), *wait, SET_MESSAGE, *structure]
@@ -303,6 +330,11 @@ class KitchenGame:
         seat = self.agents[i]
         action = (decision.action or "").strip() if decision else ""
         offered = self._offered.pop(i, None) or self.offered(i)
+        if i in self._motion_indices:
+            if action not in offered:
+                return self._idle_invalid(i, f"not available: {action!r}")
+            self.activities[i] = Activity(action, ticks_left=1, move=action)
+            return {"invalid": False, "action": action}
         timed = parse_timed(action)
         text = message_text(decision.message) if decision else ""
         if timed is not None and timed[0] == "message" and not text:
@@ -357,8 +389,12 @@ class KitchenGame:
         chefs = self.state.chefs
         intents = [self._intent(i) for i in range(len(chefs))]
         moves = self.motion.moves(self.state, intents, self.rng)
+        for i, activity in enumerate(self.activities):
+            if activity is not None and activity.move is not None:
+                moves[i] = (activity.move, activity.move in MOVES)
         before = [c.pos for c in chefs]
-        points = self.engine.step(self.state, [a for a, _ in moves])
+        self.last_moves = [a for a, _ in moves]
+        points = self.engine.step(self.state, self.last_moves)
         self.delivered += points // self.engine.soup_value
         for i, activity in enumerate(self.activities):
             assert activity is not None
@@ -440,6 +476,8 @@ class KitchenGame:
         )
         view["actions"] = actions
         view["opening"] = self.opening  # whether simulated players greet (not in the anchor)
+        if i in self._motion_indices:
+            view["frame"] = state_frame(self.state)
         anchor = anchor_key(view)
         if self.team.active:
             view["structure"] = self.team.view(self.agents[i])

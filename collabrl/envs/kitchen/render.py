@@ -13,7 +13,7 @@ from collections.abc import Hashable, Sequence
 from typing import Any
 
 from collabrl.envs.base import lettered
-from collabrl.envs.kitchen.engine import SOUP_ONIONS, Item, KitchenState, Soup
+from collabrl.envs.kitchen.engine import COOK_TIME, SOUP_ONIONS, Chef, Item, KitchenState, Soup
 from collabrl.envs.kitchen.layouts import DISH_SOURCE, ONION_SOURCE, POT, SERVE, Layout
 
 REACH_KINDS = {
@@ -58,6 +58,44 @@ def pot_view(soup: Soup | None, cook_time: int) -> dict[str, Any]:
         "status": "cooking" if remaining else "ready",
         "remaining": remaining,
     }
+
+
+def state_frame(state: KitchenState) -> dict[str, Any]:
+    """A kitchen state as a frame: what the board draws and what recorded frames hold (a human
+    session's, or a recorded trial's), so a frame can be read back into a state."""
+    return {
+        "tick": state.tick,
+        "score": state.score,
+        "chefs": [
+            {"x": c.pos[0], "y": c.pos[1], "facing": list(c.facing), "held": item_name(c.held)}
+            for c in state.chefs
+        ],
+        "pots": [
+            {"x": p[0], "y": p[1], "onions": s.onions, "cooking": s.tick}
+            for p, s in sorted(state.pots.items())
+        ],
+        "counters": [
+            {"x": p[0], "y": p[1], "item": item_name(i)} for p, i in sorted(state.counters.items())
+        ],
+    }
+
+
+def frame_state(frame: dict[str, Any]) -> KitchenState:
+    """A board frame (:func:`state_frame`) read back into a kitchen state (score 0): a held or
+    counter soup is a finished one, as only finished soups leave a pot."""
+
+    def item(name: str | None) -> Item | None:
+        return Soup(3, COOK_TIME) if name == "soup" else name
+
+    return KitchenState(
+        chefs=[
+            Chef((c["x"], c["y"]), (c["facing"][0], c["facing"][1]), item(c["held"]))
+            for c in frame["chefs"]
+        ],
+        pots={(p["x"], p["y"]): Soup(p["onions"], p["cooking"]) for p in frame["pots"]},
+        counters={(c["x"], c["y"]): item(c["item"]) for c in frame["counters"]},  # type: ignore[misc]
+        tick=frame["tick"],
+    )
 
 
 def reach_kinds(layout: Layout, reachable: frozenset) -> list[str]:

@@ -45,6 +45,8 @@ class KitchenSection(GameSection):
     """Whether seats see their teammates' held items: released (the released ProAgent code; the paper is silent): hidden on forced_coordination, shown elsewhere; always: on every layout."""
     opening: Opening = "none"
     """How the chat opens: none (the paper's Cook prompts and the released code start with an empty chat and ask for no greeting), seeded (a two-line exchange at tick 0, costing no time, like the household's E.5/E.6 one) or first_decision (every simulated player greets with a message at its first decision, one tick: collabrl's earlier behaviour)."""
+    motion_seats: list[str] = Field(default_factory=list)
+    """Seats that choose a low-level move every tick (north, south, east, west, stay, interact) instead of a skill: the level the human proxy (partner.kind=human_proxy) plays at; empty: every seat decides skills."""
     efficiency_scale: PositiveFloat = EFFICIENCY_SCALE
     """Efficiency reward = score / this."""
     structure: Structure = "default"
@@ -76,6 +78,7 @@ class KitchenSection(GameSection):
     profile_games: ClassVar[dict[str, Any] | None] = {"horizon": TRAIN_HORIZON}
     profile_coefficients: ClassVar[tuple[float, float, float] | None] = (0.1, 0.1, 0.01)  # D.1.2
     profile_source: ClassVar[str | None] = "collabrl.envs.kitchen.profile_source"
+    human_partners: ClassVar[str | None] = "collabrl.envs.kitchen.human_partners:HUMAN_PARTNERS"
 
     @property
     def task(self) -> str:
@@ -102,6 +105,13 @@ class KitchenSection(GameSection):
         check_gate_owners(self.gate_owners, self.gated, self.seats, kind="skill")
         return self
 
+    @model_validator(mode="after")
+    def _motion_seats_are_seats(self) -> KitchenSection:
+        strangers = [s for s in self.motion_seats if s not in self.seats]
+        if strangers:
+            raise ValueError(f"motion_seats: {strangers[0]!r} is not one of the seats {self.seats}")
+        return self
+
     def make_game(self) -> KitchenGame:
         return KitchenGame(
             self.layout,
@@ -112,6 +122,7 @@ class KitchenSection(GameSection):
             action_set=self.action_set,
             holdings=self.holdings,
             opening=self.opening,
+            motion_seats=self.motion_seats,
             structure=self.structure,
             gated=self.gated,
             gate_owners=self.gate_owners,
@@ -143,6 +154,7 @@ class KitchenSection(GameSection):
             action_set=summary.get("action_set", "paper"),
             holdings=summary.get("holdings", "always"),
             opening=summary.get("opening", "first_decision"),  # earlier summaries: no seeded lines
+            motion_seats=summary.get("motion_seats", []),
             **replay_options(summary),
         )
 

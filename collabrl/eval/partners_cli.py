@@ -1,0 +1,183 @@
+"""``collabrl partners``: recorded human play, human proxies, and how human every partner is.
+
+    collabrl partners human-data runs/humans          # the trials as trajectories (+ HF copy)
+    collabrl partners build-human-proxy               # one proxy per layout, into the cache
+    collabrl partners build-human-proxy --records study/trajectories.jsonl   # from a study
+    collabrl partners compare --out runs/likeness     # the human-likeness report
+
+The game is the one with recorded human play (``--game`` picks among several).
+"""
+
+from __future__ import annotations
+
+import datetime
+import os
+import platform
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import click
+
+from collabrl.errors import CollabrlError
+
+
+def _section(game: str | None) -> Any:
+    """The section class of ``game``, or of the one installed game with recorded human play."""
+    from collabrl.envs.registry import get_game, registered_games
+
+    if game is not None:
+        return get_game(game)
+    offering = [s for s in registered_games().values() if s.human_partners]
+    if len(offering) != 1:
+        names = ", ".join(s.model_fields["name"].default for s in offering) or "none"
+        raise CollabrlError(f"name a game with --game (games with recorded human play: {names})")
+    return offering[0]
+
+
+def stamp() -> dict[str, Any]:
+    """Commit, machine, torch build and date for a measured result."""
+    import torch
+
+    from collabrl import __version__
+
+    try:
+        commit = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"],
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd=Path(__file__).parent,
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        commit = "unknown"
+    return {
+        "collabrl": __version__,
+        "commit": commit,
+        "machine": f"{platform.machine()}, {os.cpu_count()} CPUs",
+        "torch": torch.__version__,
+        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+    }
+
+
+GAME = click.option("--game", default=None, help="The game (default: the one with human data).")
+DATA = click.option(
+    "--data",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Folder holding the trial files (default: the installed overcooked-ai package's).",
+)
+
+
+@click.group()
+def partners() -> None:
+    """Recorded human play, human proxies and the human-likeness report."""
+
+
+@partners.command("human-data")
+@click.argument("out", type=click.Path(path_type=Path))
+@click.option("--split", type=click.Choice(["train", "test", "both"]), default="both")
+@GAME
+@DATA
+def human_data(out: Path, split: str, game: str | None, data: Path | None) -> None:
+    """Write the recorded trials as trajectories.jsonl and trajectories_hf/ into OUT."""
+    from collabrl.envs.registry import human_partners_of
+    from collabrl.eval.export import HF_NESTED
+    from collabrl.records import output_set, write_hf_dataset, write_jsonl
+
+    source = human_partners_of(_section(game))
+    splits = ("train", "test") if split == "both" else (split,)
+    records = [r for s in splits for r in source.records(s, data)]  # type: ignore[arg-type]
+    with output_set(out, "human-data") as staging:
+        write_jsonl(staging / "trajectories.jsonl", records)
+        write_hf_dataset(staging / "trajectories_hf", records, HF_NESTED)
+    click.echo(f"{len(records)} trials -> {out} (collabrl view {out})")
+
+
+@partners.command("build-human-proxy")
+@click.option("--out", type=click.Path(path_type=Path), default=None, help="Proxy folder.")
+@click.option(
+    "--records",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    multiple=True,
+    help="Trajectory files (e.g. a study export's trajectories.jsonl) to learn from instead.",
+)
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--epochs", type=int, default=None, help="Training epochs (default: the module's).")
+@GAME
+@DATA
+def build_human_proxy(
+    out: Path | None,
+    records: tuple[Path, ...],
+    seed: int,
+    epochs: int | None,
+    game: str | None,
+    data: Path | None,
+) -> None:
+    """Train one human proxy per task from recorded human play and store it."""
+    from tabulate import tabulate
+
+    from collabrl.envs.registry import human_partners_of
+    from collabrl.records import read_jsonl
+
+    section = _section(game)
+    name = section.model_fields["name"].default
+    rows = [r for path in records for r in read_jsonl(path) if r.get("game") == name]
+    if records and not rows:
+        raise CollabrlError(f"no {name} trajectories in {', '.join(map(str, records))}")
+    facts = human_partners_of(section).build(
+        out,
+        data=data,
+        records=rows,
+        seed=seed,
+        epochs=epochs,
+        progress=lambda task: click.echo(f"training the human proxy of {task} ...", err=True),
+    )
+    table = [
+        [
+            f["layout"],
+            len(f["trials"]),
+            f["samples"],
+            f"{f['train']['accuracy']:.3f}",
+            f"{f['test']['accuracy']:.3f}" if "test" in f else "-",
+            f"{f['test']['log_likelihood']:.3f}" if "test" in f else "-",
+        ]
+        for f in facts
+    ]
+    headers = ["task", "trials", "samples", "train acc", "test acc", "test loglik"]
+    click.echo(tabulate(table, headers=headers))
+
+
+@partners.command("compare")
+@click.option("--out", type=click.Path(path_type=Path), default=Path("runs/likeness"))
+@click.option("--episodes", type=click.IntRange(2, 200), default=6, show_default=True)
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--task", "tasks", multiple=True, help="Only these tasks (default: all).")
+@click.option("--proxies", type=click.Path(path_type=Path), default=None, help="Proxy folder.")
+@GAME
+@DATA
+def compare_command(
+    out: Path,
+    episodes: int,
+    seed: int,
+    tasks: tuple[str, ...],
+    proxies: Path | None,
+    game: str | None,
+    data: Path | None,
+) -> None:
+    """How human is each partner type? Statistics of simulated pairs against the test trials."""
+    from collabrl.eval.likeness import compare
+    from collabrl.eval.likeness_report import summary_markdown, write_report
+
+    report = compare(
+        _section(game),
+        episodes=episodes,
+        seed=seed,
+        data=data,
+        proxies=proxies,
+        tasks=tasks or None,
+        progress=lambda what: click.echo(what, err=True),
+    )
+    write_report(report, out, stamp())
+    click.echo(summary_markdown(report), nl=False)
+    click.echo(f"report -> {out}/likeness.md")

@@ -1,0 +1,177 @@
+"""Human proxies: motion seats, a pinned tiny behaviour-cloning run, storage and its one-line
+errors, seeded play, and learning from a (synthetic) study export's records."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from collabrl.envs.base import Decision
+from collabrl.envs.kitchen.board import BOARD
+from collabrl.envs.kitchen.engine import ACTIONS
+from collabrl.envs.kitchen.expert import KitchenExpert
+from collabrl.envs.kitchen.game import KitchenGame
+from collabrl.envs.kitchen.human_data import read_frame, trials_of
+from collabrl.envs.kitchen.human_partners import HUMAN_PARTNERS
+from collabrl.envs.kitchen.human_proxy import (
+    HumanProxy,
+    load_proxy,
+    samples,
+    save_proxy,
+    train_proxy,
+)
+from collabrl.envs.kitchen.layouts import load_layout
+from collabrl.envs.kitchen.proxy_features import Featurizer
+from collabrl.envs.kitchen.section import KitchenSection
+from collabrl.episode import play_episode
+from collabrl.errors import CollabrlError
+
+FIXTURE = Path(__file__).parents[1] / "fixtures" / "human_trials"
+
+
+def train_trials():
+    return trials_of(read_frame("train", FIXTURE), "train")
+
+
+def test_a_motion_seat_chooses_a_low_level_move_every_tick() -> None:
+    game = KitchenGame("cramped_room", horizon=5, motion_seats=["Player 1"])
+    obs = game.reset(0)
+    assert obs["Player 1"].actions == list(ACTIONS)
+    assert obs["Player 1"].state["frame"]["chefs"][1] == {
+        "x": 3,
+        "y": 1,
+        "facing": [0, -1],
+        "held": None,
+    }
+    assert "frame" not in obs["Player 0"].state
+    result = game.step({"Player 0": Decision("pickup(onion)"), "Player 1": Decision("east")})
+    assert game.tick == 1 and game.last_moves[1] == "east"
+    assert game.state.chefs[1].facing == (1, 0)  # pressed into the onion box: a turn
+    assert "Player 1" in result.observations  # asked again the next tick
+    game.step({"Player 1": Decision("pickup(onion)")})  # a skill is not a motion seat's move
+    assert game.counts["invalid"]["Player 1"] == 1
+    assert game.summary()["motion_seats"] == ["Player 1"]
+    assert KitchenSection.from_summary(game.summary()).motion_seats == ["Player 1"]
+
+
+def test_motion_seats_must_be_seats() -> None:
+    with pytest.raises(ValueError, match="not one of the seats"):
+        KitchenSection(motion_seats=["Player 7"])
+
+
+def test_a_pinned_tiny_behaviour_cloning_run() -> None:
+    trials = train_trials()
+    x, y = samples(trials, Featurizer(load_layout("forced_coordination")))
+    assert x.shape == (140, 131)  # 70 ticks, both seats
+    assert np.bincount(y, minlength=6).tolist() == [19, 14, 8, 11, 64, 24]
+    model = train_proxy("forced_coordination", trials, seed=0, epochs=100, hidden=16)
+    assert model.facts["samples"] == 140
+    assert model.facts["train"]["accuracy"] == pytest.approx(0.457142857, abs=1e-6)
+    assert model.facts["train"]["log_likelihood"] == pytest.approx(-1.35373, abs=1e-4)
+    assert model.probabilities(x[:1])[0] == pytest.approx(
+        [0.10120, 0.08096, 0.05321, 0.10083, 0.47677, 0.18702], abs=1e-4
+    )
+
+
+def test_a_stored_proxy_loads_back_and_plays_seeded(tmp_path: Path) -> None:
+    model = train_proxy("forced_coordination", train_trials(), seed=0, epochs=5, hidden=8)
+    save_proxy(model, tmp_path)
+    loaded = load_proxy("forced_coordination", tmp_path)
+    assert all(np.array_equal(a, b) for a, b in zip(loaded.weights, model.weights, strict=True))
+
+    def moves(seed: int) -> list[str]:
+        game = KitchenGame("forced_coordination", horizon=40, motion_seats=["Player 0"])
+        players = {"Player 0": HumanProxy(tmp_path), "Player 1": KitchenExpert()}
+        record = play_episode(game, players, seed)
+        return [t.action for t in record.turns if t.seat == "Player 0"]
+
+    first = moves(3)
+    assert len(first) == 40 and set(first) <= set(ACTIONS)
+    assert moves(3) == first
+    assert moves(4) != first
+
+
+def test_missing_and_damaged_proxies_are_one_line_errors(tmp_path: Path) -> None:
+    with pytest.raises(
+        CollabrlError, match="no human proxy for cramped_room in .*build-human-proxy"
+    ):
+        load_proxy("cramped_room", tmp_path)
+    (tmp_path / "coordination_ring.safetensors").write_bytes(b"\0\0broken")
+    with pytest.raises(CollabrlError, match="not a readable human proxy") as err:
+        load_proxy("coordination_ring", tmp_path)
+    assert "\n" not in str(err.value)
+
+
+def test_a_proxy_outside_a_motion_seat_says_how_to_seat_it(tmp_path: Path) -> None:
+    game = KitchenGame("cramped_room", horizon=3)
+    proxy = HumanProxy(tmp_path)
+    proxy.reset("Player 1", 0)
+    with pytest.raises(CollabrlError, match=r"game.motion_seats=\['Player 1'\]"):
+        proxy.act(game.reset(0)["Player 1"])
+
+
+def synthetic_export(ticks: int) -> dict:
+    """A record as ``collabrl serve`` and ``collabrl study export`` write one: skill-level
+    turns, a frame per tick, ``players`` naming the human seat (here an expert stands in)."""
+    game = KitchenGame("cramped_room", horizon=ticks)
+    frames: list[dict] = []
+    players = {"Player 0": KitchenExpert(), "Player 1": KitchenExpert()}
+    game.reset(0)
+    BOARD.watch(game, frames.append)
+    record = play_episode(game, players, 0)
+    return {
+        "game": "kitchen",
+        "task": "cramped_room",
+        "seed": 0,
+        "summary": record.summary,
+        "turns": [t.__dict__ for t in record.turns],
+        "players": {"Player 0": "human", "Player 1": "expert"},
+        "frames": frames,  # tick 0 (the start, as play_episode's reset leaves it) to the end
+        "stamp": {"source": "human"},
+    }
+
+
+def test_a_study_export_trains_a_proxy_of_its_human_seat(tmp_path: Path) -> None:
+    export = tmp_path / "trajectories.jsonl"
+    export.write_text(json.dumps(synthetic_export(60)) + "\n")
+    from click.testing import CliRunner
+
+    from collabrl.cli import cli
+
+    out = tmp_path / "proxies"
+    result = CliRunner().invoke(
+        cli,
+        [
+            "partners",
+            "build-human-proxy",
+            "--records",
+            str(export),
+            "--out",
+            str(out),
+            "--epochs",
+            "2",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    facts = json.loads((out / "cramped_room.json").read_text())
+    assert facts["samples"] == 60  # the human seat's ticks only
+    assert facts["trials"] == ["record 1"]
+    assert "cramped_room" in result.output
+
+
+def test_records_without_kitchen_play_are_refused(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from collabrl.cli import cli
+
+    export = tmp_path / "trajectories.jsonl"
+    export.write_text(json.dumps({"game": "household", "turns": []}) + "\n")
+    result = CliRunner().invoke(cli, ["partners", "build-human-proxy", "--records", str(export)])
+    assert isinstance(result.exception, CollabrlError)
+    assert "no kitchen trajectories in" in str(result.exception)
+    with pytest.raises(CollabrlError, match="skip ticks"):
+        record = synthetic_export(5)
+        HUMAN_PARTNERS.build(tmp_path, records=[{**record, "frames": record["frames"][::2]}])

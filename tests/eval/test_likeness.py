@@ -1,0 +1,69 @@
+"""The human-likeness report: its distance by hand, and a small run on the fixture trials."""
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from collabrl.cli import cli
+from collabrl.envs.kitchen.human_data import read_frame, trials_of
+from collabrl.envs.kitchen.human_proxy import save_proxy, train_proxy
+from collabrl.eval.likeness import distance
+
+FIXTURE = Path(__file__).parents[1] / "fixtures" / "human_trials"
+
+
+def test_distance_is_wasserstein_in_human_standard_deviations() -> None:
+    d = distance([0.0, 2.0], [1.0, 1.0])  # W = 1, the people's sd = sqrt(2)
+    assert d.distance == pytest.approx(1 / math.sqrt(2))
+    assert (d.human_mean, d.type_mean) == (1.0, 1.0)
+    assert d.low <= d.distance <= d.high
+    alike = distance([3.0, 3.0, 3.0], [4.0, 5.0])  # people all alike: the raw unit
+    assert alike.distance == pytest.approx(1.5)
+    assert math.isnan(distance([math.nan], [1.0]).distance)
+
+
+def test_compare_writes_the_report_for_every_partner_type(tmp_path: Path) -> None:
+    trials = [
+        t for t in trials_of(read_frame("test", FIXTURE), "test") if t.layout == "cramped_room"
+    ]
+    save_proxy(train_proxy("cramped_room", trials, epochs=5, hidden=8), tmp_path / "proxies")
+    out = tmp_path / "likeness"
+    result = CliRunner().invoke(
+        cli,
+        [
+            "partners",
+            "compare",
+            "--data",
+            str(FIXTURE),
+            "--task",
+            "cramped_room",
+            "--episodes",
+            "2",
+            "--proxies",
+            str(tmp_path / "proxies"),
+            "--out",
+            str(out),
+        ],
+        catch_exceptions=False,
+    )
+    assert result.exit_code == 0, result.output
+    report = json.loads((out / "likeness.json").read_text())
+    types = {row["type"] for row in report["rows"]}
+    assert types == {
+        "persona:efficient_collaborator",
+        "persona:hesitant_laggard",
+        "persona:anxious_doubter",
+        "persona:proactive_leader",
+        "persona:independent_loner",
+        "expert",
+        "random",
+        "human_proxy",
+    }
+    assert report["humans"] == {"cramped_room": 1}
+    assert len(report["scores"]["cramped_room"]["human_proxy"]) == 2
+    assert {"commit", "machine", "torch", "date"} <= set(report["stamp"])
+    assert (out / "likeness_cramped_room.png").stat().st_size > 1000
+    assert "interquartile range" in result.output
