@@ -72,6 +72,26 @@ def test_efficiency_never_enters_step_rewards() -> None:
     assert all("efficiency" not in s.rewards for s in scored.samples)
 
 
+def test_efficiency_weight_scales_the_episode_level_score() -> None:
+    recipe = load_recipe("cwah_gigpo", ["reward.judge.kind=none", "reward.efficiency=0.5"])
+    slots = _quick_success_and_chatty_failure("household")
+    scored = score_rollout(slots, {}, recipe.reward, recipe.game)
+    assert slots[0].efficiency == pytest.approx(0.5 * np.exp(-0.25))
+    assert scored.episode_scores[:15] == pytest.approx([0.5 * np.exp(-0.25)] * 15)
+    assert scored.step_rewards[15:] == pytest.approx([0.01, 0.0] * 25)  # step terms unweighted
+
+
+def test_samples_without_response_tokens_are_scored_but_not_trained_on() -> None:
+    recipe = load_recipe("cwah_gigpo_cpu", ["reward.judge.kind=none"])
+    slot = _episode(0, 3, True, {"success": False, "steps": 250})
+    failed = slot.samples[1]
+    failed.response_ids, failed.rollout_logprobs = [], []  # the engine produced no completion
+    scored = score_rollout([slot], {}, recipe.reward, recipe.game)
+    assert [s.decision for s in scored.samples] == [0, 2]
+    assert len(scored.step_rewards) == len(scored.episode_scores) == 2
+    assert failed.rewards["format"] == 0.0  # still scored: its terms are logged
+
+
 class ScriptedEngine:
     """A policy engine that always writes the same reply (one token, logprob 0)."""
 
