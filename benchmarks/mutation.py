@@ -299,7 +299,7 @@ def run_tests(tests: list[str], code: dict[str, types.CodeType] | None, module: 
             os.dup2(devnull, 2)
             if code is not None and swap_in(importlib.import_module(module), code) == 0:
                 os._exit(NOT_SWAPPED)
-            args = ["-x", "-q", "-p", "no:cacheprovider", *tests]  # the default (fast) subset
+            args = ["-x", "-q", "-n", "0", "-p", "no:cacheprovider", *tests]  # the fast subset
             os._exit(int(pytest.main(args)))
         except BaseException:
             os._exit(CRASHED)
@@ -326,7 +326,7 @@ def _collect(tests: list[str]) -> None:
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 1)
     try:
-        pytest.main(["--collect-only", "-q", "-p", "no:cacheprovider", *tests])
+        pytest.main(["--collect-only", "-q", "-n", "0", "-p", "no:cacheprovider", *tests])
     finally:
         os.dup2(saved, 1)
 

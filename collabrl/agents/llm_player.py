@@ -12,10 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from collabrl.agents.prompts import Role, build_messages
-from collabrl.prompt_files import PromptLayout
 from collabrl.agents.protocol import parse_observed
 from collabrl.engines.types import Engine, GenerationResult, SamplingParams
 from collabrl.envs.base import Game, Observation
+from collabrl.prompt_files import PromptLayout
 
 
 @dataclass

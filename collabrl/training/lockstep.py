@@ -18,10 +18,10 @@ from typing import Any, TypedDict
 from collabrl.agents.llm_player import LLMPlayer, act_all
 from collabrl.agents.player import Player
 from collabrl.agents.prompts import build_messages
-from collabrl.prompt_files import PromptLayout
 from collabrl.engines.types import Engine, GenerationResult, SamplingParams
 from collabrl.envs.base import Game, Observation, sends_message
 from collabrl.episode import Episode, Turn
+from collabrl.prompt_files import PromptLayout
 
 
 class StepRewards(TypedDict, total=False):

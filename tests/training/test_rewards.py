@@ -11,7 +11,12 @@ from collabrl.envs.household.game import HouseholdGame
 from collabrl.envs.kitchen.expert import KitchenExpert
 from collabrl.envs.kitchen.game import KitchenGame
 from collabrl.training.lockstep import EpisodeSlot, Sample, run_rollout
-from collabrl.training.rewards import compute_advantages, informative, score_rollout
+from collabrl.training.rewards import (
+    advantage_parts,
+    compute_advantages,
+    informative,
+    score_rollout,
+)
 
 TRAINING_RECIPES = [name for name in shipped_recipes() if "gigpo" in name]
 
@@ -90,6 +95,22 @@ def test_samples_without_response_tokens_are_scored_but_not_trained_on() -> None
     assert [s.decision for s in scored.samples] == [0, 2]
     assert len(scored.step_rewards) == len(scored.episode_scores) == 2
     assert failed.rewards["format"] == 0.0  # still scored: its terms are logged
+
+
+def test_grpo_has_no_step_level() -> None:
+    """GRPO is GiGPO without the anchor-state level: its step part is zero, GiGPO's is not."""
+    parts = {}
+    for name in ("gigpo", "grpo"):
+        recipe = load_recipe("cwah_gigpo", ["reward.judge.kind=none", f"algo.name={name}"])
+        slots = _quick_success_and_chatty_failure("household")
+        for s in slots[1].samples:  # the failure's steps share anchors with the success's
+            s.anchor = ("state", 0, s.decision % 15)
+        parts[name] = advantage_parts(
+            score_rollout(slots, {}, recipe.reward, recipe.game), recipe.algo
+        )
+    assert np.abs(parts["gigpo"].step).max() > 0
+    assert np.abs(parts["grpo"].step).max() == 0
+    assert parts["grpo"].episode == pytest.approx(parts["gigpo"].episode)
 
 
 class ScriptedEngine:
