@@ -66,6 +66,7 @@ def test_a_plugin_is_registered_next_to_the_built_in_games(game: str) -> None:
         check_game(made.make_game, seeds=(0, 1), max_steps=200, section=made)
 
 
+@pytest.mark.slow  # a minute or more of CPU: only the full suite (.ci/run) runs it
 @pytest.mark.parametrize("game", plugin_params(PLUGINS))
 def test_lint_and_play(tmp_path: Path, game: str) -> None:
     plugin = PLUGINS[game]
