@@ -359,6 +359,7 @@ def test_lint_explain_prints_the_resolved_recipe_with_each_key_doc(name: str) ->
     assert "\n  - kind: expert" in result.output or name == "cook_gigpo"
 
 
+@pytest.mark.slow  # a minute or more of CPU: only the full suite (.ci/run) runs it
 def test_lint_for_a_command_refuses_what_that_command_would() -> None:
     def lint(*args: str) -> subprocess.CompletedProcess:
         cmd = [sys.executable, "-m", "collabrl", "lint", *args]

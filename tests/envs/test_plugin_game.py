@@ -17,6 +17,7 @@ from click.testing import CliRunner
 from collabrl.cli import cli
 from collabrl.envs import check_game
 from collabrl.envs.registry import game_names, get_game
+from tests.plugins import installed, plugin_params
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -55,7 +56,7 @@ def collabrl(*args: str, cwd: Path) -> subprocess.CompletedProcess:
     )
 
 
-@pytest.mark.parametrize("game", PLUGINS)
+@pytest.mark.parametrize("game", plugin_params(PLUGINS))
 def test_a_plugin_is_registered_next_to_the_built_in_games(game: str) -> None:
     assert game in game_names(), f"pip install ./examples/{PLUGINS[game].folder} (CI does)"
     section = get_game(game)
@@ -65,7 +66,8 @@ def test_a_plugin_is_registered_next_to_the_built_in_games(game: str) -> None:
         check_game(made.make_game, seeds=(0, 1), max_steps=200, section=made)
 
 
-@pytest.mark.parametrize("game", PLUGINS)
+@pytest.mark.slow  # a minute or more of CPU: only the full suite (.ci/run) runs it
+@pytest.mark.parametrize("game", plugin_params(PLUGINS))
 def test_lint_and_play(tmp_path: Path, game: str) -> None:
     plugin = PLUGINS[game]
     lint = collabrl("lint", plugin.recipe(plugin.gigpo), f"game.task={plugin.task}", cwd=tmp_path)
@@ -80,7 +82,7 @@ def test_lint_and_play(tmp_path: Path, game: str) -> None:
     assert episode["summary"]["success"] and episode["turns"]
 
 
-@pytest.mark.parametrize("game", PLUGINS)
+@pytest.mark.parametrize("game", plugin_params(PLUGINS))
 def test_eval_without_profiles_plays_each_test_task(tmp_path: Path, game: str) -> None:
     plugin, out = PLUGINS[game], tmp_path / "eval"
     result = collabrl(
@@ -96,7 +98,7 @@ def test_eval_without_profiles_plays_each_test_task(tmp_path: Path, game: str) -
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("game", PLUGINS)
+@pytest.mark.parametrize("game", plugin_params(PLUGINS))
 def test_cpu_gigpo_training_runs(tmp_path: Path, game: str) -> None:
     plugin, out = PLUGINS[game], tmp_path / "train"
     result = collabrl(
@@ -110,6 +112,7 @@ def test_cpu_gigpo_training_runs(tmp_path: Path, game: str) -> None:
     assert row["iteration"] == 0 and row["requests/policy"] > 0
 
 
+@pytest.mark.skipif(not installed("relay"), reason="pip install ./examples/relay_game")
 def test_lint_for_train_refuses_a_validation_partner_the_game_cannot_field() -> None:
     """The relay game ships no profiles: validating against the eval section's default persona
     partner would fail minutes into the run, so lint refuses it, naming eval.partner.kind (by

@@ -50,6 +50,7 @@ def kitchen_table() -> dict[str, dict[str, float]]:
     return by_type([play_with(p, seed=0) for p in KITCHEN])
 
 
+@pytest.mark.slow  # a minute or more of CPU: only the full suite (.ci/run) runs it
 @pytest.mark.parametrize("game", ["household", "kitchen"])
 def test_leaders_talk_most_and_loners_least(game: str, request) -> None:
     table = request.getfixturevalue(f"{game}_table")

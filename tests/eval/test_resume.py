@@ -118,6 +118,7 @@ def assert_same_outputs(resumed: Path, reference: Path) -> None:
     assert untimed(resumed / "results.json") == untimed(reference / "results.json")
 
 
+@pytest.mark.slow  # a minute or more of CPU: only the full suite (.ci/run) runs it
 def test_a_run_killed_while_playing_resumes_to_the_same_tables(reference, out, counted) -> None:
     killed("collabrl.eval.runner.play_job", 3, *ARGS, f"output_dir={out}")
     records = journal(out)
@@ -144,6 +145,7 @@ def test_a_run_killed_while_judging_resumes_without_replaying(reference, out, co
     assert_same_outputs(out, reference)
 
 
+@pytest.mark.slow  # a minute or more of CPU: only the full suite (.ci/run) runs it
 def test_a_torn_last_line_is_dropped_and_its_job_redone(reference, out, counted) -> None:
     killed("collabrl.eval.runner.play_job", 3, *ARGS, f"output_dir={out}")
     text = (out / JOURNAL).read_text()
@@ -155,6 +157,7 @@ def test_a_torn_last_line_is_dropped_and_its_job_redone(reference, out, counted)
     assert sum("played" in r for r in journal(out)) == JOBS
 
 
+@pytest.mark.slow  # a minute or more of CPU: only the full suite (.ci/run) runs it
 def test_a_rerun_with_other_settings_is_refused_and_overwrite_starts_over(
     reference, out, counted, capsys
 ) -> None:
@@ -175,6 +178,7 @@ def test_a_rerun_with_other_settings_is_refused_and_overwrite_starts_over(
     shutil.rmtree(aside)
 
 
+@pytest.mark.slow  # a minute or more of CPU: only the full suite (.ci/run) runs it
 def test_speed_settings_may_change_on_resume(reference, out, counted) -> None:
     killed("collabrl.eval.runner.play_job", 4, *ARGS, f"output_dir={out}")
     cli(*ARGS, f"output_dir={out}", "workers=2", "judge_batch_size=7")

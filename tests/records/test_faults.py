@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from collabrl.eval.cli import eval_command
@@ -103,6 +104,7 @@ def test_judge_failures_show_in_every_table_and_the_summary(tmp_path, monkeypatc
     assert "Judge failed on 5 of 9 window judgements (56%)" in tables
 
 
+@pytest.mark.slow  # a minute or more of CPU: only the full suite (.ci/run) runs it
 def test_a_key_the_server_quotes_back_reaches_no_output(tmp_path) -> None:
     out = tmp_path / "out"
     with FakeOpenAIServer(responder=responder) as server:

@@ -18,8 +18,6 @@ from tests.training.test_loop import (  # the tiny CPU recipe with its fast over
     train_cmd,
 )
 
-pytestmark = pytest.mark.slow  # minutes of CPU: only the full suite (.ci/run) runs it
-
 # Two iterations with a checkpoint after each: the newest can be damaged, the older is intact.
 TWO = ("train.iterations=2", "train.checkpoint_every=1")
 
@@ -57,6 +55,7 @@ def copy_of(run: Path, tmp_path: Path) -> Path:
     return Path(shutil.copytree(run, tmp_path / "run"))
 
 
+@pytest.mark.slow  # trains a model: only the full suite (.ci/run) runs it
 def test_finished_run_has_an_owner_manifest_and_verified_checkpoints(finished) -> None:
     manifest = read_manifest(finished)
     assert manifest["command"] == "train" and manifest["collabrl"]
@@ -71,6 +70,7 @@ def test_finished_run_has_an_owner_manifest_and_verified_checkpoints(finished) -
 # 1. a reused output folder --------------------------------------------------------------------
 
 
+@pytest.mark.slow  # trains a model: only the full suite (.ci/run) runs it
 def test_training_into_a_finished_run_is_refused_and_overwrite_moves_it_aside(
     finished, tmp_path
 ) -> None:
@@ -95,6 +95,7 @@ def test_training_into_a_finished_run_is_refused_and_overwrite_moves_it_aside(
     assert "iterations: 1" in (out / "recipe.yaml").read_text()
 
 
+@pytest.mark.slow  # trains a model: only the full suite (.ci/run) runs it
 def test_resume_with_other_settings_is_one_line_naming_them(finished, tmp_path) -> None:
     out = copy_of(finished, tmp_path)
     error = last_error(train(out, "train.resume=true", "seed=1", "algo.lr=0.002"))
@@ -198,6 +199,7 @@ def test_an_unusable_output_folder_fails_in_one_line_before_any_episode(
 # 3. damaged checkpoints ------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # trains a model: only the full suite (.ci/run) runs it
 @pytest.mark.parametrize(
     "name", ["model.safetensors", "optimizer.bin", "trainer_state.json", "policy/config.json"]
 )
@@ -211,6 +213,7 @@ def test_a_truncated_checkpoint_file_is_named_as_damage(finished, tmp_path, name
     assert checkpoint_damage(newest) == f"{name} does not match its SHA-256"
 
 
+@pytest.mark.slow  # trains a model: only the full suite (.ci/run) runs it
 def test_resume_skips_a_damaged_latest_checkpoint_and_redoes_its_iteration(
     finished, tmp_path
 ) -> None:
@@ -231,6 +234,7 @@ def test_resume_skips_a_damaged_latest_checkpoint_and_redoes_its_iteration(
     assert checkpoint_damage(out / "checkpoints" / "iter_000001") is None  # saved anew
 
 
+@pytest.mark.slow  # trains a model: only the full suite (.ci/run) runs it
 def test_resume_with_no_intact_checkpoint_is_one_line(finished, tmp_path) -> None:
     out = copy_of(finished, tmp_path)
     for state in (out / "checkpoints").glob("iter_*/trainer_state.json"):
@@ -245,6 +249,7 @@ def test_resume_with_no_intact_checkpoint_is_one_line(finished, tmp_path) -> Non
 # 4. a metrics log torn by a kill ---------------------------------------------------------------
 
 
+@pytest.mark.slow  # trains a model: only the full suite (.ci/run) runs it
 def test_resume_after_a_kill_that_tore_the_last_metrics_line(finished, tmp_path) -> None:
     """Killed while logging iteration 1: half its line is written, its checkpoint is not."""
     out = copy_of(finished, tmp_path)

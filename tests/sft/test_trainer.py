@@ -143,6 +143,7 @@ def test_tiny_sft_lowers_the_loss_and_writes_a_loadable_policy(tiny, rows, tmp_p
     assert AutoModelForCausalLM.from_pretrained(policy) is not None
 
 
+@pytest.mark.slow  # a minute or more of CPU: only the full suite (.ci/run) runs it
 def test_demos_then_sft_commands_produce_a_policy(tmp_path, tiny) -> None:
     from click.testing import CliRunner
 

@@ -12,8 +12,6 @@ from pathlib import Path
 import pytest
 import yaml
 
-pytestmark = pytest.mark.slow  # minutes of CPU: only the full suite (.ci/run) runs it
-
 ROOT = Path(__file__).resolve().parents[2]
 LAUNCH = ROOT / "launch"
 CONFIGS = sorted(LAUNCH.glob("*.yaml"))
@@ -142,11 +140,13 @@ def check_run(result: subprocess.CompletedProcess, out: Path) -> None:
     assert (out / "checkpoints" / "iter_000000" / "policy" / "config.json").is_file()
 
 
+@pytest.mark.slow  # trains a model: only the full suite (.ci/run) runs it
 def test_accelerate_launch_cpu_runs_one_iteration(tmp_path) -> None:
     out = tmp_path / "cpu"
     check_run(accelerate_run("cpu.yaml", out), out)
 
 
+@pytest.mark.slow  # trains a model: only the full suite (.ci/run) runs it
 def test_deepspeed_zero2_and_zero3_cpu_train_the_same_policy(tmp_path) -> None:
     """ZeRO-3 shards the weights (and its reference model): the saved HF policy must still hold
     the full, identically trained weights."""

@@ -229,6 +229,7 @@ CASES = {
 }
 
 
+@pytest.mark.slow  # a minute or more of CPU: only the full suite (.ci/run) runs it
 @pytest.mark.parametrize("case", CASES)
 def test_update_peak_within_15_percent_of_the_plan(case: str, tiny_folders) -> None:
     size, overrides = CASES[case]

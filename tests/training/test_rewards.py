@@ -11,7 +11,12 @@ from collabrl.envs.household.game import HouseholdGame
 from collabrl.envs.kitchen.expert import KitchenExpert
 from collabrl.envs.kitchen.game import KitchenGame
 from collabrl.training.lockstep import EpisodeSlot, Sample, run_rollout
-from collabrl.training.rewards import compute_advantages, informative, score_rollout
+from collabrl.training.rewards import (
+    advantage_parts,
+    compute_advantages,
+    informative,
+    score_rollout,
+)
 
 TRAINING_RECIPES = [name for name in shipped_recipes() if "gigpo" in name]
 
@@ -70,6 +75,42 @@ def test_efficiency_never_enters_step_rewards() -> None:
     assert slots[0].efficiency == pytest.approx(np.exp(-0.25))
     assert scored.episode_scores == pytest.approx([np.exp(-0.25)] * 15 + [0.0] * 50)
     assert all("efficiency" not in s.rewards for s in scored.samples)
+
+
+def test_efficiency_weight_scales_the_episode_level_score() -> None:
+    recipe = load_recipe("cwah_gigpo", ["reward.judge.kind=none", "reward.efficiency=0.5"])
+    slots = _quick_success_and_chatty_failure("household")
+    scored = score_rollout(slots, {}, recipe.reward, recipe.game)
+    assert slots[0].efficiency == pytest.approx(0.5 * np.exp(-0.25))
+    assert scored.episode_scores[:15] == pytest.approx([0.5 * np.exp(-0.25)] * 15)
+    assert scored.step_rewards[15:] == pytest.approx([0.01, 0.0] * 25)  # step terms unweighted
+
+
+def test_samples_without_response_tokens_are_scored_but_not_trained_on() -> None:
+    recipe = load_recipe("cwah_gigpo_cpu", ["reward.judge.kind=none"])
+    slot = _episode(0, 3, True, {"success": False, "steps": 250})
+    failed = slot.samples[1]
+    failed.response_ids, failed.rollout_logprobs = [], []  # the engine produced no completion
+    scored = score_rollout([slot], {}, recipe.reward, recipe.game)
+    assert [s.decision for s in scored.samples] == [0, 2]
+    assert len(scored.step_rewards) == len(scored.episode_scores) == 2
+    assert failed.rewards["format"] == 0.0  # still scored: its terms are logged
+
+
+def test_grpo_has_no_step_level() -> None:
+    """GRPO is GiGPO without the anchor-state level: its step part is zero, GiGPO's is not."""
+    parts = {}
+    for name in ("gigpo", "grpo"):
+        recipe = load_recipe("cwah_gigpo", ["reward.judge.kind=none", f"algo.name={name}"])
+        slots = _quick_success_and_chatty_failure("household")
+        for s in slots[1].samples:  # the failure's steps share anchors with the success's
+            s.anchor = ("state", 0, s.decision % 15)
+        parts[name] = advantage_parts(
+            score_rollout(slots, {}, recipe.reward, recipe.game), recipe.algo
+        )
+    assert np.abs(parts["gigpo"].step).max() > 0
+    assert np.abs(parts["grpo"].step).max() == 0
+    assert parts["grpo"].episode == pytest.approx(parts["gigpo"].episode)
 
 
 class ScriptedEngine:

@@ -12,8 +12,6 @@ import pytest
 from collabrl.config import load_recipe
 from collabrl.training.groups import make_slots, partner_profiles, plan_groups
 
-pytestmark = pytest.mark.slow  # minutes of CPU: only the full suite (.ci/run) runs it
-
 ROOT = Path(__file__).resolve().parents[2]
 SMALL = [
     "train.iterations=2",
@@ -28,6 +26,7 @@ SMALL = [
 ]
 
 
+@pytest.mark.slow  # trains a model: only the full suite (.ci/run) runs it
 def test_three_seat_scaffolded_training_smoke_run(tmp_path) -> None:
     out = tmp_path / "run"
     cmd = [

@@ -24,8 +24,6 @@ from collabrl.training.validation import (
     validation_spec,
 )
 
-pytestmark = pytest.mark.slow  # minutes of CPU: only the full suite (.ci/run) runs it
-
 
 def test_spec_narrows_the_eval_section(tmp_path):
     recipe = load_recipe(
@@ -119,6 +117,7 @@ def test_the_best_policy_is_chosen_by_the_metric_in_its_direction(
     assert resumed.best == scores[best]
 
 
+@pytest.mark.slow  # trains a model: only the full suite (.ci/run) runs it
 def test_a_run_validates_logs_and_keeps_its_best_policy(tmp_path):
     from collabrl.training.loop import train
 

@@ -22,8 +22,6 @@ from collabrl.models.tiny import make_tiny_model
 from collabrl.training import loop
 from collabrl.training.weight_sync import ADAPTER_DIR, layer_key, weight_buckets
 
-pytestmark = pytest.mark.slow  # minutes of CPU: only the full suite (.ci/run) runs it
-
 ROOT = Path(__file__).resolve().parents[2]
 FAST = [
     "partner.kind=expert",
@@ -110,6 +108,7 @@ def run_recorded(tmp_path: Path, monkeypatch, *overrides: str):
 ITERATION = ["generate", "update", "wake_up(weights)", "PUSH", "wake_up(kv_cache)"]
 
 
+@pytest.mark.slow  # trains a model: only the full suite (.ci/run) runs it
 def test_full_weights_sleep_before_each_update_and_stream_after(tmp_path, monkeypatch):
     calls, engine, model = run_recorded(
         tmp_path, monkeypatch, "policy.weight_sync.sleep_level=2", "policy.weight_sync.bucket_mb=1"
@@ -127,6 +126,7 @@ def test_full_weights_sleep_before_each_update_and_stream_after(tmp_path, monkey
     assert all({"time/sleep", "time/wake", "time/weight_push"} <= m.keys() for m in metrics)
 
 
+@pytest.mark.slow  # trains a model: only the full suite (.ci/run) runs it
 def test_lora_runs_push_adapters_through_vllm_lora_loading(tmp_path, monkeypatch):
     calls, engine, model = run_recorded(
         tmp_path, monkeypatch, "policy.lora.rank=4", "policy.weight_sync.sleep_level=1"
@@ -146,6 +146,7 @@ def test_lora_runs_push_adapters_through_vllm_lora_loading(tmp_path, monkeypatch
     assert (tmp_path / ADAPTER_DIR / "adapter_config.json").is_file()
 
 
+@pytest.mark.slow  # trains a model: only the full suite (.ci/run) runs it
 def test_without_sleep_the_push_alone_follows_the_update(tmp_path, monkeypatch):
     calls, _, _ = run_recorded(tmp_path, monkeypatch, "policy.weight_sync.sleep_level=0")
     assert calls == ["generate", "update", "load_weights"] * 2
@@ -195,6 +196,7 @@ ZERO3_SCRIPT = textwrap.dedent(
 )
 
 
+@pytest.mark.slow  # trains a model: only the full suite (.ci/run) runs it
 def test_zero3_streamed_push_gathers_each_bucket_exactly(tmp_path):
     if importlib.util.find_spec("deepspeed") is None:
         pytest.skip("deepspeed not installed (DS_BUILD_OPS=0 pip install deepspeed)")

@@ -17,6 +17,7 @@ from collabrl.agents.protocol import parse_observed
 from collabrl.config import load_recipe
 from collabrl.envs.registry import get_game, load_addon
 from collabrl.web.serve_app import make_serve_app
+from tests.plugins import plugin_params
 from tests.web.helpers import TOKEN, only_session
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -26,7 +27,7 @@ PLUGINS = {  # game -> (recipe, the person's seat, the page's clock)
 }
 
 
-@pytest.mark.parametrize("game", PLUGINS)
+@pytest.mark.parametrize("game", plugin_params(PLUGINS))
 def test_a_person_plays_a_plugin_game_beside_the_expert_to_the_end(tmp_path, game) -> None:
     path, seat, limit = PLUGINS[game]
     recipe = load_recipe(str(path), ["players.0.kind=human"])

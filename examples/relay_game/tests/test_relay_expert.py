@@ -7,6 +7,8 @@ from collections.abc import Sequence
 from typing import Any
 
 import pytest
+
+pytest.importorskip("relay_game", reason="pip install ./examples/relay_game")
 from relay_game.expert import RelayExpert, carrier
 from relay_game.game import WAIT, RelayGame
 from relay_game.section import RelaySection

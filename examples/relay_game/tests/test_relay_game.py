@@ -7,6 +7,8 @@ from __future__ import annotations
 import warnings
 
 import pytest
+
+pytest.importorskip("relay_game", reason="pip install ./examples/relay_game")
 from relay_game.game import (
     IDLE_TICKS,
     MESSAGE_TICKS,

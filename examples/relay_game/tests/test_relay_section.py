@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 import yaml
 from pydantic import ValidationError
+
+pytest.importorskip("relay_game", reason="pip install ./examples/relay_game")
 from relay_game.game import RelayGame
 from relay_game.section import RelaySection
 from relay_game.tasks import get_task

@@ -78,6 +78,25 @@ def test_scores_follow_discoverybench_facets() -> None:
     assert variables_f1([], ["x"]) == 0.0
 
 
+@pytest.mark.parametrize(
+    ("submitted", "gold", "f1"),
+    [
+        (["tin"], ["tin", "period"], 2 / 3),  # precision 1, recall 1/2
+        (["tin", "period", "site"], ["tin"], 0.5),  # precision 1/3, recall 1
+        (["tin", "site", "lead"], ["tin", "period"], 0.4),  # precision 1/3, recall 1/2
+        (["Tin", " ", "tin."], ["tin", ""], 1.0),  # names compared normalised, blanks ignored
+    ],
+)
+def test_variable_f1_is_the_harmonic_mean_of_unequal_precision_and_recall(
+    submitted: list[str], gold: list[str], f1: float
+) -> None:
+    assert variables_f1(submitted, gold) == pytest.approx(f1)
+    assert variables_f1(gold, submitted) == pytest.approx(f1)  # F1 is symmetric
+    hypothesis = Hypothesis(context="c", variables=submitted, relation="r", sentence="")
+    reference = Hypothesis(context="c", variables=gold, relation="r", sentence="")
+    assert score_hypothesis(hypothesis, reference).hms == pytest.approx(round(f1, 6))
+
+
 def test_text_argument_actions_reach_the_game() -> None:
     game = AnalysisSection(task="arch-test-01").make_game()
     offered = game.actions()
