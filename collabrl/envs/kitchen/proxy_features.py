@@ -80,15 +80,8 @@ class Featurizer:
             x[at + _held(chef.held)] = 1.0
             at += len(HELD)
         for pot in self.pots:
-            soup = state.pots.get(pot)
-            if soup is None:
-                x[at] = 1.0
-            elif soup.idle:
-                x[at + 1] = soup.onions / SOUP_ONIONS
-            elif soup.ready(COOK_TIME):
-                x[at + 3] = 1.0
-            else:
-                x[at + 2] = soup.tick / COOK_TIME
+            slot, value = _pot_slot(state.pots.get(pot))
+            x[at + slot] = value
             at += 4
         for cell, item in state.counters.items():
             index = self.counters.get(cell)
@@ -124,3 +117,15 @@ class Featurizer:
         for name in PATH_ITEMS:
             out.append([c for c in self.counters if held.get(c) == name])
         return out
+
+
+def _pot_slot(soup: Soup | None) -> tuple[int, float]:
+    """A pot's four features as (which one is set, its value): empty, filling (onions so far),
+    cooking (ticks so far), ready."""
+    if soup is None:
+        return 0, 1.0
+    if soup.idle:
+        return 1, soup.onions / SOUP_ONIONS
+    if soup.ready(COOK_TIME):
+        return 3, 1.0
+    return 2, soup.tick / COOK_TIME
