@@ -1,4 +1,4 @@
-"""The smaller frictions of issue 33, each fixed: a wrong branch key's own message, the README's
+"""The smaller frictions of issue 33, each fixed: a wrong branch key's own message, the study how-to's
 branch syntax, a game-neutral questionnaire template, export and report after a pretest, a
 profile listing, `collabrl lint` on a study file, a report without "nan" or intervals off the
 scale, the condition on exported trajectories, the completion code on the admin page."""
@@ -21,7 +21,7 @@ from collabrl.study.spec.schema import SurveyPage
 from tests.study.helpers import ADMIN, compiled, study_app
 from tests.study.test_traps import study_file
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+STUDIES = Path(__file__).resolve().parents[2] / "docs" / "studies.md"
 
 
 def cli_error(capsys, *args: str) -> str:
@@ -52,8 +52,8 @@ def test_every_problem_of_a_study_file_is_shown(tmp_path, capsys) -> None:
     assert all(f"pages.{i} (" in err for i in range(6)) and "more problem" not in err
 
 
-def test_the_readme_shows_the_branch_syntax_and_it_validates() -> None:
-    section = README.read_text(encoding="utf-8").split("## User studies", 1)[1].split("\n## ")[0]
+def test_the_study_how_to_shows_the_branch_syntax_and_it_validates() -> None:
+    section = STUDIES.read_text(encoding="utf-8")
     blocks = re.findall(r"```yaml\n(.*?)```", section, re.S)
     docs = [yaml.safe_load(b) for b in blocks]
     pages = [p for d in docs if isinstance(d, list) for p in d if p.get("kind") == "survey"]
@@ -62,11 +62,11 @@ def test_the_readme_shows_the_branch_syntax_and_it_validates() -> None:
         SurveyPage.model_validate(page)
 
 
-def test_the_readme_recruitment_and_payment_block_validates() -> None:
+def test_the_study_how_to_recruitment_and_payment_block_validates() -> None:
     from collabrl.study.spec.payment import check_bonus
     from collabrl.study.spec.schema import Payment, Recruitment
 
-    section = README.read_text(encoding="utf-8").split("## User studies", 1)[1].split("\n## ")[0]
+    section = STUDIES.read_text(encoding="utf-8")
     blocks = [yaml.safe_load(b) for b in re.findall(r"```yaml\n(.*?)```", section, re.S)]
     (block,) = [b for b in blocks if isinstance(b, dict) and "payment" in b]
     Recruitment.model_validate(block["recruitment"])
