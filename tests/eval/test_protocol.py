@@ -90,7 +90,7 @@ def test_policy_is_single_pass_by_default_and_tables_say_which(
     assert len(engine.calls) == calls_per_decision * outcome.decisions
     assert result.stamp["policy_attempts"] == label
     assert f"llm:openai:scripted ({label})" in (tmp_path / "tables.md").read_text()
-    assert set(result.stamp["role_prompts"]) == {"agent", "player"}
+    assert set(result.stamp["role_prompts"]) == {"agent", "player", "agent_compact"}
     assert result.stamp["game_versions"] == {"household": 2}  # the rules the episodes ran
 
 
