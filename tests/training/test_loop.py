@@ -249,6 +249,7 @@ def test_judge_failures_are_counted_and_summed_over_ranks() -> None:
         "requests/partner": 0,
         "failures/judge": 2,
         "requests/judge": 3,
+        "retries/judge": 0,
     }
     assert failure_rates(counts) == {"judge": pytest.approx(2 / 3)}
     assert combine_ranks([counts, counts])["failures/judge"] == 4  # summed, not averaged
