@@ -60,13 +60,15 @@ from collabrl.web.security import (
     content_security_policy,
     has_token,
 )
-from collabrl.web.serve_app import run_both, serve_seat
+from collabrl.web.serve_app import json_frame, refusal, run_both, serve_seat
 
 if TYPE_CHECKING:
     from importlib.resources.abc import Traversable
 
 WEB_STATIC = resources.files("collabrl.web") / "static"
 STUDY_STATIC = resources.files("collabrl.study.server") / "static"
+MAX_PAGE_FRAME_CHARS = 1_000_000  # the longest page submission: a 100,000-character document
+MAX_PAGE_NUMBER_DIGITS = 40  # a number a page sends, as JavaScript writes the longest double
 # collabrl serve's policy, except that the study page frames the game page (same origin only)
 STUDY_HEADERS = {
     **HEADERS,
@@ -336,17 +338,18 @@ async def _connected(rt: StudyRuntime, pid: str, socket: str, serve) -> None:
 
 
 async def _receive(ws: WebSocket, send, limit: RateLimit) -> dict[str, Any] | None:
-    """The next well-formed, allowed request of the socket (None: told the page why not)."""
-    try:
-        data = json.loads(await ws.receive_text())
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        await send({"type": "error", "message": "not a JSON message"})
+    """The next well-formed, allowed request of the socket (None: told the page why not, with
+    an error frame; the connection stays open)."""
+    parsed = json_frame(await ws.receive(), MAX_PAGE_FRAME_CHARS, MAX_PAGE_NUMBER_DIGITS)
+    if "refusal" in parsed:
+        await send(parsed["refusal"])
         return None
+    data = parsed["data"]
     if not isinstance(data, dict):
-        await send({"type": "error", "message": "unknown request"})
+        await send(refusal("unknown-request", "unknown request"))
         return None
     if not limit.allow():
-        await send({"type": "error", "message": "too many requests; slow down"})
+        await send(refusal("rate", "too many requests; slow down"))
         return None
     return data
 
