@@ -102,7 +102,10 @@ def study() -> None:
 @study.command("lint")
 @STUDY_ARGS
 @click.option("--graph", is_flag=True, help="Print the routing graph instead of the study.")
-def lint(args: tuple[str, ...], graph: bool) -> None:
+@click.option(
+    "--explain", is_flag=True, help="Print the study with each key's one-line documentation."
+)
+def lint(args: tuple[str, ...], graph: bool, explain: bool) -> None:
     """Check a study (schema, routing, balance, checkpoints, profiles); print it resolved."""
     from collabrl.study.spec.factors import describe
 
@@ -111,6 +114,10 @@ def lint(args: tuple[str, ...], graph: bool) -> None:
     factors = study.design.factors
     if graph:
         click.echo(compiled.flow.render(), nl=False)
+    elif explain:
+        from collabrl.config.explain import explain_recipe
+
+        click.echo(explain_recipe(study), nl=False)
     else:
         click.echo(compiled.loaded.resolved_yaml, nl=False)
     click.echo(
@@ -120,7 +127,7 @@ def lint(args: tuple[str, ...], graph: bool) -> None:
         f"{assigner.block} session(s); {len(study.human_seats)} participant(s) per group and "
         f"{len(study.seats.agents) if study.seats else 0} agent seat(s); "
         f"target {study.design.participants}",
-        err=graph,
+        err=graph or explain,
     )
 
 
