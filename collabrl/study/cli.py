@@ -362,3 +362,149 @@ def report(args: tuple[str, ...], db: str | None, pretest: bool, out: Path | Non
         database.close()
     click.echo(text.split("\n![](report.png)")[0])
     click.echo(f"\nwrote {out}/report.md, report.json and report.png")
+
+
+SEND = click.option(
+    "--send",
+    is_flag=True,
+    help="Send the requests to Prolific (PROLIFIC_TOKEN from the environment); without it, a "
+    "dry run prints them.",
+)
+PROLIFIC_STUDY = click.option("--study-id", required=True, help="The study's id on Prolific.")
+
+
+@study.group("prolific")
+def prolific() -> None:
+    """Recruit through Prolific's API: create, publish, approve or reject, pay bonuses (a dry
+    run unless --send; every call is recorded in the study's event log)."""
+
+
+def _on_prolific(args: tuple[str, ...], db: str | None, send: bool, action: str, work) -> None:
+    """Run ``work(client, compiled, database)`` and audit it: the event ``prolific`` with the
+    action, the requests (no token), whether they were sent and whether all went through."""
+    from collabrl.study.live.prolific import ProlificClient
+    from collabrl.study.store.backends import database_location
+    from collabrl.study.store.db import open_database
+
+    compiled = _compiled(args)
+    if compiled.study.recruitment.platform != "prolific":
+        raise CollabrlError("recruitment.platform is not prolific: set it to use Prolific's API")
+    client = ProlificClient.from_environment(send)
+    path = database_location(db) if db else Path(compiled.study.output_dir) / "study.sqlite"
+    database = open_database(compiled.loaded, path)
+    ok = False
+    try:
+        try:
+            shown = work(client, compiled, database)
+            ok = True
+        finally:
+            calls = [call.line() for call in client.calls]
+            database.event("prolific", action=action, sent=send, ok=ok, calls=calls)
+    finally:
+        database.close()
+    for call in client.calls:
+        click.echo(("sent " if send else "dry run: ") + call.line())
+    click.echo(shown)
+
+
+@prolific.command("create")
+@STUDY_ARGS
+@STORE
+@SEND
+@click.option("--public-url", required=True, help="The study's address (https://lab.org/study1).")
+@click.option("--places", type=click.IntRange(1, 100_000), required=True, help="Participants.")
+@click.option("--minutes", type=click.IntRange(1, 600), required=True, help="Estimated time.")
+@click.option(
+    "--reward-cents", type=click.IntRange(1), required=True, help="Base pay, in pence or cents."
+)
+@click.option("--description", default="", help="What Prolific shows participants.")
+def prolific_create(args, db, send, public_url, places, minutes, reward_cents, description):
+    """Create the study on Prolific, as a draft, with the study link and completion code."""
+    from collabrl.study.live.prolific import study_draft
+    from collabrl.study.spec.recruitment import PLATFORMS, study_link
+
+    def work(client, compiled, database) -> str:
+        study = compiled.study
+        if not study.completion.code:
+            raise CollabrlError("completion.code: Prolific needs one completion code")
+        link = study_link(
+            PLATFORMS["prolific"],
+            f"{public_url.rstrip('/')}/join?key={database.meta()['join_key']}",
+        )
+        draft = study_draft(
+            title=study.title,
+            internal_name=study.name,
+            description=description or study.title,
+            study_url=link,
+            completion_code=study.completion.code,
+            places=places,
+            minutes=minutes,
+            reward_cents=reward_cents,
+        )
+        made = client.create_study(draft)
+        return f"Prolific study id: {made['id']}" if send else f"would create: {draft['name']}"
+
+    _on_prolific(args, db, send, "create", work)
+
+
+@prolific.command("publish")
+@STUDY_ARGS
+@STORE
+@SEND
+@PROLIFIC_STUDY
+def prolific_publish(args, db, send, study_id) -> None:
+    """Open the draft study on Prolific to participants."""
+    _on_prolific(
+        args,
+        db,
+        send,
+        "publish",
+        lambda client, *_: f"status: {client.publish(study_id).get('status', 'dry run')}",
+    )
+
+
+@prolific.command("review")
+@STUDY_ARGS
+@STORE
+@SEND
+@PROLIFIC_STUDY
+@click.option("--approve", "approved", multiple=True, help="A submission id to approve.")
+@click.option("--reject", "rejected", multiple=True, help="A submission id to reject.")
+@click.option("--message", default="", help="Rejections: what the participant reads (100+ chars).")
+@click.option("--category", default="FAILED_CHECK", show_default=True, help="Rejections: why.")
+def prolific_review(args, db, send, study_id, approved, rejected, message, category) -> None:
+    """Approve or reject submissions (none named: list the study's submissions)."""
+
+    def work(client, *_) -> str:
+        if not approved and not rejected:
+            rows = client.submissions(study_id)
+            return "\n".join(f"{s['id']} {s['participant_id']} {s['status']}" for s in rows)
+        for submission in approved:
+            client.approve(submission)
+        for submission in rejected:
+            client.reject(submission, message, category)
+        return f"{len(approved)} approved, {len(rejected)} rejected"
+
+    _on_prolific(args, db, send, "review", work)
+
+
+@prolific.command("pay")
+@STUDY_ARGS
+@STORE
+@SEND
+@PROLIFIC_STUDY
+def prolific_pay(args, db, send, study_id) -> None:
+    """Pay every bonus the study computed (the export's bonuses.csv), once."""
+    from collabrl.study.results.export import bonus_rows
+
+    def work(client, compiled, database) -> str:
+        done = [e["data"] for e in database.events("prolific")]
+        if any(d["action"] == "pay" and d["sent"] and d["ok"] for d in done):
+            raise CollabrlError(f"the bonuses of {study_id} were paid already (event log)")
+        bonuses = bonus_rows(compiled.loaded, database)
+        if not bonuses:
+            return "no bonus to pay"
+        client.pay_bonuses(study_id, bonuses)
+        return f"{len(bonuses.splitlines())} bonuses " + ("paid" if send else "to pay")
+
+    _on_prolific(args, db, send, "pay", work)
