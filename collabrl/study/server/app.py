@@ -46,6 +46,13 @@ from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket
 
+from collabrl.study.live.interventions import (
+    InterventionRefused,
+    advance,
+    joins_paused,
+    pause_joins,
+    release,
+)
 from collabrl.study.live.runtime import JoinRefused, StoragePaused, StudyRuntime
 from collabrl.study.server.admin import admin_state
 from collabrl.study.spec.compile import study_folder
@@ -122,6 +129,8 @@ class StudyServer:
             return Response("this is not a valid link to the study\n", 403)
         if not self.joins.allow():
             return Response("too many people are joining right now; try again in a moment\n", 429)
+        if joins_paused(self.rt):
+            return Response("the study is not taking new participants right now\n", 503)
         query = {k: v for k, v in request.query_params.items() if k != "key"}
         try:
             joined = await self.rt.join("human", query)
@@ -287,6 +296,31 @@ async def admin_api(request: Request) -> Response:
     return JSONResponse(admin_state(server.rt))
 
 
+async def admin_intervene(request: Request) -> Response:
+    """``POST /admin/api/{advance,release,joins}``: an intervention, audited in the event log
+    (``participant=PID``; release: ``to=END_PAGE``; joins: ``paused=1`` or ``0``)."""
+    server = _server(request)
+    if not has_token(request, server.admin_token):
+        return Response("wrong admin token\n", 403)
+    action, query = request.path_params["action"], request.query_params
+    pid = query.get("participant", "")
+    try:
+        if action == "advance":
+            done = {"participant": pid, "page": await advance(server.rt, pid)}
+        elif action == "release":
+            done = {"participant": pid, "page": await release(server.rt, pid, query.get("to"))}
+        elif action == "joins" and query.get("paused") in ("0", "1"):
+            pause_joins(server.rt, query["paused"] == "1")
+            done = {"joins_paused": joins_paused(server.rt)}
+        else:
+            return Response("unknown intervention (advance, release, joins?paused=0|1)\n", 404)
+    except InterventionRefused as exc:
+        return Response(f"{exc}\n", 409)
+    except StorageFault:
+        return Response("the database cannot store the intervention; see the admin page\n", 503)
+    return JSONResponse(done)
+
+
 ROUTES = [
     Route("/join", join),
     Route("/api/join", api_join, methods=["POST"]),
@@ -298,6 +332,7 @@ ROUTES = [
     Route("/components/{name}.js", component_script),
     Route("/admin", admin_page),
     Route("/admin/api/state", admin_api),
+    Route("/admin/api/{action}", admin_intervene, methods=["POST"]),
     Mount("/static", StaticFiles(directory=str(WEB_STATIC)), name="static"),
     Mount("/study-static", StaticFiles(directory=str(STUDY_STATIC)), name="study-static"),
 ]
