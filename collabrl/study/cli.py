@@ -508,3 +508,60 @@ def prolific_pay(args, db, send, study_id) -> None:
         return f"{len(bonuses.splitlines())} bonuses " + ("paid" if send else "to pay")
 
     _on_prolific(args, db, send, "pay", work)
+
+
+def _rows(compiled, db: str | None, pretest: bool) -> list:
+    """The response rows of the study's database (or its pretest's)."""
+    from collabrl.study.results.export import response_rows
+
+    if not compiled.study.conditions:
+        raise CollabrlError(NO_REPORT)
+    database = _existing(compiled, db, pretest)
+    try:
+        return response_rows(compiled.loaded, database)
+    finally:
+        database.close()
+
+
+@study.command("power")
+@STUDY_ARGS
+@click.option(
+    "--effect",
+    type=float,
+    required=True,
+    help="The difference to detect, in each measure's units (0.5: half a scale point).",
+)
+@click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.05)
+@click.option("--power", "target", type=click.FloatRange(0, 1, min_open=True, max_open=True),
+              default=0.8)  # fmt: skip
+@DB
+def power(args, effect: float, alpha: float, target: float, db: Path | None) -> None:
+    """Participants needed to detect --effect, with the spread of the pretest's participants
+    (reads OUTPUT_DIR/pretest/study.sqlite, or --db)."""
+    from collabrl.study.results.power import power_rows, power_table
+
+    compiled = _compiled(args)
+    rows = _rows(compiled, str(db) if db else None, pretest=db is None)
+    found = power_rows(compiled.study, rows, effect, alpha, target)
+    click.echo(power_table(found, effect, alpha, target), nl=False)
+
+
+@study.command("sim-vs-live")
+@STUDY_ARGS
+@STORE
+@click.option(
+    "--pretest-db",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="The pretest's database (default: OUTPUT_DIR/pretest/study.sqlite).",
+)
+def sim_vs_live(args, db: str | None, pretest_db: Path | None) -> None:
+    """The pretest's simulated participants against the live ones, per condition and measure,
+    with intervals (both databases of this one protocol)."""
+    from collabrl.study.results.sim_vs_live import compare, comparison_table
+
+    compiled = _compiled(args)
+    simulated = _rows(compiled, str(pretest_db) if pretest_db else None, pretest_db is None)
+    live = _rows(compiled, db, pretest=False)
+    click.echo(f"protocol {compiled.loaded.sha256[:12]}: simulated against live\n")
+    click.echo(comparison_table(compare(compiled.study, simulated, live)), nl=False)
