@@ -70,13 +70,8 @@ async def release(rt: StudyRuntime, pid: str, to: str | None = None) -> str:
         raise InterventionRefused(
             f"release to {target!r}: name an end page ({', '.join(ends)}) with to="
         )
-    rt.db.event("admin_release", pid=pid, gid=rt.people[pid]["gid"], node=node, to=target)
-    if pid in rt.pool:
-        rt.pool.remove(pid)
-    await rt.enter(pid, target)
-    group = rt.groups.get(rt.people[pid]["gid"] or "")
-    if group is not None:
-        await rt.round_check(group)
-        if group.session is not None:
-            group.after_change()  # a stand-in takes the seat
+    with rt.db.batch():
+        rt.db.event("admin_release", pid=pid, gid=rt.people[pid]["gid"], node=node, to=target)
+        rt.put_on(pid, target)
+    await rt.released(pid, target)
     return target
