@@ -304,6 +304,7 @@ async def admin_intervene(request: Request) -> Response:
         return Response("wrong admin token\n", 403)
     action, query = request.path_params["action"], request.query_params
     pid = query.get("participant", "")
+    done: dict[str, str | bool]
     try:
         if action == "advance":
             done = {"participant": pid, "page": await advance(server.rt, pid)}
