@@ -102,7 +102,10 @@ def study() -> None:
 @study.command("lint")
 @STUDY_ARGS
 @click.option("--graph", is_flag=True, help="Print the routing graph instead of the study.")
-def lint(args: tuple[str, ...], graph: bool) -> None:
+@click.option(
+    "--explain", is_flag=True, help="Print the study with each key's one-line documentation."
+)
+def lint(args: tuple[str, ...], graph: bool, explain: bool) -> None:
     """Check a study (schema, routing, balance, checkpoints, profiles); print it resolved."""
     from collabrl.study.spec.factors import describe
 
@@ -111,6 +114,10 @@ def lint(args: tuple[str, ...], graph: bool) -> None:
     factors = study.design.factors
     if graph:
         click.echo(compiled.flow.render(), nl=False)
+    elif explain:
+        from collabrl.config.explain import explain_recipe
+
+        click.echo(explain_recipe(study), nl=False)
     else:
         click.echo(compiled.loaded.resolved_yaml, nl=False)
     click.echo(
@@ -120,7 +127,7 @@ def lint(args: tuple[str, ...], graph: bool) -> None:
         f"{assigner.block} session(s); {len(study.human_seats)} participant(s) per group and "
         f"{len(study.seats.agents) if study.seats else 0} agent seat(s); "
         f"target {study.design.participants}",
-        err=graph,
+        err=graph or explain,
     )
 
 
@@ -355,3 +362,206 @@ def report(args: tuple[str, ...], db: str | None, pretest: bool, out: Path | Non
         database.close()
     click.echo(text.split("\n![](report.png)")[0])
     click.echo(f"\nwrote {out}/report.md, report.json and report.png")
+
+
+SEND = click.option(
+    "--send",
+    is_flag=True,
+    help="Send the requests to Prolific (PROLIFIC_TOKEN from the environment); without it, a "
+    "dry run prints them.",
+)
+PROLIFIC_STUDY = click.option("--study-id", required=True, help="The study's id on Prolific.")
+
+
+@study.group("prolific")
+def prolific() -> None:
+    """Recruit through Prolific's API: create, publish, approve or reject, pay bonuses (a dry
+    run unless --send; every call is recorded in the study's event log)."""
+
+
+def _on_prolific(args: tuple[str, ...], db: str | None, send: bool, action: str, work) -> None:
+    """Run ``work(client, compiled, database)`` and audit it: the event ``prolific`` with the
+    action, the requests (no token), whether they were sent and whether all went through."""
+    from collabrl.study.live.prolific import ProlificClient
+    from collabrl.study.store.backends import database_location
+    from collabrl.study.store.db import open_database
+
+    compiled = _compiled(args)
+    if compiled.study.recruitment.platform != "prolific":
+        raise CollabrlError("recruitment.platform is not prolific: set it to use Prolific's API")
+    client = ProlificClient.from_environment(send)
+    path = database_location(db) if db else Path(compiled.study.output_dir) / "study.sqlite"
+    database = open_database(compiled.loaded, path)
+    ok = False
+    try:
+        try:
+            shown = work(client, compiled, database)
+            ok = True
+        finally:
+            calls = [call.line() for call in client.calls]
+            database.event("prolific", action=action, sent=send, ok=ok, calls=calls)
+    finally:
+        database.close()
+    for call in client.calls:
+        click.echo(("sent " if send else "dry run: ") + call.line())
+    click.echo(shown)
+
+
+@prolific.command("create")
+@STUDY_ARGS
+@STORE
+@SEND
+@click.option("--public-url", required=True, help="The study's address (https://lab.org/study1).")
+@click.option("--places", type=click.IntRange(1, 100_000), required=True, help="Participants.")
+@click.option("--minutes", type=click.IntRange(1, 600), required=True, help="Estimated time.")
+@click.option(
+    "--reward-cents", type=click.IntRange(1), required=True, help="Base pay, in pence or cents."
+)
+@click.option("--description", default="", help="What Prolific shows participants.")
+def prolific_create(args, db, send, public_url, places, minutes, reward_cents, description):
+    """Create the study on Prolific, as a draft, with the study link and completion code."""
+    from collabrl.study.live.prolific import study_draft
+    from collabrl.study.spec.recruitment import PLATFORMS, study_link
+
+    def work(client, compiled, database) -> str:
+        study = compiled.study
+        if not study.completion.code:
+            raise CollabrlError("completion.code: Prolific needs one completion code")
+        link = study_link(
+            PLATFORMS["prolific"],
+            f"{public_url.rstrip('/')}/join?key={database.meta()['join_key']}",
+        )
+        draft = study_draft(
+            title=study.title,
+            internal_name=study.name,
+            description=description or study.title,
+            study_url=link,
+            completion_code=study.completion.code,
+            places=places,
+            minutes=minutes,
+            reward_cents=reward_cents,
+        )
+        made = client.create_study(draft)
+        return f"Prolific study id: {made['id']}" if send else f"would create: {draft['name']}"
+
+    _on_prolific(args, db, send, "create", work)
+
+
+@prolific.command("publish")
+@STUDY_ARGS
+@STORE
+@SEND
+@PROLIFIC_STUDY
+def prolific_publish(args, db, send, study_id) -> None:
+    """Open the draft study on Prolific to participants."""
+    _on_prolific(
+        args,
+        db,
+        send,
+        "publish",
+        lambda client, *_: f"status: {client.publish(study_id).get('status', 'dry run')}",
+    )
+
+
+@prolific.command("review")
+@STUDY_ARGS
+@STORE
+@SEND
+@PROLIFIC_STUDY
+@click.option("--approve", "approved", multiple=True, help="A submission id to approve.")
+@click.option("--reject", "rejected", multiple=True, help="A submission id to reject.")
+@click.option("--message", default="", help="Rejections: what the participant reads (100+ chars).")
+@click.option("--category", default="FAILED_CHECK", show_default=True, help="Rejections: why.")
+def prolific_review(args, db, send, study_id, approved, rejected, message, category) -> None:
+    """Approve or reject submissions (none named: list the study's submissions)."""
+
+    def work(client, *_) -> str:
+        if not approved and not rejected:
+            rows = client.submissions(study_id)
+            return "\n".join(f"{s['id']} {s['participant_id']} {s['status']}" for s in rows)
+        for submission in approved:
+            client.approve(submission)
+        for submission in rejected:
+            client.reject(submission, message, category)
+        return f"{len(approved)} approved, {len(rejected)} rejected"
+
+    _on_prolific(args, db, send, "review", work)
+
+
+@prolific.command("pay")
+@STUDY_ARGS
+@STORE
+@SEND
+@PROLIFIC_STUDY
+def prolific_pay(args, db, send, study_id) -> None:
+    """Pay every bonus the study computed (the export's bonuses.csv), once."""
+    from collabrl.study.results.export import bonus_rows
+
+    def work(client, compiled, database) -> str:
+        done = [e["data"] for e in database.events("prolific")]
+        if any(d["action"] == "pay" and d["sent"] and d["ok"] for d in done):
+            raise CollabrlError(f"the bonuses of {study_id} were paid already (event log)")
+        bonuses = bonus_rows(compiled.loaded, database)
+        if not bonuses:
+            return "no bonus to pay"
+        client.pay_bonuses(study_id, bonuses)
+        return f"{len(bonuses.splitlines())} bonuses " + ("paid" if send else "to pay")
+
+    _on_prolific(args, db, send, "pay", work)
+
+
+def _rows(compiled, db: str | None, pretest: bool) -> list:
+    """The response rows of the study's database (or its pretest's)."""
+    from collabrl.study.results.export import response_rows
+
+    if not compiled.study.conditions:
+        raise CollabrlError(NO_REPORT)
+    database = _existing(compiled, db, pretest)
+    try:
+        return response_rows(compiled.loaded, database)
+    finally:
+        database.close()
+
+
+@study.command("power")
+@STUDY_ARGS
+@click.option(
+    "--effect",
+    type=float,
+    required=True,
+    help="The difference to detect, in each measure's units (0.5: half a scale point).",
+)
+@click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.05)
+@click.option("--power", "target", type=click.FloatRange(0, 1, min_open=True, max_open=True),
+              default=0.8)  # fmt: skip
+@DB
+def power(args, effect: float, alpha: float, target: float, db: Path | None) -> None:
+    """Participants needed to detect --effect, with the spread of the pretest's participants
+    (reads OUTPUT_DIR/pretest/study.sqlite, or --db)."""
+    from collabrl.study.results.power import power_rows, power_table
+
+    compiled = _compiled(args)
+    rows = _rows(compiled, str(db) if db else None, pretest=db is None)
+    found = power_rows(compiled.study, rows, effect, alpha, target)
+    click.echo(power_table(found, effect, alpha, target), nl=False)
+
+
+@study.command("sim-vs-live")
+@STUDY_ARGS
+@STORE
+@click.option(
+    "--pretest-db",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="The pretest's database (default: OUTPUT_DIR/pretest/study.sqlite).",
+)
+def sim_vs_live(args, db: str | None, pretest_db: Path | None) -> None:
+    """The pretest's simulated participants against the live ones, per condition and measure,
+    with intervals (both databases of this one protocol)."""
+    from collabrl.study.results.sim_vs_live import compare, comparison_table
+
+    compiled = _compiled(args)
+    simulated = _rows(compiled, str(pretest_db) if pretest_db else None, pretest_db is None)
+    live = _rows(compiled, db, pretest=False)
+    click.echo(f"protocol {compiled.loaded.sha256[:12]}: simulated against live\n")
+    click.echo(comparison_table(compare(compiled.study, simulated, live)), nl=False)

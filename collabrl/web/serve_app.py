@@ -250,26 +250,12 @@ async def serve_seat(
 
 
 def read_frame(message: Message) -> dict[str, Any]:
-    """A seat socket's frame as ``{action, message, tick}``, or ``{refusal}`` saying why not.
-
-    Limits come before parsing: a frame of more than :data:`MAX_FRAME_CHARS` characters, a
-    binary frame, JSON nested too deep or a number of more than :data:`MAX_NUMBER_DIGITS`
-    digits is refused with an error frame, and the connection stays open."""
-    if message["type"] == "websocket.disconnect":
-        raise WebSocketDisconnect(message.get("code", 1000))
-    text = message.get("text")
-    if text is None:
-        return {"refusal": refusal("not-json", "binary frames are not part of the protocol")}
-    if len(text) > MAX_FRAME_CHARS:
-        return {
-            "refusal": refusal("too-large", f"a frame holds at most {MAX_FRAME_CHARS} characters")
-        }
-    try:
-        data = json.loads(text, parse_int=_bounded_int, parse_float=_bounded_float)
-    except (ValueError, RecursionError):  # JSONDecodeError is a ValueError; so is a long number
-        return {
-            "refusal": refusal("not-json", "not a JSON message (or nested or numbered too deeply)")
-        }
+    """A seat socket's frame as ``{action, message, tick}``, or ``{refusal}`` saying why not
+    (the limits of :func:`json_frame` first)."""
+    parsed = json_frame(message, MAX_FRAME_CHARS, MAX_NUMBER_DIGITS)
+    if "refusal" in parsed:
+        return parsed
+    data = parsed["data"]
     if not isinstance(data, dict) or data.get("type") != "decide":
         return {"refusal": refusal("unknown-request", "unknown request")}
     action, said, tick = data.get("action"), data.get("message", ""), data.get("tick")
@@ -282,16 +268,39 @@ def read_frame(message: Message) -> dict[str, Any]:
     return {"action": action, "message": said, "tick": tick}
 
 
-def _bounded_int(digits: str) -> int:
-    if len(digits) > MAX_NUMBER_DIGITS:
-        raise ValueError("number too long")
-    return int(digits)
+def json_frame(message: Message, max_chars: int, max_digits: int) -> dict[str, Any]:
+    """A text frame's JSON as ``{data}``, or ``{refusal}`` saying why not.
+
+    Limits come before parsing, so no frame can cost more than reading it: a frame of more than
+    ``max_chars`` characters, a binary frame, JSON nested too deep or a number of more than
+    ``max_digits`` digits is refused (the socket answers with an error frame and stays open).
+    Every socket a page talks to reads its frames here."""
+    if message["type"] == "websocket.disconnect":
+        raise WebSocketDisconnect(message.get("code", 1000))
+    text = message.get("text")
+    if text is None:
+        return {"refusal": refusal("not-json", "binary frames are not part of the protocol")}
+    if len(text) > max_chars:
+        return {"refusal": refusal("too-large", f"a frame holds at most {max_chars} characters")}
+    bounded = partial(_bounded_number, max_digits)
+    try:
+        data = json.loads(text, parse_int=bounded(int), parse_float=bounded(float))
+    except (ValueError, RecursionError):  # JSONDecodeError is a ValueError; so is a long number
+        return {
+            "refusal": refusal("not-json", "not a JSON message (or nested or numbered too deeply)")
+        }
+    return {"data": data}
 
 
-def _bounded_float(digits: str) -> float:
-    if len(digits) > MAX_NUMBER_DIGITS:
-        raise ValueError("number too long")
-    return float(digits)
+def _bounded_number(max_digits: int, kind: type) -> Callable[[str], Any]:
+    """A JSON number parser of ``kind`` that refuses literals longer than ``max_digits``."""
+
+    def parse(digits: str) -> Any:
+        if len(digits) > max_digits:
+            raise ValueError("number too long")
+        return kind(digits)
+
+    return parse
 
 
 def refusal(code: str, message: str) -> dict[str, str]:

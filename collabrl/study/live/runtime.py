@@ -382,10 +382,10 @@ class StudyRuntime:
 
     async def enter(self, pid: str, page_id: str) -> None:
         """Move the participant to page ``page_id`` and do what that page does on arrival."""
-        self._put_on(pid, page_id)
+        self.put_on(pid, page_id)
         await self._arrive_on(pid, page_id)
 
-    def _put_on(self, pid: str, page_id: str) -> None:
+    def put_on(self, pid: str, page_id: str) -> None:
         """The participant's row says they are on ``page_id`` (an end page: finished)."""
         page = self.study.page(page_id)
         self.deadlines.cancel(("page", pid))
@@ -395,7 +395,7 @@ class StudyRuntime:
             self.move(pid, page=page_id, position=0, phase="")
 
     async def _arrive_on(self, pid: str, page_id: str) -> None:
-        """What page ``page_id`` does when the participant arrives (after :meth:`_put_on`)."""
+        """What page ``page_id`` does when the participant arrives (after :meth:`put_on`)."""
         page = self.study.page(page_id)
         if isinstance(page, TIMED_PAGES):
             self._arm_page_timer(pid)
@@ -500,10 +500,15 @@ class StudyRuntime:
                     node=self.node(pid),
                     reason=reason,
                 )
-                self._put_on(pid, target)
+                self.put_on(pid, target)
         if self.worker and home is not None:
             self.worker.send_away(self, pid, home)  # they play there now
             return
+        await self.released(pid, target)
+
+    async def released(self, pid: str, target: str) -> None:
+        """What follows a release once ``pid`` is recorded on end page ``target``: out of the
+        pool, the end page's arrival, and a stand-in in their seat if a round is on."""
         if pid in self.pool:
             self.pool.remove(pid)
         await self._arrive_on(pid, target)

@@ -38,6 +38,11 @@ MAX_REFUSALS = 3
 (a page that refuses every answer traps live participants too)."""
 
 
+SIMULATED_TEXT = "simulated answer"
+"""A simulated participant's free text (cut to the question's ``max_chars``): never empty, so a
+required text question lets it through as it lets a live participant who writes something."""
+
+
 class PretestStuck(CollabrlError):
     """A simulated participant that cannot get through the study (the pretest stops, naming it)."""
 
@@ -57,7 +62,7 @@ def survey_answer(
         low = question["min"] if question["min"] is not None else 0
         high = question["max"] if question["max"] is not None else low + 10
         return rng.randint(int(low), int(high))
-    return ""
+    return SIMULATED_TEXT[: question["max_chars"]]
 
 
 class SimulatedParticipant:

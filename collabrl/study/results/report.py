@@ -41,7 +41,9 @@ def measures(study: Study) -> list[str]:
     return [metric, *dims]
 
 
-def _values(rows: list[dict[str, Any]], condition: str, measure: str) -> dict[str, float]:
+def participant_values(
+    rows: list[dict[str, Any]], condition: str, measure: str
+) -> dict[str, float]:
     """participant -> value of ``measure`` in ``condition`` (rows without one are left out)."""
     return {
         r["participant"]: float(r[measure])
@@ -74,7 +76,10 @@ def summarize(study: Study, rows: list[dict[str, Any]]) -> dict[str, Any]:
     names = measures(study)
     bounds = scales(study)
     intervals = {
-        c: {m: _interval(list(_values(rows, c, m).values()), bounds.get(m)) for m in names}
+        c: {
+            m: _interval(list(participant_values(rows, c, m).values()), bounds.get(m))
+            for m in names
+        }
         for c in conditions
     }
     success: dict[str, float | None] = {}
@@ -85,7 +90,7 @@ def summarize(study: Study, rows: list[dict[str, Any]]) -> dict[str, Any]:
     for m in names:
         family = []
         for a, b in itertools.combinations(conditions, 2):
-            va, vb = _values(rows, a, m), _values(rows, b, m)
+            va, vb = participant_values(rows, a, m), participant_values(rows, b, m)
             both = sorted(set(va) & set(vb))
             # a multi-factor design pairs only conditions of one between-subject cell
             if study.design.kind == "within" and (both or not study.design.factors):

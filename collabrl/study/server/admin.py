@@ -12,6 +12,7 @@ import time
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
+from collabrl.study.live.interventions import joins_paused
 from collabrl.study.spec.tutorial import PRACTICE
 
 if TYPE_CHECKING:
@@ -33,6 +34,7 @@ def admin_state(rt: StudyRuntime) -> dict[str, Any]:
         "title": rt.study.title,
         "sha256": rt.loaded.sha256,
         "target": rt.study.design.participants,
+        "joins_paused": joins_paused(rt),
         "counts": {
             "joined": len(people),
             "active": statuses["active"],

@@ -46,6 +46,13 @@ from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket
 
+from collabrl.study.live.interventions import (
+    InterventionRefused,
+    advance,
+    joins_paused,
+    pause_joins,
+    release,
+)
 from collabrl.study.live.runtime import JoinRefused, StoragePaused, StudyRuntime
 from collabrl.study.server.admin import admin_state
 from collabrl.study.spec.compile import study_folder
@@ -60,13 +67,15 @@ from collabrl.web.security import (
     content_security_policy,
     has_token,
 )
-from collabrl.web.serve_app import run_both, serve_seat
+from collabrl.web.serve_app import json_frame, refusal, run_both, serve_seat
 
 if TYPE_CHECKING:
     from importlib.resources.abc import Traversable
 
 WEB_STATIC = resources.files("collabrl.web") / "static"
 STUDY_STATIC = resources.files("collabrl.study.server") / "static"
+MAX_PAGE_FRAME_CHARS = 1_000_000  # the longest page submission: a 100,000-character document
+MAX_PAGE_NUMBER_DIGITS = 40  # a number a page sends, as JavaScript writes the longest double
 # collabrl serve's policy, except that the study page frames the game page (same origin only)
 STUDY_HEADERS = {
     **HEADERS,
@@ -120,6 +129,8 @@ class StudyServer:
             return Response("this is not a valid link to the study\n", 403)
         if not self.joins.allow():
             return Response("too many people are joining right now; try again in a moment\n", 429)
+        if joins_paused(self.rt):
+            return Response("the study is not taking new participants right now\n", 503)
         query = {k: v for k, v in request.query_params.items() if k != "key"}
         try:
             joined = await self.rt.join("human", query)
@@ -285,6 +296,32 @@ async def admin_api(request: Request) -> Response:
     return JSONResponse(admin_state(server.rt))
 
 
+async def admin_intervene(request: Request) -> Response:
+    """``POST /admin/api/{advance,release,joins}``: an intervention, audited in the event log
+    (``participant=PID``; release: ``to=END_PAGE``; joins: ``paused=1`` or ``0``)."""
+    server = _server(request)
+    if not has_token(request, server.admin_token):
+        return Response("wrong admin token\n", 403)
+    action, query = request.path_params["action"], request.query_params
+    pid = query.get("participant", "")
+    done: dict[str, str | bool]
+    try:
+        if action == "advance":
+            done = {"participant": pid, "page": await advance(server.rt, pid)}
+        elif action == "release":
+            done = {"participant": pid, "page": await release(server.rt, pid, query.get("to"))}
+        elif action == "joins" and query.get("paused") in ("0", "1"):
+            pause_joins(server.rt, query["paused"] == "1")
+            done = {"joins_paused": joins_paused(server.rt)}
+        else:
+            return Response("unknown intervention (advance, release, joins?paused=0|1)\n", 404)
+    except InterventionRefused as exc:
+        return Response(f"{exc}\n", 409)
+    except StorageFault:
+        return Response("the database cannot store the intervention; see the admin page\n", 503)
+    return JSONResponse(done)
+
+
 ROUTES = [
     Route("/join", join),
     Route("/api/join", api_join, methods=["POST"]),
@@ -296,6 +333,7 @@ ROUTES = [
     Route("/components/{name}.js", component_script),
     Route("/admin", admin_page),
     Route("/admin/api/state", admin_api),
+    Route("/admin/api/{action}", admin_intervene, methods=["POST"]),
     Mount("/static", StaticFiles(directory=str(WEB_STATIC)), name="static"),
     Mount("/study-static", StaticFiles(directory=str(STUDY_STATIC)), name="study-static"),
 ]
@@ -336,17 +374,18 @@ async def _connected(rt: StudyRuntime, pid: str, socket: str, serve) -> None:
 
 
 async def _receive(ws: WebSocket, send, limit: RateLimit) -> dict[str, Any] | None:
-    """The next well-formed, allowed request of the socket (None: told the page why not)."""
-    try:
-        data = json.loads(await ws.receive_text())
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        await send({"type": "error", "message": "not a JSON message"})
+    """The next well-formed, allowed request of the socket (None: told the page why not, with
+    an error frame; the connection stays open)."""
+    parsed = json_frame(await ws.receive(), MAX_PAGE_FRAME_CHARS, MAX_PAGE_NUMBER_DIGITS)
+    if "refusal" in parsed:
+        await send(parsed["refusal"])
         return None
+    data = parsed["data"]
     if not isinstance(data, dict):
-        await send({"type": "error", "message": "unknown request"})
+        await send(refusal("unknown-request", "unknown request"))
         return None
     if not limit.allow():
-        await send({"type": "error", "message": "too many requests; slow down"})
+        await send(refusal("rate", "too many requests; slow down"))
         return None
     return data
 

@@ -169,6 +169,7 @@ def _edges(study: Study, rounds: int) -> list[Edge]:
 
     timers = study.timers
     flow = Flow(study, [])
+    round_over = _round_over(study)
     for page in study.pages:
         following = flow.following(page.id)
         if isinstance(page, EndPage):
@@ -202,7 +203,7 @@ def _edges(study: Study, rounds: int) -> list[Edge]:
                     add(practice, "idle", timers.release_to, page.id)
             for k in range(1, rounds + 1):
                 play, rate = f"{page.id}.play{k}", f"{page.id}.rate{k}"
-                edges.append(Edge(play, "episode over", rate))
+                edges.append(Edge(play, round_over, rate))
                 if timers.idle_s and timers.on_idle == "release":
                     add(play, "idle", timers.release_to, page.id)
                 if timers.page_s:
@@ -216,6 +217,17 @@ def _edges(study: Study, rounds: int) -> list[Edge]:
         if timers.page_s and not isinstance(page, ConditionsPage | MatchPage):
             add(page.id, "page timeout", timers.release_to, page.id)
     return edges
+
+
+ROUND_OVER = {"game": "episode over", "chat": "chat over", "document": "document done"}
+"""What ends a round of each kind, as the graph labels the edge to its questionnaire."""
+
+
+def _round_over(study: Study) -> str:
+    """The label of a round's end: every round kind the conditions play (a within-subject
+    round may be any condition's)."""
+    kinds = dict.fromkeys(c.round for c in study.conditions)
+    return " or ".join(ROUND_OVER[k] for k in kinds) or ROUND_OVER["game"]
 
 
 def _branch_problem(question: Question, equals: str | float | int) -> str | None:

@@ -4,7 +4,7 @@ Pages (text, consent, intake survey, matchmaking, the condition rounds, end page
 which of its seats people and agents take, the conditions (agent variants), the design
 (counterbalancing and task assignment), the questionnaire after each condition, timers, the
 completion code, disclosure and privacy. Every field has a docstring line
-(``collabrl study lint --explain`` would print them like a recipe's); every mistake is a one-line
+(``collabrl study lint --explain`` prints them like a recipe's); every mistake is a one-line
 error at load. Cross-page checks (routing, balance, checkpoints on disk) live in
 :mod:`collabrl.study.spec.compile`, which every ``collabrl study`` command runs.
 """
