@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from collabrl.errors import CollabrlError
 from collabrl.factory import EngineCache
 from collabrl.study.live.host import ReleaseReason
+from collabrl.study.live.randomiser import Randomiser
 from collabrl.study.live.rooms import ROOM_PAGES, RoomHub
 from collabrl.study.live.rounds import GroupRun
 from collabrl.study.live.signals import Deadlines, Notifier
@@ -100,6 +101,7 @@ class StudyRuntime:
         self.payments: dict[str, dict[str, Any]] = {}  # participant -> their payment event
         self.rooms = RoomHub(self)  # chat rooms and shared documents
         self.logic = StudyLogic(self)  # state variables, when-branches, texts filled in
+        self.randomiser = Randomiser(self)  # randomised designs without rounds
         self.worker: Worker | None = None  # one of several server processes (serve --workers)
 
     # --- start and stop ---------------------------------------------------------------------
@@ -383,6 +385,8 @@ class StudyRuntime:
     async def enter(self, pid: str, page_id: str) -> None:
         """Move the participant to page ``page_id`` and do what that page does on arrival."""
         self._put_on(pid, page_id)
+        if self.people[pid]["status"] == "active":
+            self.randomiser.arrive(pid, page_id)
         await self._arrive_on(pid, page_id)
 
     def _put_on(self, pid: str, page_id: str) -> None:

@@ -109,6 +109,11 @@ class StudyLogic:
         assert key is not None  # group state is only set for a participant in a group
         self.rt.db.after_commit(partial(held.__setitem__, key, after))
 
+    def assign(self, pid: str, levels: Mapping[str, str], where: str) -> None:
+        """Set the participant's randomised factors to their assigned ``levels``."""
+        before = dict(self.values(pid)["state"])
+        self._store(pid, "participant", before, {**before, **levels}, where)
+
     def _failed(self, pid: str, where: str, failed: Mapping[str, str]) -> None:
         for var, error in failed.items():
             self.rt.db.event("logic_error", pid=pid, node=where, what=f"set {var}", error=error)

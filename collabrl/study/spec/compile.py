@@ -50,6 +50,7 @@ from collabrl.study.spec.logic import (
     simulated_answers,
 )
 from collabrl.study.spec.media import check_media
+from collabrl.study.spec.randomise_lint import check_randomisations
 from collabrl.study.spec.room_lint import GROUP_PAGES, chat_agents, check_page_needs
 from collabrl.study.spec.schema import (
     Condition,
@@ -775,6 +776,7 @@ def compile_study(loaded: LoadedStudy) -> CompiledStudy:
     _check_simulated(study)
     _check_recruitment(study)
     check_tutorial(study)
+    check_randomisations(study)
     assigner = Assigner(study.design, [c.id for c in study.conditions], study.task_list, study.seed)
     return CompiledStudy(loaded, flow, assigner, components)
 

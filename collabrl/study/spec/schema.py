@@ -25,6 +25,7 @@ from collabrl.study.spec.components import ComponentSpec
 from collabrl.study.spec.factors import Factor, generated_conditions, parse_factors
 from collabrl.study.spec.media import MediaItem
 from collabrl.study.spec.questionnaires import template_items
+from collabrl.study.spec.randomise import Randomisation, arm_variables
 from collabrl.study.spec.state import StateVar
 
 Ident = Annotated[str, Field(pattern=r"^[A-Za-z][A-Za-z0-9_-]{0,63}$")]
@@ -660,6 +661,12 @@ class Study(Strict):
         conditions = generated_conditions(factors)
         return {**data, "design": {**design, "kind": kind}, "conditions": conditions}
 
+    @model_validator(mode="before")
+    @classmethod
+    def _arm_variables(cls, data: Any) -> Any:
+        """Each randomised factor, declared as a state variable (collabrl.study.spec.randomise)."""
+        return arm_variables(data)
+
     name: Ident
     """Name of the study (files, database, manifest)."""
     title: str = "A study on working with AI teammates"
@@ -683,6 +690,9 @@ class Study(Strict):
     state: dict[Ident, StateVar] = Field(default_factory=dict)
     """State variables (collabrl.study.spec.state): set by answers and rounds, read by branches
     (when:), texts ({state.x}) and agents (prompt, profile_from)."""
+    randomise: list[Randomisation] = Field(default_factory=list)
+    """Randomised designs without rounds (collabrl.study.spec.randomise): factorial cells
+    dealt simply or in balanced blocks, per stratum; each factor a state variable."""
     components: dict[Ident, ComponentSpec] = Field(default_factory=dict)
     """Custom page components (collabrl.study.spec.components): name -> its page script and its
     server-side class."""
@@ -777,6 +787,8 @@ class Study(Strict):
             ("pages", [p.id for p in self.pages]),
             ("tasks", list(self.tasks)),
             ("privacy.url_fields", list(self.privacy.url_fields)),
+            ("randomise", [r.id for r in self.randomise]),
+            ("randomised factors", [f for r in self.randomise for f in r.factors]),
         ):
             repeated = _repeated(ids)
             if repeated:
