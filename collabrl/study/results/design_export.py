@@ -42,6 +42,17 @@ def assignment_rows(db: StudyDB) -> list[dict[str, Any]]:
     return rows
 
 
+def cell_counts(db: StudyDB) -> dict[str, dict[str, int]]:
+    """Participants per cell of each randomisation (``factor=level, ...`` -> count): the
+    balance a pretest shows before anyone is recruited."""
+    counts: dict[str, dict[str, int]] = {}
+    for row in assignment_rows(db):
+        label = ", ".join(f"{k[6:]}={v}" for k, v in row.items() if k.startswith("level."))
+        cells = counts.setdefault(row["randomisation"], {})
+        cells[label] = cells.get(label, 0) + 1
+    return counts
+
+
 def agent_replies(db: StudyDB, stamp: Callable[[float], str]) -> list[dict[str, Any]]:
     """Every ``agent_reply`` event, flat, with its time."""
     return [

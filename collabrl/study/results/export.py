@@ -51,13 +51,13 @@ from collabrl import records
 from collabrl.envs.base import sends_message
 from collabrl.eval.process import JUDGEMENT_KEYS, PROCESS_KEYS, episode_process
 from collabrl.factory import player_label
+from collabrl.records import file_sha256, output_set, write_hf_dataset, write_jsonl, write_text
 from collabrl.study.results.design_export import (
     agent_replies,
     assignment_rows,
     page_event_rows,
     workspace_rows,
 )
-from collabrl.records import file_sha256, output_set, write_hf_dataset, write_jsonl, write_text
 from collabrl.study.results.room_export import (
     RoomRounds,
     chat_transcript_rows,

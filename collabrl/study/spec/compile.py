@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from collabrl.errors import RecipeError
+from collabrl.study.spec.agent_lint import check_agent_tools
 from collabrl.study.spec.components import Component, check_questions, load_components
 from collabrl.study.spec.design import Assigner
 from collabrl.study.spec.expressions import ExpressionError
@@ -52,6 +53,7 @@ from collabrl.study.spec.logic import (
 from collabrl.study.spec.media import check_media
 from collabrl.study.spec.randomise_lint import check_randomisations
 from collabrl.study.spec.room_lint import GROUP_PAGES, chat_agents, check_page_needs
+from collabrl.study.spec.sandbox import check_embeds
 from collabrl.study.spec.schema import (
     Condition,
     ConditionsPage,
@@ -777,6 +779,8 @@ def compile_study(loaded: LoadedStudy) -> CompiledStudy:
     _check_recruitment(study)
     check_tutorial(study)
     check_randomisations(study)
+    check_agent_tools(study)
+    check_embeds(study, folder)
     assigner = Assigner(study.design, [c.id for c in study.conditions], study.task_list, study.seed)
     return CompiledStudy(loaded, flow, assigner, components)
 

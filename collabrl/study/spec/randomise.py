@@ -75,7 +75,8 @@ class Randomisation(Strict):
     def cells(self) -> list[dict[str, Level]]:
         """Every combination of levels, in the factors' order (the first factor slowest)."""
         names = list(self.factors)
-        return [dict(zip(names, combo)) for combo in itertools.product(*self.factors.values())]
+        combos = itertools.product(*self.factors.values())
+        return [dict(zip(names, combo, strict=True)) for combo in combos]
 
     def cell(self, seed: int, stratum: str, index: int, pid: str) -> int:
         """The cell (index into :attr:`cells`) of the ``index``-th participant of ``stratum``
@@ -103,9 +104,11 @@ def arm_variables(data: Any) -> Any:
             wanted = {"type": "choice", "values": list(levels or [])}
             if declared is None:
                 state[name] = wanted
-            elif not isinstance(declared, dict) or {
-                k: declared.get(k) for k in wanted
-            } != wanted or declared.get("scope", "participant") != "participant":
+            elif (
+                not isinstance(declared, dict)
+                or {k: declared.get(k) for k in wanted} != wanted
+                or declared.get("scope", "participant") != "participant"
+            ):
                 raise ValueError(
                     f"randomise: factor {name} is also a state variable of another kind; "
                     "leave it out of state: (the randomisation declares it)"

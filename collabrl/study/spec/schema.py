@@ -27,6 +27,7 @@ from collabrl.study.spec.media import MediaItem
 from collabrl.study.spec.questionnaires import template_items
 from collabrl.study.spec.randomise import Randomisation, arm_variables
 from collabrl.study.spec.state import StateVar
+from collabrl.study.spec.workspace import WorkspaceField
 
 Ident = Annotated[str, Field(pattern=r"^[A-Za-z][A-Za-z0-9_-]{0,63}$")]
 """An id used in routes, events and CSV columns: a letter, then letters, digits, _ or -."""
@@ -339,6 +340,12 @@ class ChatPage(_Page):
     """The agents in the room (an empty list: people only)."""
     limits: RoomLimits = Field(default_factory=RoomLimits)
     """Turn, length and time limits, and the end button."""
+    workspace: list[WorkspaceField] = Field(default_factory=list)
+    """A shared structured workspace beside the chat (collabrl.study.spec.workspace): fields
+    with per-seat edit permissions (empty: none)."""
+    thread: Ident | None = None
+    """Chat history carried across pages: a chat page with the same thread as an earlier one
+    opens with that chat's messages (null: a fresh chat)."""
 
 
 class DocumentPage(_Page):
@@ -353,6 +360,23 @@ class DocumentPage(_Page):
     """The agent that proposes edits on request (null: none)."""
     limits: RoomLimits = Field(default_factory=lambda: RoomLimits(max_turns=50, max_chars=20_000))
     """Save, length and time limits, and the end button (max_chars: the whole text)."""
+
+
+class EmbedPage(_Page):
+    """A sandboxed custom component (collabrl.study.spec.sandbox): the study's own HTML page in
+    an iframe that cannot reach the study page, talking to it through a small postMessage API
+    (read and write state, emit recorded events, say done)."""
+
+    kind: Literal["embed"] = "embed"
+    """embed"""
+    html: str = Field(pattern=r"\.html$")
+    """The component: an HTML file next to the study file (its scripts inline)."""
+    reads: list[Ident] = Field(default_factory=list)
+    """State variables the component may read."""
+    writes: list[Ident] = Field(default_factory=list)
+    """State variables the component may write (it may read them too)."""
+    height: int = Field(400, ge=50, le=4000)
+    """Height of the frame in pixels."""
 
 
 class EndPage(_Page):
@@ -375,6 +399,7 @@ AnyPage = (
     | ConditionsPage
     | ChatPage
     | DocumentPage
+    | EmbedPage
     | EndPage
 )
 Page = Annotated[AnyPage, Field(discriminator="kind")]
