@@ -231,7 +231,7 @@ EMBED = {
     "html": "c.html",
     "reads": ["agreed"],
     "writes": ["score"],
-    "media": [{"file": "a.wav"}],
+    "media": [{"file": "a.wav", "alt": "a sound"}],
 }
 
 

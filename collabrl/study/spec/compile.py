@@ -403,8 +403,25 @@ def _choices(
     flow: Flow, page: Page, valuation: Valuation, sim: Simulation
 ) -> list[tuple[str, str, Valuation]]:
     """(what the participant does, the page it leads to, the state after) for each route out
-    of ``page`` that does not end the session; a timeout or a release always ends it (at an
-    end page)."""
+    of ``page`` that does not end the session, for every cell of the randomisations made on
+    arrival there; a timeout or a release always ends it (at an end page)."""
+    due = [r for r in flow.study.randomise if (r.at or flow.first) == page.id]
+    if not due:
+        return _page_choices(flow, page, valuation, sim)
+    out = []
+    for cells in itertools.product(*(r.cells for r in due)):
+        levels = {k: v for cell in cells for k, v in cell.items()}
+        assigned = {**valuation, "state": {**valuation["state"], **levels}}
+        label = "assigned " + ", ".join(f"{k}={v}" for k, v in levels.items())
+        for what, target, after in _page_choices(flow, page, assigned, sim):
+            out.append((f"{label}; {what}" if what else label, target, after))
+    return out
+
+
+def _page_choices(
+    flow: Flow, page: Page, valuation: Valuation, sim: Simulation
+) -> list[tuple[str, str, Valuation]]:
+    """:func:`_choices` once the participant's cells are dealt."""
     if isinstance(page, EndPage):
         return []
     following = flow.successor(page.id)
