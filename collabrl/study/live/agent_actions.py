@@ -10,17 +10,15 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from collabrl.study.live.room_agents import AgentFailure, AgentReply
+from collabrl.study.live.room_host import RoomHost
 from collabrl.study.spec.agent_tools import ToolCall, tools_prompt
 from collabrl.study.spec.chat_agent import ChatAgent
 from collabrl.study.spec.expressions import ExpressionError, truth
 from collabrl.study.spec.workspace import AGENT_SEAT
 from collabrl.study.store.room import Room, RoomSpec
-
-if TYPE_CHECKING:
-    from collabrl.study.live.chat import RoomHost
 
 
 def model_of(agent: ChatAgent) -> str:

@@ -13,11 +13,9 @@ line in the chat and an ``agent_failure`` event; the room carries on.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Coroutine
-from typing import Any, Protocol
+from typing import Any
 
 from collabrl.agents.persona.temperament import stable_seed
-from collabrl.factory import EngineCache
 from collabrl.study.live.agent_actions import apply_calls, log_reply, triggered, with_tools
 from collabrl.study.live.room_agents import (
     AgentFailure,
@@ -25,51 +23,11 @@ from collabrl.study.live.room_agents import (
     llm_reply,
     scripted_line,
 )
+from collabrl.study.live.room_host import RoomHost
 from collabrl.study.spec.agent_tools import tool_calls
 from collabrl.study.spec.chat_agent import ChatAgent
 from collabrl.study.spec.forms import FormError
-from collabrl.study.spec.schema import Study
 from collabrl.study.store.room import Room, RoomSpec
-
-
-class RoomHost(Protocol):
-    """What a room's chat and document need of the rooms that hold them
-    (:class:`~collabrl.study.live.rooms.RoomHub`): its events, locks, names and texts."""
-
-    @property
-    def study(self) -> Study: ...
-
-    @property
-    def engines(self) -> EngineCache: ...
-
-    def spawn(self, coro: Coroutine[Any, Any, None]) -> None: ...
-
-    def lock(self, key: str) -> asyncio.Lock: ...
-
-    def filled(self, room: Room, text: str) -> str: ...
-
-    def prompted(self, room: Room, agent: ChatAgent) -> ChatAgent: ...
-
-    def names(self, room: Room, viewer: str | None = None) -> dict[str, str]: ...
-
-    def record_only(
-        self, name: str, room: Room, pid: str | None = None, /, **data: Any
-    ) -> None: ...
-
-    def record(self, name: str, room: Room, pid: str | None = None, /, **data: Any) -> None: ...
-
-    def failed(self, room: Room, agent: ChatAgent, error: str) -> None: ...
-
-    def notify(self, room: Room) -> None: ...
-
-    def values(self, pid: str) -> dict[str, Any]: ...
-
-    def agent_sets(self, room: Room, name: str, value: str) -> str | None: ...
-
-    async def close(self, key: str, reason: str) -> None: ...
-
-    def quiet_timer(self, room: Room, agent: ChatAgent) -> None: ...
-
 
 MAX_AGENT_CHARS = 4000  # an LLM's reply is cut here: a page shows it whole
 

@@ -14,8 +14,9 @@ from typing import Any
 
 from collabrl.agents.persona.temperament import stable_seed
 from collabrl.study.live.agent_actions import log_reply
-from collabrl.study.live.chat import MAX_AGENT_CHARS, RoomHost, checked_text
+from collabrl.study.live.chat import MAX_AGENT_CHARS, checked_text
 from collabrl.study.live.room_agents import AgentFailure, document_conversation, llm_reply
+from collabrl.study.live.room_host import RoomHost
 from collabrl.study.spec.chat_agent import ChatAgent
 from collabrl.study.spec.forms import FormError
 from collabrl.study.store.room import Room, RoomSpec, text_diff

@@ -409,8 +409,8 @@ def _choices(
     if not due:
         return _page_choices(flow, page, valuation, sim)
     out = []
-    for cells in itertools.product(*(r.cells for r in due)):
-        levels = {k: v for cell in cells for k, v in cell.items()}
+    for dealt in itertools.product(*(r.cells for r in due)):
+        levels = {k: v for cell in dealt for k, v in cell.items()}
         assigned = {**valuation, "state": {**valuation["state"], **levels}}
         label = "assigned " + ", ".join(f"{k}={v}" for k, v in levels.items())
         for what, target, after in _page_choices(flow, page, assigned, sim):
