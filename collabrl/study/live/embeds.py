@@ -57,9 +57,9 @@ async def embed_submit(rt: EmbedHost, pid: str, page: EmbedPage, payload: dict[s
     rt.notify(pid)
 
 
-def embed_view(rt: EmbedHost, pid: str, page: EmbedPage) -> dict[str, Any]:
+def embed_view(logic: StudyLogic, pid: str, page: EmbedPage) -> dict[str, Any]:
     """The embed part of a page: the frame's address and height, and the readable state."""
-    state = rt.logic.values(pid)["state"]
+    state = logic.values(pid)["state"]
     readable = dict.fromkeys([*page.reads, *page.writes])
     return {
         "embed": {

@@ -100,7 +100,7 @@ def page_view(rt: ViewHost, pid: str) -> dict[str, Any]:
     elif isinstance(page, ChatPage | DocumentPage):
         view.update(rt.rooms.view(pid))
     elif isinstance(page, EmbedPage):
-        view.update(embed_view(rt, pid, page))
+        view.update(embed_view(rt.logic, pid, page))
     elif isinstance(page, EndPage):
         view["code"] = row["code"] if page.show_code else None
         debrief = study.disclosure.debrief
