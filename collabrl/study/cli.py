@@ -308,6 +308,9 @@ def pretest(args, participants: int | None, db: Path | None, out: Path | None, o
     finally:
         database.close()
     click.echo(text.split("\n![](report.png)")[0])
+    for name, cells in result["assignments"].items():
+        shown = "; ".join(f"{cell}: {n}" for cell, n in cells.items())
+        click.echo(f"randomise {name}: {shown}")
     fallbacks = (
         f"; {result['answer_fallbacks']} LLM answers fell back"
         if result["answer_fallbacks"]

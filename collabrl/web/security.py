@@ -80,7 +80,8 @@ def has_token(conn: HTTPConnection, token: str, name: str = "token") -> bool:
 
 
 class SecurityHeaders:
-    """ASGI middleware adding ``headers`` (default :data:`HEADERS`) to every HTTP response."""
+    """ASGI middleware adding ``headers`` (default :data:`HEADERS`) to every HTTP response,
+    except one the response sets itself (a sandboxed component's page has its own policy)."""
 
     def __init__(self, app: ASGIApp, headers: dict[str, str] | None = None) -> None:
         self.app = app
@@ -93,7 +94,9 @@ class SecurityHeaders:
 
         async def with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
-                message["headers"] = [*message.get("headers", []), *self.headers]
+                own = {k.lower() for k, _ in message.get("headers", [])}
+                added = [(k, v) for k, v in self.headers if k not in own]
+                message["headers"] = [*message.get("headers", []), *added]
             await send(message)
 
         await self.app(scope, receive, with_headers)

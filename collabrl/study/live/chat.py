@@ -1,62 +1,33 @@
 """A chat room's messages: a participant's line (within the room's turn and length limits)
 and the agents' replies to it.
 
-Each participant message asks every agent of the room for one reply, in the background, one
-reply at a time per room: a scripted agent says its next line (then stays silent), an LLM agent
-answers the transcript (:mod:`collabrl.study.live.room_agents`). A failed reply is the agent's
-apology line in the chat and an ``agent_failure`` event; the room carries on.
+A participant message asks each agent its ``trigger`` fires for (every N-th message, or a
+condition) for one reply, in the background, one reply at a time per room; an agent with
+``silence_s`` also speaks when nobody wrote for that long. A scripted agent says its next line
+(then stays silent), an LLM agent answers the transcript
+(:mod:`collabrl.study.live.room_agents`). A reply's tool calls are carried out and every reply
+is logged (:mod:`collabrl.study.live.agent_actions`). A failed reply is the agent's apology
+line in the chat and an ``agent_failure`` event; the room carries on.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Coroutine
-from typing import Any, Protocol
+from typing import Any
 
 from collabrl.agents.persona.temperament import stable_seed
-from collabrl.factory import EngineCache
+from collabrl.study.live.agent_actions import apply_calls, log_reply, triggered, with_tools
 from collabrl.study.live.room_agents import (
     AgentFailure,
     chat_conversation,
     llm_reply,
     scripted_line,
 )
+from collabrl.study.live.room_host import RoomHost
+from collabrl.study.spec.agent_tools import tool_calls
 from collabrl.study.spec.chat_agent import ChatAgent
 from collabrl.study.spec.forms import FormError
-from collabrl.study.spec.schema import Study
 from collabrl.study.store.room import Room, RoomSpec
-
-
-class RoomHost(Protocol):
-    """What a room's chat and document need of the rooms that hold them
-    (:class:`~collabrl.study.live.rooms.RoomHub`): its events, locks, names and texts."""
-
-    @property
-    def study(self) -> Study: ...
-
-    @property
-    def engines(self) -> EngineCache: ...
-
-    def spawn(self, coro: Coroutine[Any, Any, None]) -> None: ...
-
-    def lock(self, key: str) -> asyncio.Lock: ...
-
-    def filled(self, room: Room, text: str) -> str: ...
-
-    def prompted(self, room: Room, agent: ChatAgent) -> ChatAgent: ...
-
-    def names(self, room: Room, viewer: str | None = None) -> dict[str, str]: ...
-
-    def record_only(
-        self, name: str, room: Room, pid: str | None = None, /, **data: Any
-    ) -> None: ...
-
-    def record(self, name: str, room: Room, pid: str | None = None, /, **data: Any) -> None: ...
-
-    def failed(self, room: Room, agent: ChatAgent, error: str) -> None: ...
-
-    def notify(self, room: Room) -> None: ...
-
 
 MAX_AGENT_CHARS = 4000  # an LLM's reply is cut here: a page shows it whole
 
@@ -83,8 +54,11 @@ async def say(hub: RoomHost, pid: str, room: Room, spec: RoomSpec, text: Any) ->
         raise FormError(f"you have sent the {most} messages this chat allows")
     hub.record("chat_message", room, pid, by="participant", name=None, text=message)
     for agent in spec.agents:
-        room.pending += 1
-        hub.spawn(_reply(hub, room, spec, agent))
+        if agent.trigger.silence_s is not None:
+            hub.quiet_timer(room, agent)
+        if triggered(hub, room, agent, pid):
+            room.pending += 1
+            hub.spawn(reply(hub, room, spec, agent))
 
 
 def resume_replies(hub: RoomHost, room: Room, spec: RoomSpec) -> None:
@@ -93,36 +67,52 @@ def resume_replies(hub: RoomHost, room: Room, spec: RoomSpec) -> None:
     if room.kind == "chat" and room.messages and room.messages[-1]["by"] == "participant":
         for agent in spec.agents:
             room.pending += 1
-            hub.spawn(_reply(hub, room, spec, agent))
+            hub.spawn(reply(hub, room, spec, agent))
 
 
-async def _reply(hub: RoomHost, room: Room, spec: RoomSpec, agent: ChatAgent) -> None:
+async def reply(
+    hub: RoomHost, room: Room, spec: RoomSpec, agent: ChatAgent, why: str = "message"
+) -> None:
+    """One reply of ``agent`` in ``room`` (``why``: what made it speak), its tool calls
+    carried out; the caller counted it in ``room.pending``."""
     try:
         async with hub.lock(room.key):
             if room.closed:
                 return
-            said = sum(m["by"] == "agent" and m["name"] == agent.name for m in room.messages)
-            if agent.kind == "scripted":
-                line = scripted_line(agent, said - (1 if agent.opening else 0))
-                if line is not None:
-                    hub.record("chat_message", room, by="agent", name=agent.name, text=line)
+            text = await _reply_text(hub, room, spec, agent, why)
+            if text is None or room.closed:
                 return
-            conversation = chat_conversation(
-                hub.prompted(room, agent), room, hub.filled(room, spec.task), hub.names(room)
-            )
-            seed = stable_seed(hub.study.seed, room.key, len(room.messages))
-            try:
-                text = await llm_reply(agent, hub.engines, conversation, seed)
-            except AgentFailure as exc:
-                hub.failed(room, agent, str(exc))
-                hub.record("chat_message", room, by="agent", name=agent.name, text=agent.apology)
-                return
-            if not room.closed:
-                text = text[:MAX_AGENT_CHARS]
-                hub.record("chat_message", room, by="agent", name=agent.name, text=text)
+            shown, calls = tool_calls(text[:MAX_AGENT_CHARS])
+            if shown:
+                hub.record("chat_message", room, by="agent", name=agent.name, text=shown)
+        await apply_calls(hub, room, spec, agent, calls)
     finally:
         room.pending -= 1
         hub.notify(room)
+
+
+async def _reply_text(
+    hub: RoomHost, room: Room, spec: RoomSpec, agent: ChatAgent, why: str
+) -> str | None:
+    """What the agent says, tool tags included (None: nothing); logged either way."""
+    if agent.kind == "scripted":
+        said = sum(m["by"] == "agent" and m["name"] == agent.name for m in room.own_messages)
+        line = scripted_line(agent, said - (1 if agent.opening else 0))
+        if line is not None:
+            log_reply(hub, room, agent, None, line, tool_calls(line)[1], why)
+        return line
+    asked = with_tools(hub, room, spec, hub.prompted(room, agent))
+    conversation = chat_conversation(asked, room, hub.filled(room, spec.task), hub.names(room))
+    seed = stable_seed(hub.study.seed, room.key, len(room.messages))
+    try:
+        answer = await llm_reply(agent, hub.engines, conversation, seed)
+    except AgentFailure as exc:
+        log_reply(hub, room, agent, conversation, exc, None, why)
+        hub.failed(room, agent, str(exc))
+        hub.record("chat_message", room, by="agent", name=agent.name, text=agent.apology)
+        return None
+    log_reply(hub, room, agent, conversation, answer, tool_calls(answer.text)[1], why)
+    return answer.text
 
 
 async def replies_done(room: Room) -> None:

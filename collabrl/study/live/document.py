@@ -13,8 +13,10 @@ from __future__ import annotations
 from typing import Any
 
 from collabrl.agents.persona.temperament import stable_seed
-from collabrl.study.live.chat import MAX_AGENT_CHARS, RoomHost, checked_text
+from collabrl.study.live.agent_actions import log_reply
+from collabrl.study.live.chat import MAX_AGENT_CHARS, checked_text
 from collabrl.study.live.room_agents import AgentFailure, document_conversation, llm_reply
+from collabrl.study.live.room_host import RoomHost
 from collabrl.study.spec.chat_agent import ChatAgent
 from collabrl.study.spec.forms import FormError
 from collabrl.study.store.room import Room, RoomSpec, text_diff
@@ -87,17 +89,19 @@ async def _propose(hub: RoomHost, room: Room, spec: RoomSpec, agent: ChatAgent, 
                 gap = "\n" if current and not current.endswith("\n") else ""
                 text: str | None = current + gap + agent.lines[room.proposals]
                 apology = None
+                log_reply(hub, room, agent, None, agent.lines[room.proposals], None, "request")
             else:
                 conversation = document_conversation(
                     hub.prompted(room, agent), room, hub.filled(room, spec.task)
                 )
                 seed = stable_seed(hub.study.seed, room.key, room.proposals)
                 try:
-                    text = (await llm_reply(agent, hub.engines, conversation, seed))[
-                        :MAX_AGENT_CHARS
-                    ]
+                    reply = await llm_reply(agent, hub.engines, conversation, seed)
+                    text = reply.text[:MAX_AGENT_CHARS]
                     apology = None
+                    log_reply(hub, room, agent, conversation, reply, None, "request")
                 except AgentFailure as exc:
+                    log_reply(hub, room, agent, conversation, exc, None, "request")
                     hub.failed(room, agent, str(exc))
                     text, apology = None, agent.apology
             if not room.closed:

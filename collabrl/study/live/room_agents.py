@@ -9,6 +9,8 @@ room turns into the agent's apology line and an ``agent_failure`` event, never a
 from __future__ import annotations
 
 import asyncio
+import time
+from dataclasses import dataclass
 from typing import Any
 
 from collabrl.errors import CollabrlError
@@ -18,6 +20,20 @@ from collabrl.study.store.room import Room
 
 class AgentFailure(CollabrlError):
     """An agent that could not answer (the reason, in one line)."""
+
+    def __init__(self, message: str, latency_s: float = 0.0) -> None:
+        super().__init__(message)
+        self.latency_s = latency_s
+
+
+@dataclass(frozen=True)
+class AgentReply:
+    """An LLM agent's reply with what the reply log records of it."""
+
+    text: str
+    prompt_tokens: int
+    completion_tokens: int
+    latency_s: float
 
 
 def speaker(message: dict[str, Any], names: dict[str, str]) -> str:
@@ -60,8 +76,8 @@ def scripted_line(agent: ChatAgent, said: int) -> str | None:
 
 async def llm_reply(
     agent: ChatAgent, engines: Any, conversation: list[dict[str, str]], seed: int
-) -> str:
-    """The LLM agent's reply to ``conversation``; raises AgentFailure."""
+) -> AgentReply:
+    """The LLM agent's reply to ``conversation``; raises AgentFailure (with the time spent)."""
     from collabrl.engines import SamplingParams
 
     params = SamplingParams(
@@ -71,17 +87,20 @@ async def llm_reply(
         stop=(),
         seed=seed,
     )
+    start = time.monotonic()
     try:
         engine = engines.get(agent.engine)
         work = asyncio.to_thread(engine.generate, [conversation], params)
         (result,) = await asyncio.wait_for(work, agent.timeout_s)
     except TimeoutError:
-        raise AgentFailure(f"no reply within {agent.timeout_s:g} s") from None
+        raise AgentFailure(f"no reply within {agent.timeout_s:g} s", agent.timeout_s) from None
     except Exception as exc:  # an engine that cannot load or errs: the room carries on
-        raise AgentFailure(" ".join(f"{type(exc).__name__}: {exc}".split())) from None
+        reason = " ".join(f"{type(exc).__name__}: {exc}".split())
+        raise AgentFailure(reason, time.monotonic() - start) from None
+    latency = time.monotonic() - start
     if result.error:
-        raise AgentFailure(" ".join(str(result.error).split()))
+        raise AgentFailure(" ".join(str(result.error).split()), latency)
     text = result.text.strip()
     if not text:
-        raise AgentFailure("the reply was empty")
-    return text
+        raise AgentFailure("the reply was empty", latency)
+    return AgentReply(text, result.prompt_tokens, result.completion_tokens, latency)

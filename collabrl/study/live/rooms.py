@@ -80,7 +80,7 @@ class RoomHub:
         """The room of page ``page_id`` (of round ``position``, condition ``cid``)."""
         page = self.rt.study.page(page_id)
         if isinstance(page, ChatPage):
-            return RoomSpec("chat", list(page.agents), page.limits, "", page.text)
+            return RoomSpec("chat", list(page.agents), page.limits, "", page.text, page.workspace)
         if isinstance(page, DocumentPage):
             agents = [page.agent] if page.agent else []
             return RoomSpec("document", agents, page.limits, page.initial, page.text)
@@ -115,6 +115,42 @@ class RoomHub:
     def prompted(self, room: Room, agent: ChatAgent) -> ChatAgent:
         """``agent`` with its prompt filled in for ``room``."""
         return agent.model_copy(update={"prompt": self.filled(room, agent.prompt)})
+
+    def values(self, pid: str) -> dict[str, Any]:
+        """What an expression about ``pid`` sees now (an agent's trigger condition)."""
+        return self.rt.logic.values(pid)
+
+    def seat(self, pid: str) -> str:
+        """The participant's seat, as a workspace's ``editable_by`` names it."""
+        return self.rt.people[pid]["seat"] or "p1"
+
+    def agent_sets(self, room: Room, name: str, value: str) -> str | None:
+        """An agent's set_state in ``room``: each active member's variable (why not, when
+        the value does not fit)."""
+        for pid in room.members:
+            if self.rt.is_active(pid):
+                refused = self.rt.logic.set_value(pid, name, value, self.rt.node(pid))
+                if refused is not None:
+                    return refused
+        return None
+
+    def quiet_timer(self, room: Room, agent: ChatAgent) -> None:
+        """(Re)start ``agent``'s silence timer in ``room``: it speaks once nobody wrote for
+        its trigger's ``silence_s``."""
+        seconds = agent.trigger.silence_s
+        if seconds is None or room.closed:
+            return
+        key = room.key
+        self.rt.deadlines.arm(
+            ("silence", key, agent.name), seconds, lambda: self._silence(key, agent)
+        )
+
+    def _silence(self, key: str, agent: ChatAgent) -> None:
+        room = self.rooms.get(key)
+        if room is None or room.closed:
+            return
+        room.pending += 1
+        self.spawn(chat.reply(self, room, self.spec(room), agent, "silence"))
 
     def names(self, room: Room, viewer: str | None = None) -> dict[str, str]:
         """Participant id -> the name shown in ``room`` (``You`` to ``viewer``)."""
@@ -153,6 +189,7 @@ class RoomHub:
             "condition": condition,
             "members": members,
             "initial": spec.initial,
+            "carried": self._thread_history(page, members),
         }
         room = open_room({"kind": "room_open", "gid": gid, "t": time.time(), "data": data})
         with self.rt.db.batch():  # the room and its agents' openings, or nothing
@@ -166,10 +203,32 @@ class RoomHub:
         self.rt.db.after_commit(partial(self._opened, room, spec.limits))
         return room
 
+    def _thread_history(self, page_id: str, members: list[str]) -> list[dict[str, Any]]:
+        """The messages a chat page of a ``thread`` opens with: those of the latest room of
+        an earlier page of that thread that one of ``members`` was in (none without)."""
+        page = self.rt.study.page(page_id)
+        if not isinstance(page, ChatPage) or page.thread is None:
+            return []
+        earlier = [
+            r
+            for r in self.rooms.values()
+            if r.page != page_id
+            and set(r.members) & set(members)
+            and getattr(self.rt.study.page(r.page), "thread", None) == page.thread
+        ]
+        if not earlier:
+            return []
+        last = max(earlier, key=lambda r: r.opened)
+        keep = ("by", "name", "pid", "text", "t")
+        return [{k: m.get(k) for k in keep} for m in last.messages]
+
     def _opened(self, room: Room, limits: RoomLimits) -> None:
-        """A room whose opening is stored: known from now on, its time limit running."""
+        """A room whose opening is stored: known from now on, its time limit and its agents'
+        silence timers running."""
         self.rooms[room.key] = room
         self._arm(room, limits)
+        for agent in self.spec(room).agents:
+            self.quiet_timer(room, agent)
 
     def _arm(self, room: Room, limits: RoomLimits) -> None:
         if limits.time_s is None or room.closed:
@@ -235,6 +294,11 @@ class RoomHub:
             return
         inside = [p for p in room.members if self.rt.is_active(p) and self.current(p) is room]
         self.rt.deadlines.cancel(("room", key))
+        spec = self.spec(room)
+        for agent in spec.agents:
+            self.rt.deadlines.cancel(("silence", key, agent.name))
+            if agent.closing and room.kind == "chat":
+                self.record("chat_message", room, by="agent", name=agent.name, text=agent.closing)
         if room.position is not None:
             group = self.rt.groups[room.gid or ""]
             ends_round = group.row["phase"] == "play" and group.position == room.position
@@ -276,6 +340,8 @@ class RoomHub:
             await self.end(pid, room)
         elif action == "say" and room.kind == "chat":
             await chat.say(self, pid, room, spec, payload.get("text"))
+        elif action == "field" and spec.workspace:
+            self.edit_field(pid, room, spec, payload.get("field"), payload.get("value"))
         elif action == "save" and room.kind == "document":
             document.save(self, pid, room, spec, payload.get("text"), payload.get("base"))
         elif action == "propose" and room.kind == "document":
@@ -285,6 +351,21 @@ class RoomHub:
         else:
             raise FormError(f"unknown request {action!r} in a {room.kind} room")
         self.notify(room)
+
+    def edit_field(self, pid: str, room: Room, spec: RoomSpec, name: Any, raw: Any) -> None:
+        """A participant's edit of a workspace field their seat may edit."""
+        field = next((f for f in spec.workspace if f.id == name), None)
+        if field is None:
+            raise FormError(f"the workspace has no field {name!r}")
+        if not field.may_edit(self.seat(pid)):
+            raise FormError(f"{field.label}: you may not edit this field", {field.id: "read only"})
+        try:
+            value = field.value(raw)
+        except ValueError as exc:
+            raise FormError(f"{field.label}: {exc}", {field.id: str(exc)}) from None
+        self.record(
+            "workspace_edit", room, pid, by="participant", name=None, field=field.id, value=value
+        )
 
     # --- what pages show --------------------------------------------------------------------
 
@@ -308,6 +389,19 @@ class RoomHub:
             "pending": room.pending,
             "deadline_s": self.rt.deadlines.remaining(("room", room.key)),
         }
+        if spec.workspace:
+            seat = self.seat(pid)
+            out["workspace"] = [
+                {
+                    "id": f.id,
+                    "label": f.label,
+                    "kind": f.kind,
+                    "options": f.options,
+                    "value": room.fields.get(f.id),
+                    "editable": f.may_edit(seat),
+                }
+                for f in spec.workspace
+            ]
         if room.kind == "chat":
             out["messages"] = [
                 {

@@ -25,7 +25,9 @@ from typing import TYPE_CHECKING, Any
 
 from collabrl.errors import CollabrlError
 from collabrl.factory import EngineCache
+from collabrl.study.live.embeds import embed_submit, record_page_event
 from collabrl.study.live.host import ReleaseReason
+from collabrl.study.live.randomiser import Randomiser
 from collabrl.study.live.rooms import ROOM_PAGES, RoomHub
 from collabrl.study.live.rounds import GroupRun
 from collabrl.study.live.signals import Deadlines, Notifier
@@ -39,6 +41,7 @@ from collabrl.study.spec.recruitment import PLATFORMS, exported_ids, id_hash, id
 from collabrl.study.spec.schema import (
     ConditionsPage,
     ConsentPage,
+    EmbedPage,
     EndPage,
     MatchPage,
     SurveyPage,
@@ -100,6 +103,7 @@ class StudyRuntime:
         self.payments: dict[str, dict[str, Any]] = {}  # participant -> their payment event
         self.rooms = RoomHub(self)  # chat rooms and shared documents
         self.logic = StudyLogic(self)  # state variables, when-branches, texts filled in
+        self.randomiser = Randomiser(self)  # randomised designs without rounds
         self.worker: Worker | None = None  # one of several server processes (serve --workers)
 
     # --- start and stop ---------------------------------------------------------------------
@@ -305,12 +309,23 @@ class StudyRuntime:
             )
             self.db.event("answers", pid=pid, node=page.id, form=page.id, answers=answers)
             await self.enter(pid, self.logic.survey_done(pid, page, answers))
+        elif isinstance(page, EmbedPage):
+            await embed_submit(self, pid, page, payload)
         elif isinstance(page, ConditionsPage) and row["phase"] == "rate":
             await self._rate(pid, payload)
         elif self.rooms.current(pid) is not None:
             await self.rooms.submit(pid, payload)
         else:
             raise FormError("nothing to submit on this page")
+
+    def record_page_event(self, pid: str, payload: dict[str, Any]) -> None:
+        """A recorded-only event of the participant's page (a component's emit, a media
+        event); raises FormError."""
+        if self.people[pid]["status"] != "active":
+            raise FormError("this session has ended")
+        if payload.get("node") != self.node(pid):
+            raise FormError("this page is out of date; it has been reloaded")
+        record_page_event(self, pid, payload)
 
     async def decide(
         self, pid: str, action: str, message: str, sid: str | None = None, tick: object = None
@@ -383,6 +398,8 @@ class StudyRuntime:
     async def enter(self, pid: str, page_id: str) -> None:
         """Move the participant to page ``page_id`` and do what that page does on arrival."""
         self.put_on(pid, page_id)
+        if self.people[pid]["status"] == "active":
+            self.randomiser.arrive(pid, page_id)
         await self._arrive_on(pid, page_id)
 
     def put_on(self, pid: str, page_id: str) -> None:

@@ -24,6 +24,7 @@ from collabrl.study.spec.logic import (
     route,
 )
 from collabrl.study.spec.schema import Condition, SurveyPage
+from collabrl.study.spec.state import coerce
 from collabrl.study.store.db import Phase
 from collabrl.study.store.room import Room, room_facts
 
@@ -108,6 +109,34 @@ class StudyLogic:
         key = gid if scope == "group" else pid
         assert key is not None  # group state is only set for a participant in a group
         self.rt.db.after_commit(partial(held.__setitem__, key, after))
+
+    def assign(self, pid: str, levels: Mapping[str, str], where: str) -> None:
+        """Set the participant's randomised factors to their assigned ``levels``."""
+        before = dict(self.values(pid)["state"])
+        self._store(pid, "participant", before, {**before, **levels}, where)
+
+    def set_value(self, pid: str, name: str, value: Any, where: str) -> str | None:
+        """The participant's variable ``name`` set by an agent's set_state tool or a sandboxed
+        component (a text ``value`` read as the variable's type: a number, true/false); why
+        not, when it does not fit (None: set)."""
+        var = self.study.state.get(name)
+        if var is None or var.scope != "participant":
+            return f"no participant state variable {name!r}"
+        parsed: Any = value
+        if isinstance(value, str) and var.type == "number":
+            try:
+                parsed = float(value)
+            except ValueError:
+                return f"{value!r} is not a number"
+        elif isinstance(value, str) and var.type == "bool":
+            parsed = {"true": True, "false": False}.get(value.lower(), value)
+        try:
+            coerced = coerce(var, parsed)
+        except ExpressionError as exc:
+            return str(exc)
+        before = dict(self.values(pid)["state"])
+        self._store(pid, "participant", before, {**before, name: coerced}, where)
+        return None
 
     def _failed(self, pid: str, where: str, failed: Mapping[str, str]) -> None:
         for var, error in failed.items():

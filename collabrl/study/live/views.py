@@ -12,6 +12,7 @@ from functools import lru_cache
 from typing import Any, Protocol
 from urllib.parse import quote
 
+from collabrl.study.live.embeds import embed_view
 from collabrl.study.live.host import StudyHost
 from collabrl.study.live.rooms import RoomHub
 from collabrl.study.live.rounds import GroupRun
@@ -24,6 +25,7 @@ from collabrl.study.spec.schema import (
     ConditionsPage,
     ConsentPage,
     DocumentPage,
+    EmbedPage,
     EndPage,
     MatchPage,
     Question,
@@ -97,6 +99,8 @@ def page_view(rt: ViewHost, pid: str) -> dict[str, Any]:
         view["waiting"] = len(rt.pool)
     elif isinstance(page, ChatPage | DocumentPage):
         view.update(rt.rooms.view(pid))
+    elif isinstance(page, EmbedPage):
+        view.update(embed_view(rt.logic, pid, page))
     elif isinstance(page, EndPage):
         view["code"] = row["code"] if page.show_code else None
         debrief = study.disclosure.debrief

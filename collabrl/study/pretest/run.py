@@ -28,6 +28,7 @@ from collabrl.study.live.runtime import StudyRuntime
 from collabrl.study.live.signals import run_coroutine
 from collabrl.study.pretest.answers import AnswerModel, round_facts
 from collabrl.study.pretest.rooms import act_in_room
+from collabrl.study.results.design_export import cell_counts
 from collabrl.study.spec.compile import CompiledStudy
 from collabrl.study.spec.forms import FormError
 from collabrl.study.store.db import StudyDB, open_database
@@ -128,6 +129,8 @@ class SimulatedParticipant:
                     q["id"]: survey_answer(q, self.rng, components) for q in view["questions"]
                 }
                 await self.rt.submit(self.pid, {"node": node, "answers": answers})
+            elif kind == "embed":  # a sandboxed component: the simulated participant goes on
+                await self.rt.submit(self.pid, {"node": node, "op": "done"})
             elif view.get("room"):
                 await act_in_room(self.rt, self.pid, view, self.index, self.rooms)
             elif kind == "conditions" and view["phase"] == "play":
@@ -231,7 +234,11 @@ async def _run(compiled: CompiledStudy, db: StudyDB, participants: int, progress
         bar.close()
         rt.shutdown()
     fallbacks = answers.fallbacks if answers is not None else 0
-    return {"participants": participants, "answer_fallbacks": fallbacks}
+    return {
+        "participants": participants,
+        "answer_fallbacks": fallbacks,
+        "assignments": cell_counts(rt.db),
+    }
 
 
 def run_pretest(compiled: CompiledStudy, db_path: Path, participants: int, progress: bool = True):

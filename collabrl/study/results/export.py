@@ -27,6 +27,9 @@
   practice round, which no row counts);
 - ``chat_transcripts.csv``, ``documents.csv`` and ``document_history.jsonl``: chat rooms and
   shared documents (:mod:`collabrl.study.results.room_export`);
+- ``assignments.csv``, ``agent_replies.jsonl``, ``workspace_edits.csv`` and ``page_events.csv``:
+  randomisations, agent replies, shared workspaces and component and media events
+  (:mod:`collabrl.study.results.design_export`);
 - ``manifest.json``: the resolved study and its hash, the files it came from, the agents' model
   identifiers, collabrl's version, and each exported file's hash.
 
@@ -49,6 +52,12 @@ from collabrl.envs.base import sends_message
 from collabrl.eval.process import JUDGEMENT_KEYS, PROCESS_KEYS, episode_process
 from collabrl.factory import player_label
 from collabrl.records import file_sha256, output_set, write_hf_dataset, write_jsonl, write_text
+from collabrl.study.results.design_export import (
+    agent_replies,
+    assignment_rows,
+    page_event_rows,
+    workspace_rows,
+)
 from collabrl.study.results.room_export import (
     RoomRounds,
     chat_transcript_rows,
@@ -463,6 +472,10 @@ def export_study(loaded: LoadedStudy, db: StudyDB, out: Path) -> dict[str, Any]:
         write_csv(staging / "chat_transcripts.csv", chat_transcript_rows(db, _iso))
         write_csv(staging / "documents.csv", document_rows(db))
         write_jsonl(staging / "document_history.jsonl", document_history(db, _iso))
+        write_csv(staging / "assignments.csv", assignment_rows(db))
+        write_jsonl(staging / "agent_replies.jsonl", agent_replies(db, _iso))
+        write_csv(staging / "workspace_edits.csv", workspace_rows(db, _iso))
+        write_csv(staging / "page_events.csv", page_event_rows(db, _iso))
         if rows:
             write_hf_dataset(staging / "responses_hf", rows)
         if trajectories:

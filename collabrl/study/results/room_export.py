@@ -43,7 +43,7 @@ def chat_transcript_rows(db: StudyDB, stamp: Any) -> list[dict[str, Any]]:
     for room in _rooms(db).values():
         if room.kind != "chat":
             continue
-        for n, m in enumerate(room.messages, 1):
+        for n, m in enumerate(room.own_messages, 1):
             rows.append(
                 {
                     **_where(room),
@@ -94,7 +94,7 @@ def document_history(db: StudyDB, stamp: Any) -> list[dict[str, Any]]:
 def room_measures(room: Room, pid: str) -> dict[str, Any]:
     """What participant ``pid``'s chat or document round was: their turns (messages or
     saves), every message said in the room and every version saved."""
-    counts = (room.turns(pid), len(room.messages), max(0, len(room.versions) - 1))
+    counts = (room.turns(pid), len(room.own_messages), max(0, len(room.versions) - 1))
     return dict(zip(ROOM_MEASURES, counts, strict=True))
 
 

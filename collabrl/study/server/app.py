@@ -11,7 +11,8 @@ Routes:
   the study page: collabrl serve's play page, reused as is, for the seat ``T`` plays now;
 - ``GET /media/{path}``: a file of the ``media/`` folder next to the study file (images and
   video on pages; nothing outside that folder); ``GET /components/{name}.js``: a custom
-  component's page script;
+  component's page script; ``GET /embed/{page}``: a sandboxed component's page (an embed
+  page's HTML with collabrl's postMessage API, under its own content security policy);
 - ``GET /admin?token=A`` and ``GET /admin/api/state?token=A``: the live admin view (a separate
   token: ``COLLABRL_ADMIN_TOKEN`` if set, so it stays the same across restarts, else a new one
   printed at each start; never stored).
@@ -58,6 +59,8 @@ from collabrl.study.server.admin import admin_state
 from collabrl.study.spec.compile import study_folder
 from collabrl.study.spec.forms import FormError
 from collabrl.study.spec.media import media_file
+from collabrl.study.spec.sandbox import EMBED_POLICY, embed_html
+from collabrl.study.spec.schema import EmbedPage
 from collabrl.study.store.db import PAUSED, StorageFault
 from collabrl.web.security import (
     HEADERS,
@@ -281,6 +284,17 @@ async def component_script(request: Request) -> Response:
     return FileResponse(component.script, media_type="text/javascript")
 
 
+async def embed_page(request: Request) -> Response:
+    """``GET /embed/{page}``: a sandboxed component's page (:mod:`collabrl.study.spec.sandbox`),
+    with its own content security policy."""
+    server = _server(request)
+    page = next((p for p in server.rt.study.pages if p.id == request.path_params["page"]), None)
+    if not isinstance(page, EmbedPage):
+        return Response("no such component page\n", 404)
+    html = embed_html(page, server.folder)
+    return HTMLResponse(html, headers={"content-security-policy": EMBED_POLICY})
+
+
 async def admin_page(request: Request) -> Response:
     """``GET /admin``: the live admin view (its own token)."""
     if not has_token(request, _server(request).admin_token):
@@ -331,6 +345,7 @@ ROUTES = [
     WebSocketRoute("/ws/{sid}/{seat}", game_socket),
     Route("/media/{path:path}", media),
     Route("/components/{name}.js", component_script),
+    Route("/embed/{page}", embed_page),
     Route("/admin", admin_page),
     Route("/admin/api/state", admin_api),
     Route("/admin/api/{action}", admin_intervene, methods=["POST"]),
@@ -437,10 +452,22 @@ class _PageSocket:
             data = await _receive(self.ws, self.send, self.limit)
             if data is None:
                 continue
+            if data.get("type") == "record":
+                await self.record(data)
+                continue
             if data.get("type") != "submit":
                 await self.send({"type": "error", "message": "unknown request"})
                 continue
             await self.submit(data)
+
+    async def record(self, data: dict[str, Any]) -> None:
+        """A recorded-only event (a component's emit, a media event): no page follows."""
+        try:
+            self.rt.record_page_event(self.pid, data)
+        except FormError as exc:
+            await self.send({"type": "error", "message": str(exc), "problems": {}})
+        except StorageFault:
+            await self.send({"type": "error", "code": "storage", "message": PAUSED})
 
     async def submit(self, data: dict[str, Any]) -> None:
         try:

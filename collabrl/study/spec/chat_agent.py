@@ -10,6 +10,7 @@ from pydantic import Field, model_validator
 from collabrl.config import SamplingSpec
 from collabrl.config.roles import EngineSpec, require_engine
 from collabrl.sections import Strict
+from collabrl.study.spec.agent_tools import Tool, Trigger
 
 Text = Annotated[str, Field(max_length=20_000)]
 """Markdown shown to participants (rendered without raw HTML)."""
@@ -44,6 +45,15 @@ class ChatAgent(Strict):
     hub_model: bool = False
     """llm: the model is a Hugging Face hub id, not a local checkpoint folder (lint then does
     not look for it on disk)."""
+    tools: list[Tool] = Field(default_factory=list)
+    """What it may do besides talking (collabrl.study.spec.agent_tools): end_chat, set_state
+    (the variables of ``state_writes``), edit_workspace (the fields it may edit)."""
+    state_writes: list[str] = Field(default_factory=list)
+    """set_state: the participant state variables it may set."""
+    trigger: Trigger = Field(default_factory=Trigger)
+    """Chat rooms: when it replies (every N messages, on a condition, after silence)."""
+    closing: str | None = Field(None, max_length=2000)
+    """A last line said when the room closes (a facilitator's summary; null: none)."""
 
     @model_validator(mode="after")
     def _complete(self) -> ChatAgent:

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from collabrl.errors import RecipeError
+from collabrl.study.spec.agent_lint import check_agent_tools
 from collabrl.study.spec.components import Component, check_questions, load_components
 from collabrl.study.spec.design import Assigner
 from collabrl.study.spec.expressions import ExpressionError
@@ -50,7 +51,9 @@ from collabrl.study.spec.logic import (
     simulated_answers,
 )
 from collabrl.study.spec.media import check_media
+from collabrl.study.spec.randomise_lint import check_randomisations
 from collabrl.study.spec.room_lint import GROUP_PAGES, chat_agents, check_page_needs
+from collabrl.study.spec.sandbox import check_embeds
 from collabrl.study.spec.schema import (
     Condition,
     ConditionsPage,
@@ -412,8 +415,25 @@ def _choices(
     flow: Flow, page: Page, valuation: Valuation, sim: Simulation
 ) -> list[tuple[str, str, Valuation]]:
     """(what the participant does, the page it leads to, the state after) for each route out
-    of ``page`` that does not end the session; a timeout or a release always ends it (at an
-    end page)."""
+    of ``page`` that does not end the session, for every cell of the randomisations made on
+    arrival there; a timeout or a release always ends it (at an end page)."""
+    due = [r for r in flow.study.randomise if (r.at or flow.first) == page.id]
+    if not due:
+        return _page_choices(flow, page, valuation, sim)
+    out = []
+    for dealt in itertools.product(*(r.cells for r in due)):
+        levels = {k: v for cell in dealt for k, v in cell.items()}
+        assigned = {**valuation, "state": {**valuation["state"], **levels}}
+        label = "assigned " + ", ".join(f"{k}={v}" for k, v in levels.items())
+        for what, target, after in _page_choices(flow, page, assigned, sim):
+            out.append((f"{label}; {what}" if what else label, target, after))
+    return out
+
+
+def _page_choices(
+    flow: Flow, page: Page, valuation: Valuation, sim: Simulation
+) -> list[tuple[str, str, Valuation]]:
+    """:func:`_choices` once the participant's cells are dealt."""
     if isinstance(page, EndPage):
         return []
     following = flow.successor(page.id)
@@ -787,6 +807,9 @@ def compile_study(loaded: LoadedStudy) -> CompiledStudy:
     _check_simulated(study)
     _check_recruitment(study)
     check_tutorial(study)
+    check_randomisations(study)
+    check_agent_tools(study)
+    check_embeds(study, folder)
     assigner = Assigner(study.design, [c.id for c in study.conditions], study.task_list, study.seed)
     return CompiledStudy(loaded, flow, assigner, components)
 

@@ -154,6 +154,7 @@ def route(
 
 CONTEXTS = {
     "survey": ("state", "group", "answers"),
+    "chat": ("state", "group", "answers", "chat"),
     "round": ("state", "group", "answers", "result"),
     "bonus": ("rounds", "succeeded", "round", "answers", "state", "group"),
 }

@@ -25,7 +25,9 @@ from collabrl.study.spec.components import ComponentSpec
 from collabrl.study.spec.factors import Factor, generated_conditions, parse_factors
 from collabrl.study.spec.media import MediaItem
 from collabrl.study.spec.questionnaires import template_items
+from collabrl.study.spec.randomise import Randomisation, arm_variables
 from collabrl.study.spec.state import StateVar
+from collabrl.study.spec.workspace import WorkspaceField
 
 Ident = Annotated[str, Field(pattern=r"^[A-Za-z][A-Za-z0-9_-]{0,63}$")]
 """An id used in routes, events and CSV columns: a letter, then letters, digits, _ or -."""
@@ -338,6 +340,12 @@ class ChatPage(_Page):
     """The agents in the room (an empty list: people only)."""
     limits: RoomLimits = Field(default_factory=RoomLimits)
     """Turn, length and time limits, and the end button."""
+    workspace: list[WorkspaceField] = Field(default_factory=list)
+    """A shared structured workspace beside the chat (collabrl.study.spec.workspace): fields
+    with per-seat edit permissions (empty: none)."""
+    thread: Ident | None = None
+    """Chat history carried across pages: a chat page with the same thread as an earlier one
+    opens with that chat's messages (null: a fresh chat)."""
 
 
 class DocumentPage(_Page):
@@ -352,6 +360,23 @@ class DocumentPage(_Page):
     """The agent that proposes edits on request (null: none)."""
     limits: RoomLimits = Field(default_factory=lambda: RoomLimits(max_turns=50, max_chars=20_000))
     """Save, length and time limits, and the end button (max_chars: the whole text)."""
+
+
+class EmbedPage(_Page):
+    """A sandboxed custom component (collabrl.study.spec.sandbox): the study's own HTML page in
+    an iframe that cannot reach the study page, talking to it through a small postMessage API
+    (read and write state, emit recorded events, say done)."""
+
+    kind: Literal["embed"] = "embed"
+    """embed"""
+    html: str = Field(pattern=r"\.html$")
+    """The component: an HTML file next to the study file (its scripts inline)."""
+    reads: list[Ident] = Field(default_factory=list)
+    """State variables the component may read."""
+    writes: list[Ident] = Field(default_factory=list)
+    """State variables the component may write (it may read them too)."""
+    height: int = Field(400, ge=50, le=4000)
+    """Height of the frame in pixels."""
 
 
 class EndPage(_Page):
@@ -374,6 +399,7 @@ AnyPage = (
     | ConditionsPage
     | ChatPage
     | DocumentPage
+    | EmbedPage
     | EndPage
 )
 Page = Annotated[AnyPage, Field(discriminator="kind")]
@@ -660,6 +686,12 @@ class Study(Strict):
         conditions = generated_conditions(factors)
         return {**data, "design": {**design, "kind": kind}, "conditions": conditions}
 
+    @model_validator(mode="before")
+    @classmethod
+    def _arm_variables(cls, data: Any) -> Any:
+        """Each randomised factor, declared as a state variable (collabrl.study.spec.randomise)."""
+        return arm_variables(data)
+
     name: Ident
     """Name of the study (files, database, manifest)."""
     title: str = "A study on working with AI teammates"
@@ -683,6 +715,9 @@ class Study(Strict):
     state: dict[Ident, StateVar] = Field(default_factory=dict)
     """State variables (collabrl.study.spec.state): set by answers and rounds, read by branches
     (when:), texts ({state.x}) and agents (prompt, profile_from)."""
+    randomise: list[Randomisation] = Field(default_factory=list)
+    """Randomised designs without rounds (collabrl.study.spec.randomise): factorial cells
+    dealt simply or in balanced blocks, per stratum; each factor a state variable."""
     components: dict[Ident, ComponentSpec] = Field(default_factory=dict)
     """Custom page components (collabrl.study.spec.components): name -> its page script and its
     server-side class."""
@@ -777,6 +812,8 @@ class Study(Strict):
             ("pages", [p.id for p in self.pages]),
             ("tasks", list(self.tasks)),
             ("privacy.url_fields", list(self.privacy.url_fields)),
+            ("randomise", [r.id for r in self.randomise]),
+            ("randomised factors", [f for r in self.randomise for f in r.factors]),
         ):
             repeated = _repeated(ids)
             if repeated:

@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 from collabrl.study.spec.chat_agent import ChatAgent
 from collabrl.study.spec.schema import RoomLimits
+from collabrl.study.spec.workspace import WorkspaceField
 
 RoomKind = Literal["chat", "document"]
 
@@ -26,6 +27,7 @@ ROOM_EVENTS = (
     "document_proposal_answer",
     "room_end",
     "room_close",
+    "workspace_edit",
 )
 """The event kinds a room is folded from (``agent_failure`` and ``document_conflict`` are
 records only: they change nothing)."""
@@ -54,6 +56,7 @@ class RoomSpec:
     limits: RoomLimits
     initial: str
     task: str  # the page's text: what the agents are told the task is
+    workspace: list[WorkspaceField] = field(default_factory=list)  # a chat's shared fields
 
 
 @dataclass
@@ -75,6 +78,7 @@ class Room:
     ended: set[str] = field(default_factory=set)  # participants who pressed end
     closed: str | None = None  # why the room closed (time, ended), None while open
     pending: int = 0  # agent replies in flight (memory only: a restart drops them)
+    fields: dict[str, Any] = field(default_factory=dict)  # the shared workspace's values
 
     @property
     def text(self) -> str:
@@ -84,9 +88,15 @@ class Room:
     def version(self) -> int:
         return len(self.versions) - 1
 
+    @property
+    def own_messages(self) -> list[dict[str, Any]]:
+        """The chat's messages said in this room (without a carried chat history)."""
+        return [m for m in self.messages if not m.get("carried")]
+
     def turns(self, pid: str) -> int:
-        """Messages (chat) or saves (document) participant ``pid`` made here."""
-        made = self.messages if self.kind == "chat" else self.versions
+        """Messages (chat) or saves (document) participant ``pid`` made here (not those a
+        carried chat history holds)."""
+        made = self.own_messages if self.kind == "chat" else self.versions
         return sum(m.get("pid") == pid for m in made)
 
     def apply(self, event: dict[str, Any]) -> None:
@@ -106,6 +116,8 @@ class Room:
             self.ended.add(event["pid"])
         elif kind == "room_close":
             self.closed = data["reason"]
+        elif kind == "workspace_edit":
+            self.fields[data["field"]] = data["value"]
 
 
 def open_room(event: dict[str, Any]) -> Room:
@@ -121,6 +133,7 @@ def open_room(event: dict[str, Any]) -> Room:
         members=list(data["members"]),
         opened=event["t"],
     )
+    room.messages.extend({**m, "carried": True} for m in data.get("carried", []))
     if data["kind"] == "document":
         room.versions.append(
             {"version": 0, "text": data["initial"], "by": "initial", "pid": None, "t": event["t"]}

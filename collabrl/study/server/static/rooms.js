@@ -29,6 +29,7 @@ function buildRoom(msg, form, send) {
     input.addEventListener("keydown", (event) => { if (event.key === "Enter" && !event.shiftKey) { event.preventDefault(); sendChat(send); } });
     box.appendChild(input);
     roomButton(box, "Send", "chat-send", () => sendChat(send));
+    if (msg.workspace) box.appendChild(buildWorkspace(msg.workspace, send));
   } else {
     roomState.dirty = false; roomState.base = null;
     box.appendChild(roomNode("p", "", { class: "note", "data-testid": "doc-version" }));
@@ -47,6 +48,39 @@ function buildRoom(msg, form, send) {
   form.appendChild(box);
 }
 
+// A shared workspace beside the chat: one input per field, sent on change; a field the
+// participant's seat may not edit is shown read-only.
+function buildWorkspace(fields, send) {
+  const box = roomNode("fieldset", null, { class: "workspace", "data-testid": "workspace" });
+  box.appendChild(roomNode("legend", "Shared workspace"));
+  for (const f of fields) {
+    const label = roomNode("label", f.label, { for: `ws-${f.id}` });
+    let input;
+    if (f.kind === "choice") {
+      input = roomNode("select", null, { id: `ws-${f.id}` });
+      input.appendChild(roomNode("option", "", { value: "" }));
+      for (const option of f.options) input.appendChild(roomNode("option", option, { value: option }));
+    } else input = roomNode("input", null, { id: `ws-${f.id}`, type: f.kind === "number" ? "number" : "text" });
+    input.setAttribute("data-testid", `ws-${f.id}`);
+    input.dataset.editable = f.editable ? "true" : "false";
+    input.addEventListener("change", () => send({ action: "field", field: f.id, value: f.kind === "number" ? Number(input.value) : input.value }));
+    const row = roomNode("div", null, { class: "field", "data-field": f.id });
+    row.appendChild(label);
+    row.appendChild(input);
+    box.appendChild(row);
+  }
+  return box;
+}
+
+function updateWorkspace(fields, locked) {
+  for (const f of fields) {
+    const input = document.getElementById(`ws-${f.id}`);
+    if (!input) continue;
+    input.disabled = locked || !f.editable;
+    if (document.activeElement !== input) input.value = f.value === null || f.value === undefined ? "" : String(f.value);
+  }
+}
+
 function sendChat(send) {
   const input = document.getElementById("chat-input");
   if (!input.value.trim()) return;
@@ -61,6 +95,7 @@ function updateRoom(msg, send) {
   const left = msg.turns_left;
   box.querySelector('[data-testid="turns-left"]').textContent = msg.ended ? "You have ended this part; waiting for the others…" : left === null ? "" : `${left} ${msg.kind_of_room === "chat" ? "message" : "save"}${left === 1 ? "" : "s"} left`;
   for (const b of box.querySelectorAll("button, textarea")) b.disabled = msg.ended || msg.closed;
+  if (msg.workspace) updateWorkspace(msg.workspace, msg.ended || msg.closed);
   if (msg.kind_of_room === "chat") {
     const log = box.querySelector('[data-testid="chat-log"]');
     while (log.children.length > msg.messages.length) log.removeChild(log.lastChild);

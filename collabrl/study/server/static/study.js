@@ -73,6 +73,12 @@ function submit(payload) {
   socket.send(JSON.stringify({ type: "submit", node: view.node, ...payload }));
 }
 
+// A recorded-only event (a component's emit, a media event): no page follows it.
+function record(payload) {
+  if (!socket || socket.readyState !== WebSocket.OPEN || !view) return;
+  socket.send(JSON.stringify({ type: "record", node: view.node, ...payload }));
+}
+
 function button(label, testid, onclick) {
   const b = el("button", label, { type: "button", "data-testid": testid });
   b.addEventListener("click", onclick);
@@ -145,6 +151,9 @@ function renderMedia(items) {
     if (item.kind === "image") node = el("img", null, { src: item.url, alt: item.alt });
     else {
       node = el(item.kind === "video" ? "video" : "audio", null, { src: item.url, controls: "", preload: "metadata", "aria-label": item.alt });
+      for (const name of ["play", "pause", "ended", "seeked"]) {
+        node.addEventListener(name, () => record({ kind: "media", name, data: { file: item.url, t: Math.round(node.currentTime * 100) / 100 } }));
+      }
     }
     figure.appendChild(node);
     if (item.caption) figure.appendChild(el("figcaption", item.caption));
@@ -169,6 +178,7 @@ function fullRender(msg) {
   if (!(msg.kind === "conditions" && msg.phase === "play" && msg.game)) { game.hidden = true; game.removeAttribute("src"); }
   renderMedia(msg.media);
   if (msg.room) buildRoom(msg, $("form"), submit);
+  else if (msg.kind === "embed") buildEmbed(msg, $("form"));
   else if (msg.kind === "text") button(msg.button, "continue", () => submit({}));
   else if (msg.kind === "consent") {
     button(msg.agree, "agree", () => submit({ agree: true }));
@@ -230,6 +240,7 @@ function update(msg) {
     if (msg.game) renderGame(msg);
   }
   if (msg.room) updateRoom(msg, submit);
+  if (msg.embed) postState(msg.embed.state);
   deadline = msg.deadline_s === null || msg.deadline_s === undefined ? null : Date.now() + msg.deadline_s * 1000;
   tick();
 }
@@ -238,6 +249,7 @@ function render(msg) {
   const fresh = !view || view.node !== msg.node || view.kind !== msg.kind || view.room !== msg.room || view.phase !== msg.phase;
   view = msg;
   sending = false;
+  if (embedQueue.length && msg.kind === "embed") submit(embedQueue.shift());
   document.body.dataset.node = msg.node;
   document.body.dataset.kind = msg.kind;
   if (fresh) fullRender(msg);
