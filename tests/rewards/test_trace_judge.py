@@ -19,7 +19,7 @@ from collabrl.envs.analysis.tasks import get_task
 from collabrl.errors import CollabrlError
 from collabrl.eval.cli import build_spec
 from collabrl.eval.protocol import run_evaluation
-from collabrl.eval.workflow import judge_trace, trace_judgements
+from collabrl.envs.analysis.workflow import judge_trace, trace_judgements
 from collabrl.rewards.judges import JudgeParseError, LLMJudge
 from collabrl.rewards.judges.trace import (
     TraceCase,
