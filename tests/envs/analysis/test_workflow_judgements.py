@@ -11,18 +11,17 @@ from statistics import mean
 
 import pytest
 
-from collabrl.envs.analysis import discoverybench
+from collabrl.envs.analysis import discoverybench, workflow
 from collabrl.envs.analysis.expert import AnalysisExpert, AnalysisNovice
 from collabrl.envs.analysis.section import AnalysisSection
 from collabrl.envs.analysis.tasks import get_task, task_names
-from collabrl.episode import play_episode
-from collabrl.envs.analysis import workflow
 from collabrl.envs.analysis.workflow import (
     hypothesis_support,
     judge_trace,
     profile_alignment,
     workflow_coverage,
 )
+from collabrl.episode import play_episode
 
 FIXTURES = Path(__file__).resolve().parents[3] / "tests" / "fixtures"
 TRACE_DIR = FIXTURES / "analysis_traces"
