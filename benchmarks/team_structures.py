@@ -38,9 +38,9 @@ from tabulate import tabulate
 
 from collabrl.config import load_recipe
 from collabrl.envs.analysis.expert import AnalysisExpert, AnalysisNovice
+from collabrl.envs.analysis.process_loss import LOSS_KEYS, decompose, mean_loss
 from collabrl.envs.analysis.tasks import get_task
 from collabrl.eval.players import partner_factory
-from collabrl.envs.analysis.process_loss import LOSS_KEYS, decompose, mean_loss
 from collabrl.eval.runner import EpisodeOutcome, play_all, select_jobs
 from collabrl.eval.team_study import SINGLE, study_markdown, study_rows, variant_label
 from collabrl.factory import EngineCache
