@@ -38,9 +38,9 @@ from tabulate import tabulate
 
 from collabrl.config import load_recipe
 from collabrl.envs.analysis.expert import AnalysisExpert, AnalysisNovice
+from collabrl.envs.analysis.process_loss import LOSS_KEYS, decompose, mean_loss
 from collabrl.envs.analysis.tasks import get_task
 from collabrl.eval.players import partner_factory
-from collabrl.eval.process_loss import LOSS_KEYS, decompose, mean_loss
 from collabrl.eval.runner import EpisodeOutcome, play_all, select_jobs
 from collabrl.eval.team_study import SINGLE, study_markdown, study_rows, variant_label
 from collabrl.factory import EngineCache
@@ -124,7 +124,7 @@ def finding(outcomes: Sequence[EpisodeOutcome]) -> str:
 
 
 def loss_table(outcomes: Sequence[EpisodeOutcome]) -> str:
-    """The process-loss decomposition (:mod:`collabrl.eval.process_loss`) per team variant:
+    """The process-loss decomposition (:mod:`collabrl.envs.analysis.process_loss`) per team variant:
     episode means of the potential, the gap and its parts."""
     rows: dict[str, list[dict[str, float]]] = defaultdict(list)
     for o in outcomes:

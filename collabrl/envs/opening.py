@@ -27,6 +27,20 @@ def seeded_lines(seats: Sequence[str], greeting: str, reply: str) -> list[tuple[
     return [(OPENING_TICK, seat, greeting if k == 0 else reply) for k, seat in enumerate(seats)]
 
 
+def visible_dialogue(
+    dialogue: Sequence[tuple[int, str, str]], opening: int, window: int
+) -> list[tuple[int, str, str]]:
+    """What a seat's prompt shows of ``dialogue``, whose first ``opening`` lines are the seeded
+    exchange: those lines always, then the last ``window`` lines said since.
+
+    Why: the paper's templates (E.5/E.6) print the seeded exchange as fixed text ahead of the
+    dialogue history, so it stays in every prompt however long the conversation grows; a plain
+    last-``window`` cut would scroll it out after a few messages.
+    """
+    said = list(dialogue[opening:])
+    return [*dialogue[:opening], *(said[-window:] if window else [])]
+
+
 def greets_at_first_decision(state: dict) -> bool:
     """Whether a simulated player should open with a greeting at its first decision (a game
     without the option, whose state carries no ``opening``, keeps that behaviour)."""

@@ -17,7 +17,7 @@ hypothesis match score; Human Work (non-message actions of the simulated collabo
 runs, edits and submissions; looks, waits and structure actions are not work, see
 :mod:`collabrl.eval.process`), Total Work (the same over every seat), Team Messages, normalised
 initiative entropy; the trace judgements Workflow Coverage, Hypothesis Support and Profile
-Alignment (:mod:`collabrl.eval.workflow`).
+Alignment (:mod:`collabrl.envs.analysis.workflow`).
 """
 
 from __future__ import annotations

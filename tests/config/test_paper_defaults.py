@@ -131,3 +131,18 @@ def test_validation_removes_no_training_task_and_every_arm_draws_the_same(game) 
             assert record["partner_profiles"] == full["partner_profiles"], name
         # every arm validates against the same partner and judge: the run's LLM ones
         assert (record["validation"]["partner"], record["validation"]["judge"]) == ("llm", "llm")
+
+
+def test_training_length_is_the_released_scripts_since_the_paper_states_none() -> None:
+    # the released CWAH script's total_epochs=1000; the kitchen and ablation arms inherit it
+    for name in ("cwah_gigpo", "cook_gigpo", "cwah_gigpo_no_personality", "cwah_gigpo_qwen3_8b"):
+        assert load_recipe(name).train.iterations == 1000, name
+    assert load_recipe("cwah_gigpo", ["train.iterations=150"]).train.iterations == 150
+
+
+def test_table_11_qwen3_runs_in_its_thinking_mode_and_can_switch_it_off() -> None:
+    recipe = load_recipe("cwah_gigpo_qwen3_8b")
+    assert recipe.policy.chat_template_kwargs == {"enable_thinking": True}
+    assert "Qwen3-8B" in recipe.policy.model
+    off = load_recipe("cwah_gigpo_qwen3_8b", ["policy.chat_template_kwargs.enable_thinking=false"])
+    assert off.policy.chat_template_kwargs == {"enable_thinking": False}

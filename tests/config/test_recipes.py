@@ -398,3 +398,16 @@ def test_training_refuses_a_missing_extra_before_any_model_loads(
         recipe.check_trainable()
     with pytest.raises(MissingExtraError):
         recipe.check_extras()
+
+
+def test_the_profiles_command_words_a_list_indexed_by_name(tmp_path, capsys) -> None:
+    # the replay's exact command line: one line on stderr, exit 2, no traceback
+    from collabrl.cli import main
+
+    with pytest.raises(SystemExit) as exit_info:
+        main(["profiles", "generate", str(tmp_path / "RUN"), "games.kitchen_layouts=[]"])
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert "games is a list of 2 item(s), not a section" in err
+    assert "e.g. games.1.kitchen_layouts=..." in err
+    assert "invalid literal" not in err and "Traceback" not in err

@@ -10,6 +10,7 @@ from collabrl.agents.persona.voice import GREETINGS
 from collabrl.agents.prompts import build_messages
 from collabrl.envs.household.expert import HouseholdExpert
 from collabrl.envs.household.game import OPENING_GREETING, OPENING_REPLY, HouseholdGame
+from collabrl.envs.household.render import build_state
 from collabrl.envs.household.section import HouseholdSection
 from collabrl.episode import Episode, play_episode
 from collabrl.factory import make_persona
@@ -142,3 +143,14 @@ def test_the_kitchen_takes_the_seeded_exchange_and_the_first_decision_greeting_a
     )
     game, record, chef = kitchen_turns("first_decision")
     assert chef[0].message in ALL_GREETINGS and chef[0].action == "set_message()"
+
+
+def test_the_seeded_exchange_stays_in_view_however_long_the_talk() -> None:
+    # E.5/E.6 print the exchange ahead of the dialogue history: it never scrolls out of the
+    # five-line window, which shows the last five lines said since
+    game = HouseholdSection().make_game()
+    game.reset(seed=0)
+    for k in range(7):
+        game._send(k % 2, f"line {k}")
+    lines = [d["text"] for d in build_state(game, 0)["dialogue"]]
+    assert lines == [OPENING_GREETING, OPENING_REPLY, *(f"line {k}" for k in range(2, 7))]

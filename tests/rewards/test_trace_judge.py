@@ -16,10 +16,10 @@ from collabrl.engines import make_engine
 from collabrl.envs.analysis import tasks as analysis_tasks
 from collabrl.envs.analysis.discoverybench import load_discoverybench
 from collabrl.envs.analysis.tasks import get_task
+from collabrl.envs.analysis.workflow import judge_trace, trace_judgements
 from collabrl.errors import CollabrlError
 from collabrl.eval.cli import build_spec
 from collabrl.eval.protocol import run_evaluation
-from collabrl.eval.workflow import judge_trace, trace_judgements
 from collabrl.rewards.judges import JudgeParseError, LLMJudge
 from collabrl.rewards.judges.trace import (
     TraceCase,

@@ -239,3 +239,38 @@ def test_demos_beside_a_self_play_partner_are_refused_before_any_file(tmp_path, 
     assert exit_info.value.code == 2
     assert capsys.readouterr().err.startswith("error: partner.kind=self: a self-play partner")
     assert not out.exists()
+
+
+def test_the_teacher_recipe_records_demos_in_one_command(tmp_path, monkeypatch) -> None:
+    """``collabrl demos cwah_sft_teacher``: the paper's teacher (DeepSeek-V3.1 by default) behind
+    the OpenAI-compatible server the environment names; here the fake server."""
+    from click.testing import CliRunner
+
+    from collabrl.cli import cli
+
+    teacher = load_recipe("cwah_sft_teacher").players[0]
+    assert teacher.kind == "llm" and teacher.engine is not None
+    assert (teacher.engine.backend, teacher.engine.model) == ("openai", "deepseek-ai/DeepSeek-V3.1")
+    models = []
+
+    def reply(messages):
+        models.append(messages)
+        return "<think>Look around first.</think><message>Exploring.</message><action>A</action>"
+
+    with FakeOpenAIServer(responder=reply) as server:
+        monkeypatch.setenv("COLLABRL_OPENAI_BASE_URL", server.base_url)
+        result = CliRunner().invoke(
+            cli,
+            [
+                "demos",
+                "cwah_sft_teacher",
+                f"output_dir={tmp_path}",
+                "sft.demos.episodes=1",
+                "sft.demos.successful_only=false",
+                "game.max_decisions=4",
+                "--quiet",
+            ],
+        )
+    assert result.exit_code == 0, result.output
+    rows = read_demos(tmp_path / "demos.jsonl")
+    assert rows and len(rows) == len(models) and {r["source"] for r in rows} == {"llm"}

@@ -1,9 +1,9 @@
 """The records of the team-structures study's trace judgements and the rules that aggregate them.
 
 Why here, in the game's own layer: the judgements come in two variants that must read alike,
-the rule-based one (:mod:`collabrl.eval.workflow`, an evaluation measurement) and the LLM judge
-(:mod:`collabrl.rewards.judges.trace`, which the evaluation layer sits above), so the records
-both return and the aggregation both apply live below both of them. Tables, results files and
+the rule-based one (:mod:`collabrl.envs.analysis.workflow`, beside this module in the game)
+and the LLM judge (:mod:`collabrl.rewards.judges.trace`, a layer above the game's), so the
+records both return and the aggregation both apply live below both of them. Tables, results files and
 viewers then take either variant, and a score means the same under both:
 
 - **Workflow Coverage**: the mean of the node credits (satisfied 1, partial 0.5, missing 0);

@@ -66,7 +66,7 @@ class AnalysisSection(GameSection):
         "takes one time step."
     )
     collaborator_profiles: ClassVar[tuple[str, ...]] = PROFILES
-    trace_judge: ClassVar[str | None] = "collabrl.eval.workflow:trace_judgements"
+    trace_judge: ClassVar[str | None] = "collabrl.envs.analysis.workflow:trace_judgements"
     trace_task: ClassVar[str | None] = "collabrl.envs.analysis.tasks:get_task"
     efficiency_metric: ClassVar[str] = "score"
     lower_is_better: ClassVar[bool] = False

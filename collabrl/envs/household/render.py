@@ -8,7 +8,7 @@ from collabrl.envs.base import Observation, lettered
 from collabrl.envs.household.knowledge import SeatMind
 from collabrl.envs.household.tasks import Predicate, Task
 from collabrl.envs.household.world import HOLD_LIMIT, Apartment, token
-from collabrl.envs.opening import Opening
+from collabrl.envs.opening import Opening, visible_dialogue
 from collabrl.envs.structures import Structures
 
 
@@ -35,6 +35,7 @@ class HouseholdState(Protocol):
     contents: dict[int, set[int]]
     is_open: dict[int, bool]
     dialogue: list[tuple[int, str, str]]
+    opening_lines: list[tuple[int, str, str]]
     team: Structures
 
 
@@ -153,7 +154,8 @@ def build_state(game: HouseholdState, i: int) -> dict[str, Any]:
             for name, v in mind.partners.items()
         },
         "dialogue": [
-            {"tick": t, "speaker": s, "text": m} for t, s, m in game.dialogue[-DIALOGUE_LINES:]
+            {"tick": t, "speaker": s, "text": m}
+            for t, s, m in visible_dialogue(game.dialogue, len(game.opening_lines), DIALOGUE_LINES)
         ],
         "history": mind.history[-HISTORY_LINES:],
         "opening": game.opening,

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from typing import Any, ClassVar, Literal
 
 from pydantic import Field, NonNegativeInt, PositiveFloat, field_validator, model_validator
@@ -20,6 +19,7 @@ from collabrl.envs.household.game import (
 from collabrl.envs.household.tasks import get_task, load_tasks
 from collabrl.envs.opening import Opening
 from collabrl.envs.registry import GameSection, Split, known_task
+from collabrl.envs.step_efficiency import step_efficiency
 from collabrl.envs.structures import Structure, check_gate_owners
 from collabrl.numbers import PositiveInt
 from collabrl.sections import MAX_TICKS, SeatNames
@@ -58,7 +58,7 @@ class HouseholdSection(GameSection):
     limits: Literal["paper", "code"] | None = None
     """Training episode limits by source (sets max_ticks, max_decisions, capped_seat; naming them too is an error unless equal): paper = up to 150 ticks (D.1.3), no decision cap beyond them; code = the released CWAH training, 250 ticks and 50 decisions of the policy's seat (the first); None: the three fields as given."""
     free_steps: NonNegativeInt = FREE_STEPS
-    """Efficiency reward: exp(-efficiency_rate * max(0, steps - free_steps)) on success, else 0."""
+    """Steps a successful episode may take and still earn the full efficiency reward (collabrl.envs.step_efficiency)."""
     efficiency_rate: PositiveFloat = EFFICIENCY_RATE
     """Decay of the efficiency reward per step beyond free_steps."""
     structure: Structure = "default"
@@ -146,9 +146,7 @@ class HouseholdSection(GameSection):
         return type(self).model_validate(data)
 
     def efficiency(self, summary: dict[str, Any]) -> float:
-        if not summary["success"]:
-            return 0.0
-        return math.exp(-self.efficiency_rate * max(0, summary["steps"] - self.free_steps))
+        return step_efficiency(summary, free_steps=self.free_steps, rate=self.efficiency_rate)
 
     @classmethod
     def task_summary(cls, task: str) -> str:

@@ -90,7 +90,7 @@ from collabrl.envs.kitchen.skills import (
     offers_wait,
     parse_timed,
 )
-from collabrl.envs.opening import Opening, seeded_lines
+from collabrl.envs.opening import Opening, seeded_lines, visible_dialogue
 from collabrl.envs.structures import (
     BOARD_TICKS,
     EMPTY_ENTRY,
@@ -471,7 +471,7 @@ class KitchenGame:
             cook_time=self.engine.cook_time,
             horizon=self.horizon,
             soups_delivered=self.delivered,
-            chat=self.chat[-self.chat_window :],
+            chat=visible_dialogue(self.chat, len(self.opening_lines), self.chat_window),
             partner_holdings=self.partner_holdings,
         )
         view["actions"] = actions

@@ -2,7 +2,7 @@
 study makes them (its section 4.6: a judge labels trace events given the session trace, the task
 information and the reference workflow graph).
 
-Why beside the rules (:mod:`collabrl.eval.workflow`): the rules read the analysis language
+Why beside the rules (:mod:`collabrl.envs.analysis.workflow`): the rules read the analysis language
 only, so a task whose reference workflow is free text (DiscoveryBench's) has no judgement there,
 and they read a message only for a note's exact words. The model reads both. It returns labels,
 never scores: per reference node satisfied/partial/missing with a reason (and the cell that

@@ -6,12 +6,12 @@ so ``game: {name: relay, ...}`` in a recipe finds it without any edit to collabr
 
 from __future__ import annotations
 
-import math
 from typing import Any, ClassVar, Literal
 
 from pydantic import Field, NonNegativeInt, PositiveFloat, field_validator, model_validator
 
 from collabrl.envs.registry import GameSection, Split, known_task
+from collabrl.envs.step_efficiency import step_efficiency
 from collabrl.numbers import PositiveInt
 from collabrl.sections import MAX_TICKS, SeatNames
 from relay_game.game import MIN_SEATS, TIME_LIMIT, VERSION, RelayGame
@@ -34,7 +34,7 @@ class RelaySection(GameSection):
     max_ticks: PositiveInt = Field(TIME_LIMIT, le=MAX_TICKS)
     """Ticks per episode."""
     free_steps: NonNegativeInt = FREE_STEPS
-    """Efficiency reward: exp(-efficiency_rate * max(0, steps - free_steps)) on success, else 0."""
+    """Steps a successful episode may take and still earn the full efficiency reward (collabrl.envs.step_efficiency)."""
     efficiency_rate: PositiveFloat = EFFICIENCY_RATE
     """Decay of the efficiency reward per step beyond free_steps."""
 
@@ -72,9 +72,7 @@ class RelaySection(GameSection):
         return RelayGame(self.task, seats=self.seats, max_ticks=self.max_ticks)
 
     def efficiency(self, summary: dict[str, Any]) -> float:
-        if not summary["success"]:
-            return 0.0
-        return math.exp(-self.efficiency_rate * max(0, summary["steps"] - self.free_steps))
+        return step_efficiency(summary, free_steps=self.free_steps, rate=self.efficiency_rate)
 
     @classmethod
     def tasks(cls, split: Split) -> tuple[str, ...]:

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import math
 from typing import Any, ClassVar, Literal
 
 from pydantic import Field, NonNegativeInt, PositiveFloat, PositiveInt, field_validator
 
 from collabrl.envs.registry import GameSection, Split, known_task
+from collabrl.envs.step_efficiency import step_efficiency
 from collabrl.sections import SeatNames
 from tally_game.game import TIME_LIMIT, VERSION, TallyGame
 from tally_game.tasks import DEFAULT_TASK, TEST_TASKS, TRAIN_TASKS, get_task
@@ -28,7 +28,7 @@ class TallySection(GameSection):
     max_ticks: PositiveInt = TIME_LIMIT
     """Ticks per episode (one decision per tick)."""
     free_steps: NonNegativeInt = FREE_STEPS
-    """Efficiency reward: exp(-efficiency_rate * max(0, steps - free_steps)) on success, else 0."""
+    """Steps a successful episode may take and still earn the full efficiency reward (collabrl.envs.step_efficiency)."""
     efficiency_rate: PositiveFloat = EFFICIENCY_RATE
     """Decay of the efficiency reward per step beyond free_steps."""
 
@@ -59,9 +59,7 @@ class TallySection(GameSection):
         return TallyGame(self.task, seats=self.seats, max_ticks=self.max_ticks)
 
     def efficiency(self, summary: dict[str, Any]) -> float:
-        if not summary["success"]:
-            return 0.0
-        return math.exp(-self.efficiency_rate * max(0, summary["steps"] - self.free_steps))
+        return step_efficiency(summary, free_steps=self.free_steps, rate=self.efficiency_rate)
 
     @classmethod
     def tasks(cls, split: Split) -> tuple[str, ...]:

@@ -44,7 +44,10 @@ TASKS = load_tasks()
 
 @functools.cache
 def _script() -> ModuleType:
-    """The generator script as a module (registered first: its dataclasses look it up)."""
+    """The generator script as a module (registered first: its dataclasses look it up), with
+    ``scripts/`` on the import path as when it runs (its ``analysis_tasks`` package)."""
+    if str(SCRIPT.parent) not in sys.path:
+        sys.path.insert(0, str(SCRIPT.parent))
     spec = importlib.util.spec_from_file_location("make_analysis_tasks", SCRIPT)
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)

@@ -1,4 +1,4 @@
-"""The study's trace judgements (``collabrl.eval.workflow``): hand-labelled traces in
+"""The study's trace judgements (``collabrl.envs.analysis.workflow``): hand-labelled traces in
 ``tests/fixtures/analysis_traces`` (each with the labels and scores worked out by hand), and
 played episodes: the reference analyst leading alone covers and supports every test task, the
 novice alone falls into the traps."""
@@ -11,20 +11,19 @@ from statistics import mean
 
 import pytest
 
-from collabrl.envs.analysis import discoverybench
+from collabrl.envs.analysis import discoverybench, workflow
 from collabrl.envs.analysis.expert import AnalysisExpert, AnalysisNovice
 from collabrl.envs.analysis.section import AnalysisSection
 from collabrl.envs.analysis.tasks import get_task, task_names
-from collabrl.episode import play_episode
-from collabrl.eval import workflow
-from collabrl.eval.workflow import (
+from collabrl.envs.analysis.workflow import (
     hypothesis_support,
     judge_trace,
     profile_alignment,
     workflow_coverage,
 )
+from collabrl.episode import play_episode
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[3] / "tests" / "fixtures"
 TRACE_DIR = FIXTURES / "analysis_traces"
 TRACES = sorted(TRACE_DIR.glob("*.json"))
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from collabrl.envs.analysis.expertise import misleading_note
+from collabrl.envs.analysis.process_loss import STAGES, decompose, mean_loss
 from collabrl.envs.analysis.tasks import get_task
-from collabrl.eval.process_loss import STAGES, decompose, mean_loss
 
 TASK = get_task("arch-test-05")
 RIGHT = [s.step for s in TASK.workflow]
