@@ -6,12 +6,14 @@ The server holds a :class:`collabrl.interop.session.CollabSession` per connectio
 starts an episode (``task``, ``profile`` and ``seed``; with no task, the ``seed``-th episode
 collabrl's trainer would draw), each ``step`` takes the trained seat's reply, and the step that
 ends the episode carries its whole reward (earlier steps carry 0, so a trainer that sums step
-rewards gets the episode's), with the reward's parts and the game's summary in ``metadata``.
+rewards gets the episode's), with the reward's parts and the game's summary.
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+from pydantic import Field
 
 from collabrl.config import Recipe
 from collabrl.errors import missing_extra
@@ -40,10 +42,15 @@ class CollabAction(Action):
 
 class CollabObservation(Observation):
     """What the trained seat is asked (``prompt``: the policy prompt's user message; ``rules``:
-    its system message), or the episode's result once ``done``."""
+    its system message), or the episode's result once ``done`` (OpenEnv keeps ``metadata`` off
+    the wire, so the result has fields of its own)."""
 
     prompt: str
     rules: str = ""
+    reward_parts: dict[str, float] = Field(default_factory=dict)
+    """Once done: the reward by term (efficiency, format, communication, judge, progress)."""
+    summary: dict[str, Any] = Field(default_factory=dict)
+    """Once done: the game's summary of the episode."""
 
 
 class CollabState(State):
@@ -95,7 +102,8 @@ class CollabEnvironment(Environment[CollabAction, CollabObservation, CollabState
             prompt=prompt,
             done=True,
             reward=sum(parts.values()),
-            metadata={"reward_parts": parts, "summary": self.session.record().summary},
+            reward_parts=parts,
+            summary=self.session.record().summary,
         )
 
     @property
