@@ -96,7 +96,9 @@ class CollabSession:
         partners = len(self.recipe.game.seats) - 1
         team = tuple(team_profiles(profile, self.profiles, partners)) if profile else ()
         plan = GroupPlan(spec.task, profile, spec.seed, team)
-        self._slot = make_slots(self.recipe, [plan], self.engines.get(self.recipe.partner.engine))[0]
+        self._slot = make_slots(self.recipe, [plan], self.engines.get(self.recipe.partner.engine))[
+            0
+        ]
         self._slot.play = Episode(
             self._slot.game, self._slot.players, spec.seed, self._slot.unusable_reply
         )

@@ -4,8 +4,6 @@ episodes."""
 
 from __future__ import annotations
 
-import os
-
 import pytest
 
 pytest.importorskip("trl", reason="pip install 'collabrl[trl]'")
@@ -98,6 +96,8 @@ def test_grpo_steps_on_household_rewards_equal_collabrls_own(tmp_path, monkeypat
     logged = [h for h in trainer.state.log_history if "reward" in h]
     assert len(logged) == 2
     assert [h["reward"] for h in logged] == pytest.approx(
-        [(a["reward"] + b["reward"]) / 2 for a, b in zip(episodes[::2], episodes[1::2])]
+        [
+            (a["reward"] + b["reward"]) / 2
+            for a, b in zip(episodes[::2], episodes[1::2], strict=True)
+        ]
     )
-    assert os.environ["TRL_EXPERIMENTAL_SILENCE"] == "1"
