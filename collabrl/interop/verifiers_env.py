@@ -9,7 +9,8 @@ observation is the next user turn. The finished episode's reward is recorded on 
 term (``collabrl_efficiency``, ``collabrl_format``, ``collabrl_communication``, ``collabrl_judge``,
 ``collabrl_progress``), so the trace's reward is collabrl's efficiency plus step reward.
 
-Load it by module path: ``--env.taskset.id collabrl.interop.verifiers_env`` with
+verifiers loads a taskset by a top-level name: ``--env.taskset.id collabrl-verifiers`` (the
+``collabrl_verifiers`` package re-exports this module's taskset and env) with
 ``--env.taskset.recipe NAME`` (and ``overrides``). An episode the model leaves unfinished is
 played out with empty replies, as collabrl's rollout plays a failed generation.
 """

@@ -26,7 +26,7 @@ from collabrl.interop.verifiers_env import (  # noqa: E402
 )
 from tests.interop.conftest import RECIPE, ExpertReplies, collabrl_reward  # noqa: E402
 
-MODULE = "collabrl.interop.verifiers_env"
+MODULE = "collabrl-verifiers"  # the top-level name verifiers loads (collabrl_verifiers)
 OVERRIDES = ["game.max_decisions=6"]
 
 
