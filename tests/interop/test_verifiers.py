@@ -39,7 +39,7 @@ class ExpertPlayer:
         self.local = CollabSession(recipe)
         self.local.reset(spec)
         self.reply = ExpertReplies(recipe, self.local.slot.policy_seat)
-        self.trace = vf.Trace()
+        self.trace = vf.Trace.model_construct()  # a bare trace: the env records onto it
         self.turns: list[str | None] = []
 
     @asynccontextmanager
