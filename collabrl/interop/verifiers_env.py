@@ -74,9 +74,10 @@ class CollabEnvConfig(vf.EnvConfig):
 
 
 class CollabEnv(vf.Env[CollabEnvConfig]):
-    async def run(self, task: CollabTask, agents: vf.Agents) -> None:
+    async def run(self, task: vf.Task, agents: vf.Agents) -> None:
         taskset = self.config.taskset
         assert isinstance(taskset, CollabTasksetConfig), "CollabEnv plays CollabTaskset's tasks"
+        assert isinstance(task.data, CollabData), "CollabEnv plays CollabTaskset's tasks"
         session = CollabSession(load_recipe(taskset.recipe, taskset.overrides))
         session.reset(EpisodeSpec(**task.data.info))
         # the task's prompt is the first observation, so the model decides first
