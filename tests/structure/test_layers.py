@@ -38,7 +38,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("episode", "factory"),  # 4 the one episode loop; sections -> objects
     ("eval", "pipeline", "report"),  # 5 evaluation; the profile pipeline; the HTML report
     ("training", "web"),  # 6 GiGPO training; the web app
-    ("sft", "study"),  # 7 supervised fine-tuning; user studies
+    ("sft", "study", "interop"),  # 7 supervised fine-tuning; user studies; exported environments
     ("cli", "quickstart", "__main__"),  # 8 the commands
 )
 
