@@ -75,7 +75,8 @@ def _checked(
     """``ks``, or the game's default ones (those every method supports); one error for a k no
     job has enough trials for."""
     if not ks:
-        return min((default_ks(rows) for rows in methods if rows), key=max, default=())
+        supported = [ks for rows in methods if (ks := default_ks(rows))]
+        return min(supported, key=max, default=())
     most = max((n for rows in methods for n, _ in trials(rows).values()), default=0)
     for k in ks:
         if k > most:
