@@ -29,7 +29,8 @@ EVAL_FILES = ("results.json", "episodes.csv", "tables.md", "tables.csv", "trajec
 STUDY_FILES = ("manifest.json", "responses.csv", "participants.csv", "trajectories.jsonl")
 
 
-def _card_classes() -> Any:
+def _hub() -> Any:
+    """huggingface_hub, or one error naming the extra."""
     try:
         import huggingface_hub
     except ImportError:
@@ -156,7 +157,7 @@ def model_card(checkpoint: Path, evals: Sequence[Path]) -> str:
     """The model card of ``checkpoint``: YAML metadata (licence, base model, tags), then what the
     run was (its command), what it trained on (training_set.json), its last metrics and the
     evaluations named."""
-    hub = _card_classes()
+    hub = _hub()
     run = _run_dir(checkpoint)
     config = _json(checkpoint / "policy" / "config.json")
     base = config.get("_name_or_path") or None
@@ -242,7 +243,7 @@ def _study_terms(folder: Path) -> list[str]:
 def dataset_card(folder: Path, kind: str) -> str:
     """The dataset card of an export: YAML metadata, what it is, each data file's schema, and
     for a study its consent and privacy mode."""
-    hub = _card_classes()
+    hub = _hub()
     files = EVAL_FILES if kind == "eval" else STUDY_FILES
     present = [f for f in files if (folder / f).is_file() and f.endswith((".csv", ".jsonl"))]
     data = hub.DatasetCardData(
