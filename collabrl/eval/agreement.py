@@ -128,14 +128,16 @@ def krippendorff_alpha(
             )
 
     value = alpha(data)
-    result = stats.bootstrap(
-        (np.arange(data.shape[1]),),  # resample units (columns), each keeping its raters
-        lambda units: alpha(data[:, units]),
-        vectorized=False,
-        n_resamples=boot,
-        method="percentile",
-        rng=np.random.default_rng(seed),
-    )
+    with warnings.catch_warnings():  # NaN draws (below) make SciPy call the data degenerate
+        warnings.simplefilter("ignore", stats.DegenerateDataWarning)
+        result = stats.bootstrap(
+            (np.arange(data.shape[1]),),  # resample units (columns), each keeping its raters
+            lambda units: alpha(data[:, units]),
+            vectorized=False,
+            n_resamples=boot,
+            method="percentile",
+            rng=np.random.default_rng(seed),
+        )
     # a resample whose values are all equal has no alpha: such draws are left out, and with
     # more than half of them there is no interval (SciPy's own interval would be NaN)
     draws = result.bootstrap_distribution
