@@ -237,6 +237,7 @@ def _register_groups() -> None:
     from collabrl.models.cli import models
     from collabrl.pipeline.cli import profiles
     from collabrl.report.cli import report
+    from collabrl.report.hub_cli import hub
     from collabrl.sft.cli import demos_command, sft_command
     from collabrl.study.cli import study
     from collabrl.web.cli import serve_command, view_command
@@ -246,6 +247,7 @@ def _register_groups() -> None:
     cli.add_command(demos_command)
     cli.add_command(sft_command)
     cli.add_command(eval_command)
+    cli.add_command(hub)
     cli.add_command(serve_command)
     cli.add_command(view_command)
     cli.add_command(study)

@@ -17,7 +17,14 @@ from collabrl.config.evaluation import EvalSpec
 from collabrl.config.folders import OutputDir
 from collabrl.config.roles import JudgeSpec, PartnerSpec, PlayerSpec, listing
 from collabrl.config.sft import SFTSpec
-from collabrl.config.training import AlgoSpec, PolicySpec, RewardSpec, RolloutSpec, TrainSpec
+from collabrl.config.training import (
+    TRACKER_PACKAGES,
+    AlgoSpec,
+    PolicySpec,
+    RewardSpec,
+    RolloutSpec,
+    TrainSpec,
+)
 from collabrl.envs.registry import GameSection, registered_games
 from collabrl.errors import CollabrlError
 from collabrl.numbers import PositiveInt
@@ -180,9 +187,10 @@ class Recipe(Strict):
         it only looks packages up, so linting a GPU recipe stays fast."""
         from collabrl.engines.factory import require, require_backend
 
-        if "tensorboard" in self.train.trackers:
-            hint = "pip install 'collabrl[tensorboard]'"
-            require(("tensorboard",), hint, "train.trackers=[tensorboard]", load=False)
+        for tracker in self.train.trackers:
+            if package := TRACKER_PACKAGES.get(tracker):
+                hint = f"pip install 'collabrl[{tracker}]'"
+                require((package,), hint, f"train.trackers=[{tracker}]", load=False)
         backend = self.policy.backend
         require_backend(backend, f"policy.backend={backend}", load=False)
 

@@ -3,7 +3,7 @@ and the outer loop (paper settings by default)."""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import Field, NonNegativeFloat, PositiveFloat, field_validator, model_validator
 
@@ -21,8 +21,25 @@ from collabrl.sections import (
     Strict,
 )
 
-Tracker = Literal["jsonl", "wandb", "tensorboard"]
+Tracker = Literal[
+    "jsonl",
+    "wandb",
+    "tensorboard",
+    "mlflow",
+    "aim",
+    "clearml",
+    "comet_ml",
+    "dvclive",
+    "swanlab",
+    "trackio",
+]
+"""``jsonl`` (collabrl's own) and every tracker accelerate supports (``accelerate.tracking``)."""
 DEFAULT_TRACKERS: tuple[Tracker, ...] = ("jsonl", "wandb")
+TRACKER_PACKAGES: dict[str, str] = {
+    name: name for name in get_args(Tracker) if name not in ("jsonl", "wandb")
+}
+"""tracker -> the module it needs, which ``collabrl[<tracker>]`` installs. W&B is left out: it is
+a default tracker, skipped with a note when its extra is missing, so old recipes keep running."""
 VALIDATION_SEATS: tuple[PolicySeat, ...] = (1,)
 VERL_WEIGHT_DECAY = 0.01  # verl actor.optim.weight_decay, kept by the CollabBench scripts
 
@@ -263,7 +280,10 @@ class TrainSpec(Strict):
     """W&B project."""
     trackers: list[Tracker] = Field(default_factory=lambda: list(DEFAULT_TRACKERS))
     """Where metrics go: jsonl (metrics.jsonl, read by resume and the report), wandb (as
-    train.wandb says), tensorboard (<run>/tensorboard: a local dashboard, no account)."""
+    train.wandb says; skipped with a note without collabrl[wandb]), tensorboard
+    (<run>/tensorboard: a local dashboard, no account), or any other tracker accelerate supports
+    (mlflow, aim, clearml, comet_ml, dvclive, swanlab, trackio: each needs collabrl[<name>] and
+    reads its own settings and keys from its environment variables)."""
     max_failure_rate: float = Field(0.5, ge=0, le=1)
     """Stop when, in one iteration, more than this share of one role's requests failed (policy,
     LLM partner, judge); 1.0 never stops. Counts are logged either way."""

@@ -128,9 +128,20 @@ def krippendorff_alpha(
             )
 
     value = alpha(data)
-    rng = np.random.default_rng(seed)
-    draws = [alpha(data[:, rng.integers(0, data.shape[1], data.shape[1])]) for _ in range(boot)]
-    kept = [d for d in draws if not math.isnan(d)]
+    with warnings.catch_warnings():  # NaN draws (below) make SciPy call the data degenerate
+        warnings.simplefilter("ignore", stats.DegenerateDataWarning)
+        result = stats.bootstrap(
+            (np.arange(data.shape[1]),),  # resample units (columns), each keeping its raters
+            lambda units: alpha(data[:, units]),
+            vectorized=False,
+            n_resamples=boot,
+            method="percentile",
+            rng=np.random.default_rng(seed),
+        )
+    # a resample whose values are all equal has no alpha: such draws are left out, and with
+    # more than half of them there is no interval (SciPy's own interval would be NaN)
+    draws = result.bootstrap_distribution
+    kept = draws[~np.isnan(draws)]
     if len(kept) < boot / 2:
         return Estimate(len(pairable), value)
     low, high = np.percentile(kept, [100 * (1 - ci) / 2, 100 * (1 + ci) / 2])

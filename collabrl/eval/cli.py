@@ -94,10 +94,11 @@ def eval_command(
         _print_comparison(*compare)
         return
 
+    from collabrl.eval import reliability_table
     from collabrl.eval.cost import estimate_cost
     from collabrl.eval.journal import JOURNAL
     from collabrl.eval.protocol import proxy_note, resume_settings, run_evaluation
-    from collabrl.eval.report import summary_table
+    from collabrl.eval.report import episode_rows, summary_table
     from collabrl.eval.runner import select_jobs
     from collabrl.eval.servers import check_servers
     from collabrl.eval.teams import team_markdown
@@ -124,6 +125,8 @@ def eval_command(
     if note:
         click.echo(note)
     click.echo(summary_table(result.tables))
+    episodes = {result.stamp["policy"]: episode_rows(result.outcomes)}
+    click.echo(reliability_table.markdown(reliability_table.build(episodes)))
     if result.teams:
         click.echo(team_markdown(result.teams))
     for warning in result.warnings:

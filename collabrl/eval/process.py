@@ -35,11 +35,12 @@ episode; "teammates" are every seat but the agent's):
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 from collections.abc import Callable, Sequence
 from functools import cache
 from typing import Any
+
+from scipy import stats
 
 from collabrl.envs.registry import get_game, load_addon
 from collabrl.envs.structures import WAIT_TICKS, Speech
@@ -100,8 +101,7 @@ def initiative_entropy(initiatives: Sequence[int]) -> float | None:
     total = sum(initiatives)
     if len(initiatives) < 2 or total == 0:
         return None
-    h = -sum(c / total * math.log(c / total) for c in initiatives if c)
-    return abs(h) / math.log(len(initiatives))  # abs: one seat alone gives -0.0
+    return float(stats.entropy(initiatives, base=len(initiatives)))  # SciPy normalises counts
 
 
 def seat_process(summary: dict[str, Any], speech: SpeechReader) -> dict[str, dict[str, int]]:

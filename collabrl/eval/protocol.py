@@ -19,7 +19,7 @@ from collabrl.agents.prompts import role_prompt_stamps
 from collabrl.config import EvalSpec
 from collabrl.envs.registry import get_game
 from collabrl.errors import CollabrlError
-from collabrl.eval import export, report
+from collabrl.eval import export, reliability_table, report
 from collabrl.eval.journal import JOURNAL, Journal, job_key
 from collabrl.eval.players import partner_factory, policy_factory
 from collabrl.eval.runner import (
@@ -325,15 +325,24 @@ def _write_files(result: EvalResult, out: Path, *, proxy: bool) -> None:
         f" policy attempts={result.stamp['policy_attempts']}"
         f" role prompts={result.stamp['role_prompts']}"
     )
+    episodes = report.episode_rows(result.outcomes)
+    robustness = reliability_table.build({method: episodes})
     (out / "tables.md").write_text(
-        f"{report.markdown(result.tables, method, note, result.stamp['tokens'])}\n_{stamp_line}_\n",
+        f"{report.markdown(result.tables, method, note, result.stamp['tokens'])}\n"
+        f"{reliability_table.markdown(robustness)}\n_{stamp_line}_\n",
         encoding="utf-8",
     )
     rows = report.table_rows(result.tables, method)
     report.write_csv(out / "tables.csv", rows)
-    report.write_csv(out / "episodes.csv", report.episode_rows(result.outcomes))
+    report.write_csv(out / "episodes.csv", episodes)
     failures = report.judge_failures(result.outcomes)
-    payload = {"stamp": result.stamp, "note": note, "tables": rows, "judge_failures": failures}
+    payload = {
+        "stamp": result.stamp,
+        "note": note,
+        "tables": rows,
+        "reliability": robustness,
+        "judge_failures": failures,
+    }
     if result.stamp["spec"]["hypothesis_judge"] != "exact":
         payload["hypothesis_judge"] = judgement_counts(o.record.summary for o in result.outcomes)
     trace_note = ""

@@ -14,7 +14,7 @@ from tqdm import tqdm
 
 from collabrl.pipeline.config import PipelineConfig
 from collabrl.pipeline.embed import Embedder
-from collabrl.pipeline.kmeans import kmeans
+from collabrl.pipeline.kmeans import BACKEND, kmeans
 from collabrl.pipeline.players import Trajectory
 from collabrl.pipeline.rundir import CLUSTERS, EMBEDDINGS, TRAJECTORIES, WINDOWS, RunDir
 from collabrl.pipeline.stage import StageSummary
@@ -37,10 +37,9 @@ def cluster(
     for i, w in enumerate(windows):
         groups[(w.game, w.task if spec.by == "task" else "all")].append(i)
     clusters: list[dict[str, Any]] = []
-    small, backends = 0, set()
+    small = 0
     for (game, group), rows in tqdm(sorted(groups.items()), desc="cluster", disable=not progress):
-        labels, backend = kmeans(vectors[rows], spec.k, config.seed)
-        backends.add(backend)
+        labels = kmeans(vectors[rows], spec.k, config.seed)
         for label in range(labels.max() + 1):
             members = [windows[rows[j]] for j in np.flatnonzero(labels == label)]
             if len(members) < spec.min_size:
@@ -55,7 +54,7 @@ def cluster(
     summary = StageSummary("cluster", files=[str(f) for f in files])
     summary.add("windows", len(windows))
     summary.add("embedder", embedder.name)
-    summary.add("k-means", ", ".join(sorted(backends)) or "-")
+    summary.add("k-means", BACKEND if groups else "-")
     summary.add("groups", len(groups))
     summary.add("clusters kept", len(clusters))
     summary.add(f"clusters under {spec.min_size} windows (dropped)", small)

@@ -81,6 +81,13 @@ def _written(out: Path | None, files: dict[str, str]) -> None:
     help="Trained row (default: the last non-Oracle folder).",
 )
 @click.option("--overall-only", is_flag=True, help="Table 1 only, no per-task tables.")
+@click.option(
+    "--pass-k",
+    "ks",
+    type=click.IntRange(min=1),
+    multiple=True,
+    help="A pass^k column (repeatable; default pass^1 and pass^n, n the seeds every job has).",
+)
 @FORCE
 @OUT
 def table_command(
@@ -89,11 +96,14 @@ def table_command(
     base: Path | None,
     trained: Path | None,
     overall_only: bool,
+    ks: tuple[int, ...],
     force: bool,
     out: Path | None,
 ) -> None:
     """Table 1 (and Tables 6-7) from evaluation folders: Oracle, Base and Trained rows plus the
-    Relative Improvements row (trained over base, positive = better)."""
+    Relative Improvements row (trained over base, positive = better); then the reliability and
+    robustness table (pass^k, partner-type drops, worst type, BR-Prox)."""
+    from collabrl.eval import reliability_table
     from collabrl.records import write_csv
     from collabrl.report.folders import read_folders
     from collabrl.report.table import assign_roles, build, csv_columns, markdown
@@ -101,14 +111,16 @@ def table_command(
     evals, warnings = read_folders(list(folders), labels, force=force)
     roles = assign_roles(evals, _index(evals, base, "--base"), _index(evals, trained, "--trained"))
     rows = build(evals, roles, per_task=not overall_only)
-    text = markdown(rows, evals)
+    robust = reliability_table.build(reliability_table.by_method(evals), ks)
+    text = f"{markdown(rows, evals)}\n{reliability_table.markdown(robust)}"
     for warning in warnings:
         click.echo(warning, err=True)
     click.echo(text)
     if out is not None:
         _written(out, {"table.md": text})
         write_csv(out / "table.csv", rows, csv_columns(rows))
-        click.echo(f"wrote {out}/table.md and table.csv")
+        write_csv(out / "reliability.csv", robust, csv_columns(robust))
+        click.echo(f"wrote {out}/table.md, table.csv and reliability.csv")
 
 
 @report.command("baselines")

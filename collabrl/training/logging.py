@@ -6,10 +6,11 @@
 - ``wandb``: Weights & Biases, offline automatically when no API key is set (skipped with a note
   when the package is missing);
 - ``tensorboard``: event files in ``<run>/tensorboard``, a local dashboard that needs no account
-  (``tensorboard --logdir runs/``).
+  (``tensorboard --logdir runs/``);
+- any other tracker accelerate supports (``mlflow``, ``aim``, ``clearml``, ``comet_ml``,
+  ``dvclive``, ``swanlab``, ``trackio``), each with its own extra (``collabrl[mlflow]``, ...).
 
-Each is an ``accelerate.tracking.GeneralTracker`` (accelerate's own for W&B and TensorBoard, ours
-for the JSONL). The resolved recipe is logged once (W&B config, TensorBoard text); secrets are
+Each is an ``accelerate.tracking.GeneralTracker`` (accelerate's own, ours for the JSONL). The resolved recipe is logged once (W&B config, TensorBoard text); secrets are
 never part of it, since API keys live only in environment variables.
 """
 
@@ -21,7 +22,12 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from accelerate.tracking import GeneralTracker, TensorBoardTracker, WandBTracker
+from accelerate.tracking import (
+    LOGGER_TYPE_TO_CLASS,
+    GeneralTracker,
+    TensorBoardTracker,
+    WandBTracker,
+)
 
 from collabrl.records import jsonl_line, read_jsonl, write_jsonl
 
@@ -116,7 +122,29 @@ def _start(
         return _tensorboard(run_dir, recipe)
     if name == "wandb":
         return _wandb(run_dir, recipe, mode, project)
-    raise ValueError(f"unknown tracker {name!r}; choose from jsonl, wandb, tensorboard")
+    if name in LOGGER_TYPE_TO_CLASS:
+        return _other(name, run_dir, recipe, project)
+    known = ", ".join(["jsonl", *LOGGER_TYPE_TO_CLASS])
+    raise ValueError(f"unknown tracker {name!r}; choose from {known}")
+
+
+def _other(name: str, run_dir: Path, recipe: dict[str, Any], project: str) -> GeneralTracker:
+    """Any other tracker accelerate supports, started with the recipe as its configuration; its
+    server, project and keys come from its own environment variables (never the recipe), local
+    files go under ``run_dir`` (the trainers checked the package: Recipe.check_extras)."""
+    run_name = recipe.get("name") or project
+    cls = LOGGER_TYPE_TO_CLASS[name]
+    if name == "mlflow":
+        tracker = cls(
+            experiment_name=project, logging_dir=str(run_dir / "mlruns"), run_name=run_name
+        )
+    elif cls.requires_logging_directory:
+        tracker = cls(run_name, logging_dir=run_dir)
+    else:
+        tracker = cls(run_name)
+    tracker.start()
+    tracker.store_init_configuration(recipe)
+    return tracker
 
 
 def _tensorboard(run_dir: Path, recipe: dict[str, Any]) -> GeneralTracker:
@@ -136,7 +164,7 @@ def _wandb(run_dir: Path, recipe: dict[str, Any], mode: str, project: str) -> Ge
     try:
         import wandb
     except ImportError:
-        print("wandb is not installed: metrics skip W&B (pip install wandb)")
+        print("wandb is not installed: metrics skip W&B (pip install 'collabrl[wandb]')")
         return None
     if mode == "auto":
         mode = "online" if os.environ.get("WANDB_API_KEY") else "offline"

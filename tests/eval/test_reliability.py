@@ -1,0 +1,145 @@
+"""Reliability and robustness metrics against hand-computed values: tau-bench's pass^k,
+tau-Trait's player-type drops, the worst type, and ZSC-Eval-style BR-Prox."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from scipy import stats
+
+from collabrl.errors import CollabrlError
+from collabrl.eval import reliability_table
+from collabrl.eval.reliability import (
+    best_responses,
+    br_proximity,
+    default_ks,
+    pass_hat_k,
+    pass_k,
+    type_drops,
+    worst_type,
+)
+
+
+def episode(profile: str, player_type: str, seed: int, success: bool, steps: float, **extra):
+    """One episodes.csv row as the CSV reader gives it (every value a string)."""
+    return {
+        "game": "household",
+        "task": "0_read_book",
+        "profile": profile,
+        "player_type": player_type,
+        "seat": "Agent 1",
+        "seed": str(seed),
+        "efficiency": str(steps),
+        "success": str(success),
+        "stalled": str(extra.get("stalled", False)),
+    }
+
+
+# job p1 (a hesitant partner): 2 of 3 seeds succeed, steps 30, 40, 50;
+# job p2 (an efficient partner): 3 of 3, steps 20 each. Overall mean steps: 180 / 6 = 30.
+ROWS = [
+    episode("p1", "hesitant_laggard", 0, True, 30),
+    episode("p1", "hesitant_laggard", 1, True, 40),
+    episode("p1", "hesitant_laggard", 2, False, 50),
+    *(episode("p2", "efficient_collaborator", s, True, 20) for s in range(3)),
+]
+
+
+def test_pass_hat_k_is_the_unbiased_estimator() -> None:
+    assert pass_hat_k(3, 2, 1) == pytest.approx(2 / 3)
+    assert pass_hat_k(3, 2, 2) == pytest.approx(1 / 3)  # C(2,2) / C(3,2)
+    assert pass_hat_k(3, 2, 3) == 0.0
+    assert pass_hat_k(8, 6, 4) == pytest.approx(15 / 70)  # C(6,4) / C(8,4)
+    with pytest.raises(ValueError, match="1 <= k <= n"):
+        pass_hat_k(3, 2, 4)
+
+
+def test_pass_k_averages_jobs_with_a_t_interval() -> None:
+    assert pass_k(ROWS, 1).mean == pytest.approx(5 / 6)  # (2/3 + 1) / 2
+    two = pass_k(ROWS, 2)
+    assert (two.n, two.mean) == (2, pytest.approx(2 / 3))  # (1/3 + 1) / 2
+    # values 1/3 and 1: sem 1/3; 2/3 -/+ 12.7 / 3, clipped to a probability's [0, 1]
+    assert (two.low, two.high) == (0.0, 1.0)
+    # six one-trial jobs, five successes: sd sqrt(1/6), sem 1/6
+    six = pass_k([episode(f"q{i}", "x", 0, i < 5, 9) for i in range(6)], 1)
+    assert six.mean == pytest.approx(5 / 6)
+    assert six.low == pytest.approx(5 / 6 - float(stats.t.ppf(0.975, 5)) / 6)
+    assert six.high == 1.0
+    assert pass_k(ROWS, 3).mean == pytest.approx(0.5)
+    assert math.isnan(pass_k(ROWS, 4).mean)  # no job has four trials
+    assert default_ks(ROWS) == (1, 3)
+
+
+def test_a_stalled_episode_is_a_failed_trial() -> None:
+    rows = [*ROWS[3:5], episode("p2", "efficient_collaborator", 2, True, 20, stalled=True)]
+    assert pass_k(rows, 1).mean == pytest.approx(2 / 3)
+
+
+def test_player_type_drops_against_the_mean() -> None:
+    drops = type_drops(ROWS, lower_is_better=True)
+    # hesitant: (30-30)/30, (40-30)/30, (50-30)/30 -> mean 1/3 (more steps: worse)
+    assert drops["hesitant_laggard"].mean == pytest.approx(1 / 3)
+    assert drops["hesitant_laggard"].high == pytest.approx(
+        1 / 3 + float(stats.t.ppf(0.975, 2)) * (1 / 3) / math.sqrt(3)
+    )
+    assert drops["efficient_collaborator"].mean == pytest.approx(-1 / 3)
+    assert worst_type(drops) == "hesitant_laggard"
+    # where higher is better the same numbers read the other way round
+    flipped = type_drops(ROWS, lower_is_better=False)
+    assert flipped["hesitant_laggard"].mean == pytest.approx(-1 / 3)
+    assert worst_type(flipped) == "efficient_collaborator"
+
+
+def test_br_proximity_is_the_interquartile_mean_of_ratios() -> None:
+    # lower is better: best / score = 0.5, 1, 0.5, 1 -> IQM of [0.5, 0.5, 1, 1] = 0.75
+    scores = {"a": 30.0, "b": 20.0, "c": 40.0, "d": 10.0}
+    best = {"a": 15.0, "b": 20.0, "c": 20.0, "d": 10.0}
+    iv = br_proximity(scores, best, lower_is_better=True)
+    assert (iv.n, iv.mean) == (4, pytest.approx(0.75))
+    assert 0.5 <= iv.low <= 0.75 <= iv.high <= 1.0
+    assert br_proximity(scores, best, lower_is_better=True) == iv  # seeded
+    # higher is better, eight partners: ratios 1/8..8/8, IQM = mean of 3/8..6/8 = 9/16
+    eight = {str(i): float(i) for i in range(1, 9)}
+    assert br_proximity(eight, dict.fromkeys(eight, 8.0), False).mean == pytest.approx(9 / 16)
+    assert best_responses([{"a": 3.0}, {"a": 2.0, "b": 5.0}], True) == {"a": 2.0, "b": 5.0}
+
+
+def test_the_table_joins_methods_with_br_prox() -> None:
+    other = [{**r, "efficiency": "20", "success": "True"} for r in ROWS]
+    rows = reliability_table.build({"mine": ROWS, "best": other})
+    mine = next(r for r in rows if r["method"] == "mine")
+    assert mine["pass^1"] == pytest.approx(5 / 6) and mine["pass^3"] == pytest.approx(0.5)
+    assert mine["worst_type"] == "hesitant_laggard"
+    assert mine["worst_type_drop"] == pytest.approx(1 / 3)
+    # p1: 20 / 40, p2: 20 / 20 -> IQM of two values is their mean, 0.75
+    assert mine["br_prox"] == pytest.approx(0.75)
+    md = reliability_table.markdown(rows)
+    header = next(line for line in md.splitlines() if line.startswith("| Method"))
+    assert [c.strip() for c in header.strip("|").split("|")] == [
+        "Method",
+        "Seat",
+        "pass^1",
+        "pass^3",
+        "Worst type",
+        "Worst drop ↓",
+        "efficient_collaborator",
+        "hesitant_laggard",
+        "BR-Prox ↑",
+    ]
+    line = next(line for line in md.splitlines() if line.startswith("| mine"))
+    cells = [c.strip() for c in line.strip("|").split("|")]
+    assert cells[:6] == [
+        "mine",
+        "Agent 1",
+        "0.83 [0.00, 1.00]",
+        "0.50 [0.00, 1.00]",
+        "hesitant_laggard",
+        "+33.3% [-49.5%, +116.1%]",
+    ]
+    assert cells[-1] == "0.75 [0.50, 1.00]"
+
+
+def test_a_bad_pass_k_is_one_error() -> None:
+    with pytest.raises(CollabrlError, match="pass\\^5 needs 5 trials"):
+        reliability_table.build({"mine": ROWS}, ks=(5,))
