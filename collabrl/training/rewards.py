@@ -136,7 +136,5 @@ def informative(scored: Scored, advantages: np.ndarray, drop_uniform: bool) -> l
     nothing and is dropped."""
     if not drop_uniform:
         return list(range(len(scored.samples)))
-    live = {
-        seat_group(s) for s, a in zip(scored.samples, advantages, strict=True) if abs(a) > LIVE
-    }
+    live = {seat_group(s) for s, a in zip(scored.samples, advantages, strict=True) if abs(a) > LIVE}
     return [i for i, s in enumerate(scored.samples) if seat_group(s) in live]

@@ -8,8 +8,8 @@ import pytest
 
 from collabrl.config import EvalSpec
 from collabrl.eval.protocol import run_evaluation
-from tests.eval.test_protocol import CHATTY, Engines, spec
 from collabrl.testing.scripted import ScriptedEngine
+from tests.eval.test_protocol import CHATTY, Engines, spec
 
 
 def test_self_partner_is_the_evaluated_policy_with_the_agent_prompt(tmp_path) -> None:

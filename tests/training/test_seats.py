@@ -77,7 +77,9 @@ def test_each_seat_is_its_own_episode_level_group() -> None:
 
 
 def test_progress_is_counted_until_the_same_seats_next_decision() -> None:
-    recipe = load_recipe("cwah_gigpo_two_seats_cpu", ["reward.judge.kind=none", "reward.progress=1"])
+    recipe = load_recipe(
+        "cwah_gigpo_two_seats_cpu", ["reward.judge.kind=none", "reward.progress=1"]
+    )
     slot = EpisodeSlot(0, 0, None, {}, "Alice", None, None, 0, more_seats=("Bob",))
     slot.summary, slot.final_progress = {"success": False, "steps": 250}, 5
     # time order: Alice at 0, Bob at 1, Alice at 3, Bob at 4; the team ends with 5
