@@ -74,12 +74,12 @@ def make_slots(recipe: Recipe, plans: list[GroupPlan], partner_engine=None) -> l
     from collabrl.factory import make_llm_player, make_partner
 
     slots = []
-    lead, *more = (recipe.game.seats[k] for k in recipe.rollout.trained_seats)
+    trained = tuple(recipe.game.seats[k] for k in recipe.rollout.trained_seats)
     for g, plan in enumerate(plans):
         for e in range(recipe.rollout.episodes_per_group):
             section = recipe.game.for_task(plan.task)
             game = section.make_game()
-            mates = [seat for seat in game.agents if seat != lead and seat not in more]
+            mates = [seat for seat in game.agents if seat not in trained]
             team = plan.team or (plan.profile,) * len(mates)
             packs = guidance_packs(section, len(mates))
             players = {}
@@ -111,13 +111,13 @@ def make_slots(recipe: Recipe, plans: list[GroupPlan], partner_engine=None) -> l
                     episode=e,
                     game=game,
                     players=players,
-                    policy_seat=lead,
+                    policy_seat=trained[0],
                     profile_id=getattr(plan.profile, "id", None) if mates else None,
                     player_type=getattr(plan.profile, "player_type", None) if mates else None,
                     seed=plan.seed,
                     prompt=recipe.policy.prompt,
                     unusable_reply=section.unusable_reply,
-                    more_seats=tuple(more),
+                    more_seats=trained[1:],
                 )
             )
     return slots
