@@ -91,17 +91,24 @@ class Recipe(Strict):
                 f"players has {len(self.players)} entries but game.seats has {seats}: "
                 "give one player per seat"
             )
-        if self.rollout.target_seat >= seats:
-            raise ValueError(
-                f"rollout.target_seat {self.rollout.target_seat} is not a seat index "
-                f"(game.seats has {seats})"
-            )
+        trained = self.rollout.trained_seats
+        for seat in trained:
+            if seat >= seats:
+                raise ValueError(
+                    f"rollout.target_seat {seat} is not a seat index (game.seats has {seats})"
+                )
         capped = getattr(self.game, "capped_seat", None)  # the household's decision cap
-        if capped is not None and capped != self.rollout.target_seat:
+        if capped is not None and capped not in trained:
             raise ValueError(
                 f"game.capped_seat={capped} counts another seat's decisions than the policy's "
                 f"(rollout.target_seat={self.rollout.target_seat}); set game.capped_seat to it "
                 "(game.limits=code counts the first seat: give the limits with limits: null)"
+            )
+        if capped is not None and len(trained) > 1:
+            raise ValueError(
+                f"game.capped_seat={capped} caps one of the trained seats "
+                f"{list(trained)} only: the others would play uncapped; set "
+                "game.capped_seat: null (the cap then counts every seat's decisions)"
             )
         return self
 

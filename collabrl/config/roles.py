@@ -123,13 +123,14 @@ class PartnerSpec(Strict):
     the paper's profile-free "homogeneous" partner); ``expert``: the rule-based expert, blind to
     profiles; ``human_proxy``: a partner cloned from recorded human play (the game's human
     proxies, built by ``collabrl partners build-human-proxy``; profile-blind; in the kitchen it
-    moves its chef tick by tick, so its seats are motion seats); ``self`` (training only): the policy plays the partner seats itself through its
-    rollout engine (a frozen copy of the current weights, refreshed every iteration; the paper's
-    "w/o personality" ablation); ``none`` (training only): single-seat games.
+    moves its chef tick by tick, so its seats are motion seats); ``self``: the policy plays the partner seats itself (training: through its rollout engine, a
+    frozen copy of the current weights refreshed every iteration, the paper's "w/o personality"
+    ablation; evaluation: the evaluated policy, which for a run that trained both seats is its
+    co-trained partner, the self-play column of a cross-play table); ``none`` (training only): single-seat games.
     """
 
     kind: Literal["persona", "llm", "expert", "human_proxy", "self", "none"] = "persona"
-    """persona, llm, expert, human_proxy, self (training) or none (training, single seat)."""
+    """persona, llm, expert, human_proxy, self (the policy itself) or none (training, single seat)."""
     split: Literal["train", "test"] = "train"
     """Training: the profile split partners are drawn from."""
     profiles: list[str] = Field(default_factory=list)

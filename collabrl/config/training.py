@@ -142,8 +142,31 @@ class RolloutSpec(Strict):
     """N: episodes per group (the paper: 8)."""
     tasks: list[str] | Literal["train", "test"] = "train"
     """Tasks (household tasks, kitchen layouts, ...) groups draw from: a split or a list."""
-    target_seat: NonNegativeInt = 0
-    """Index into game.seats of the seat the policy plays."""
+    target_seat: NonNegativeInt | list[NonNegativeInt] = 0
+    """Index into game.seats of the seat the policy plays, or a list of indices: several trained
+    seats in one run, played by one shared policy (the prompt names each seat, which conditions
+    it on its role); each seat's decisions are batched in the same engine call and its advantages
+    normalised within its own groups and anchor groups. The first listed seat is the lead seat:
+    the one rollout records and demonstrations name as the agent's."""
+
+    @field_validator("target_seat")
+    @classmethod
+    def _distinct_seats(cls, seats: int | list[int]) -> int | list[int]:
+        """An empty list trains nothing; a repeated seat would count its decisions twice."""
+        if isinstance(seats, list) and (not seats or len(set(seats)) != len(seats)):
+            raise ValueError(f"give one or more distinct seat indices, got {seats}")
+        return seats
+
+    @property
+    def trained_seats(self) -> tuple[int, ...]:
+        """Every trained seat's index, the lead seat first."""
+        seats = self.target_seat
+        return tuple(seats) if isinstance(seats, list) else (seats,)
+
+    @property
+    def lead_seat(self) -> int:
+        """The first trained seat (the only one in a one-seat run)."""
+        return self.trained_seats[0]
 
 
 class RewardSpec(Strict):

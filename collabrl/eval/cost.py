@@ -42,9 +42,11 @@ class CostEstimate:
 
 
 def _llm_seats(spec: EvalSpec, job: Job, seats: int) -> int:
-    """The job's seats played by an LLM: the policy's, and every partner seat with llm."""
+    """The job's seats played by an LLM: the policy's, and every partner seat with llm (or with
+    self, the policy itself, when it is an LLM)."""
     policy = int(spec.policy.kind == "llm")
-    return policy + (seats - 1) * int(spec.partner.kind == "llm")
+    partner = spec.partner.kind == "llm" or (spec.partner.kind == "self" and policy)
+    return policy + (seats - 1) * int(partner)
 
 
 def _first_observation(spec: EvalSpec, job: Job) -> tuple[int, int, int]:

@@ -119,14 +119,21 @@ def policy_factory(spec: PlayerSpec, engines: EngineCache, retries: int = 0) -> 
     return build
 
 
-def partner_factory(spec: PartnerSpec, engines: EngineCache) -> PartnerFactory:
+def partner_factory(
+    spec: PartnerSpec, engines: EngineCache, policy: PolicyFactory
+) -> PartnerFactory:
     """Builds the partner seat for one episode from one test profile.
 
+    ``self``: the evaluated policy (``policy``) plays the partner seats too: self-play, which
+    for a policy trained in both seats is its co-trained partner (the cross-play table compares
+    it with held-out partners: conventions only its co-trained self follows show there).
     A profile-free LLM partner (``use_profile=false``) and a human proxy still get a sampling
     seed of their own per profile job, so their episodes are independent draws rather than
     copies."""
 
     def build(profile: Profile | None, game: Game, game_spec: GameSection, seed: int) -> Player:
+        if spec.kind == "self":
+            return policy(game, game_spec, seed)
         own_draws = spec.kind == "human_proxy" or (spec.kind == "llm" and not spec.use_profile)
         if own_draws and profile is not None:
             from collabrl.agents.persona.temperament import stable_seed

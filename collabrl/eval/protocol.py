@@ -260,13 +260,14 @@ def _play(
         bar.update(1)
 
     initial = len(jobs) - len(todo)
+    policy = policy_factory(spec.policy, engines, spec.policy_retries)
     with tqdm(total=len(jobs), initial=initial, desc="episodes", disable=not progress) as bar:
         fresh = iter(
             play_all(
                 spec,
                 todo,
-                policy_factory(spec.policy, engines, spec.policy_retries),
-                partner_factory(spec.partner, engines),
+                policy,
+                partner_factory(spec.partner, engines, policy),
                 progress=finished,
             )
         )

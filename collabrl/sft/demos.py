@@ -1,7 +1,7 @@
 """Demonstrations: a demonstrator plays the policy's seat and each decision becomes an example.
 
-The demonstrator is ``players[rollout.target_seat]`` of the recipe: the game's rule-based expert
-(whose think is a short, true account of its plan) or an LLM teacher through any engine. Partners
+The demonstrator is ``players[rollout.target_seat]`` of the recipe (the lead seat, where several
+are trained): the game's rule-based expert (whose think is a short, true account of its plan) or an LLM teacher through any engine. Partners
 are built exactly as in training (``partner`` section: persona players on training profiles), and
 every example stores the very chat :func:`collabrl.agents.prompts.build_messages` gives the
 policy, so SFT trains on the prompts the policy will see in rollouts and evaluation.
@@ -97,10 +97,10 @@ def episode_plans(recipe: Recipe, episodes: int) -> list[tuple[str, Any, int]]:
 
 def check_demo_recipe(recipe: Recipe) -> None:
     """Refuse, before anything is written, a recipe that cannot record demonstrations."""
-    target = recipe.seat_players("demos")[recipe.rollout.target_seat]
+    target = recipe.seat_players("demos")[recipe.rollout.lead_seat]
     if target.kind not in ("expert", "llm"):
         raise CollabrlError(
-            f"players.{recipe.rollout.target_seat}.kind={target.kind}: the demonstrator in the "
+            f"players.{recipe.rollout.lead_seat}.kind={target.kind}: the demonstrator in the "
             "policy's seat must be an expert or an llm teacher"
         )
     if recipe.partner.kind == "self":
@@ -119,7 +119,7 @@ def record_demos(
     from collabrl.training.groups import GroupPlan, make_slots
 
     check_demo_recipe(recipe)
-    target = recipe.players[recipe.rollout.target_seat]
+    target = recipe.players[recipe.rollout.lead_seat]
     teacher_engine = _engine(target.engine) if target.kind == "llm" else None
     partner_engine = _engine(recipe.partner.engine) if recipe.partner.kind == "llm" else None
     one_each = recipe.model_copy(
@@ -178,7 +178,7 @@ def _demonstrator(recipe: Recipe, game: Game, teacher_engine, seed: int) -> Play
     """The expert of the game, or an LLM teacher (no persona) sharing one engine."""
     from collabrl.factory import make_expert, make_llm_player
 
-    target = recipe.players[recipe.rollout.target_seat]
+    target = recipe.players[recipe.rollout.lead_seat]
     if target.kind == "expert":
         return make_expert(recipe.game)
     return make_llm_player(

@@ -6,7 +6,9 @@ seat, summary, turns, ...), plus ``iteration``. Its turns are every seat's, in p
 episode loop keeps the partners' too, so the viewer shows both seats and can replay a board);
 each policy decision also carries what training made of it: the prompt (observation text), the
 reply and its parse, reward parts, the episode- and step-level advantages and the judge's level
-with its rationale. A partner's turn is its reply and parse, labelled with its player. Records
+with its rationale, and is marked ``trainable``: every trained seat's (several, where the recipe
+trains several). A partner's turn is its reply and parse, labelled with its player and marked
+untrainable. Records
 are appended as whole lines and flushed, so a viewer reading the file while the run goes on never
 sees half a record.
 """
@@ -111,7 +113,7 @@ def dump_rollouts(
             _turn(slot, s, index.get(sample_key(s)), advantages, verdicts) for s in slot.samples
         )
         turns = [
-            next(policy) if t.seat == slot.policy_seat else _partner_turn(slot, t)
+            next(policy) if t.seat in slot.trained_seats else _partner_turn(slot, t)
             for t in slot.running.turns
         ]
         lines.append(jsonl_line(_record(slot, turns, iteration)) + "\n")
@@ -137,7 +139,7 @@ def _turn(
     episode = float(advantages.episode[i]) if i is not None else None
     return {
         "tick": s.tick,
-        "seat": slot.policy_seat,
+        "seat": s.seat,
         "response": s.text,
         "think": s.think,
         "message": s.message,
@@ -145,6 +147,7 @@ def _turn(
         "valid": s.valid,
         "errors": parsed.errors + ([f"engine: {s.error}"] if s.error else []),
         "player": "policy",
+        "trainable": True,
         "observation": s.observation,
         "rewards": s.rewards,
         "advantage": total,
@@ -156,8 +159,9 @@ def _turn(
 
 
 def _partner_turn(slot: EpisodeSlot, turn: Turn) -> dict[str, Any]:
-    """A partner's decision as the episode loop kept it (no prompt: only the policy's is kept)."""
-    return {**asdict(turn), "player": slot.players[turn.seat].name}
+    """A partner's decision as the episode loop kept it (no prompt: only the policy's is kept);
+    marked untrainable: frozen players and endpoints are never updated."""
+    return {**asdict(turn), "player": slot.players[turn.seat].name, "trainable": False}
 
 
 def _record(slot: EpisodeSlot, turns: list[dict[str, Any]], iteration: int) -> dict[str, Any]:

@@ -55,7 +55,7 @@ def plan_groups(recipe: Recipe, profiles: list, iteration: int, rank: int = 0) -
     process plays different groups."""
     rng = np.random.default_rng([recipe.seed, iteration, rank, 1])
     tasks = sorted(task_names(recipe))
-    partners = len(recipe.game.seats) - 1
+    partners = len(recipe.game.seats) - len(recipe.rollout.trained_seats)
     plans = []
     for _ in range(recipe.rollout.groups):
         seed = int(rng.integers(2**31))
@@ -69,16 +69,17 @@ def plan_groups(recipe: Recipe, profiles: list, iteration: int, rank: int = 0) -
 
 
 def make_slots(recipe: Recipe, plans: list[GroupPlan], partner_engine=None) -> list[EpisodeSlot]:
-    """One slot per episode: its game, its partner players and the policy's seat."""
+    """One slot per episode: its game, its partner players and the policy's seats (where every
+    seat is trained, the drawn profile only picks the task: no partner plays it)."""
     from collabrl.factory import make_llm_player, make_partner
 
     slots = []
-    policy_seat = recipe.game.seats[recipe.rollout.target_seat]
+    trained = tuple(recipe.game.seats[k] for k in recipe.rollout.trained_seats)
     for g, plan in enumerate(plans):
         for e in range(recipe.rollout.episodes_per_group):
             section = recipe.game.for_task(plan.task)
             game = section.make_game()
-            mates = [seat for seat in game.agents if seat != policy_seat]
+            mates = [seat for seat in game.agents if seat not in trained]
             team = plan.team or (plan.profile,) * len(mates)
             packs = guidance_packs(section, len(mates))
             players = {}
@@ -110,12 +111,13 @@ def make_slots(recipe: Recipe, plans: list[GroupPlan], partner_engine=None) -> l
                     episode=e,
                     game=game,
                     players=players,
-                    policy_seat=policy_seat,
-                    profile_id=getattr(plan.profile, "id", None),
-                    player_type=getattr(plan.profile, "player_type", None),
+                    policy_seat=trained[0],
+                    profile_id=getattr(plan.profile, "id", None) if mates else None,
+                    player_type=getattr(plan.profile, "player_type", None) if mates else None,
                     seed=plan.seed,
                     prompt=recipe.policy.prompt,
                     unusable_reply=section.unusable_reply,
+                    more_seats=trained[1:],
                 )
             )
     return slots

@@ -27,7 +27,8 @@ class StepJudging:
     def __init__(self, judge, profiles: Mapping[str, Profile], workers: int = 2) -> None:
         self.judge, self.profiles = judge, profiles
         self.pool = ThreadPoolExecutor(workers) if judge is not None else None
-        self.history: dict[tuple[int, int], tuple[list[Observation], list[Sample]]] = {}
+        # (group, episode, seat) -> that seat's observations and decisions so far
+        self.history: dict[tuple[int, int, str], tuple[list[Observation], list[Sample]]] = {}
         self.batches: list[tuple[list[SampleKey], Future]] = []
         self.retries = 0  # further judge calls for unusable verdicts, once collected
 
@@ -37,7 +38,8 @@ class StepJudging:
             return
         keys, views = [], []
         for slot, sample, obs in steps:
-            observations, samples = self.history.setdefault((slot.group, slot.episode), ([], []))
+            seen = (slot.group, slot.episode, sample.seat)
+            observations, samples = self.history.setdefault(seen, ([], []))
             observations.append(obs)
             samples.append(sample)
             if not sample.valid:

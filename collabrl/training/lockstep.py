@@ -1,8 +1,8 @@
-"""Lockstep rollout of G groups x N episodes for the policy seat of every game: many
+"""Lockstep rollout of G groups x N episodes for the trained seats of every game: many
 :class:`collabrl.episode.Episode` loops driven together.
 
-Each round, every game that is waiting on its policy seat contributes one prompt to a single
-batched policy-engine call; partner seats answer in-process (scripted players) or in one batched
+Each round, every trained seat that a game is waiting on contributes one prompt to a single
+batched policy-engine call (one shared policy plays every trained seat: the prompt names the seat); partner seats answer in-process (scripted players) or in one batched
 call per LLM engine. Every policy decision becomes a :class:`Sample`; step rewards that need a
 judge are handed to ``on_steps`` as soon as the decision is known, so judging overlaps the rest
 of the rollout.
@@ -36,7 +36,7 @@ class StepRewards(TypedDict, total=False):
 
 @dataclass
 class Sample:
-    """One decision of the policy seat: what it saw, what it wrote, and how it was scored."""
+    """One decision of a trained seat: what it saw, what it wrote, and how it was scored."""
 
     group: int
     episode: int
@@ -56,6 +56,7 @@ class Sample:
     progress_at: int = 0  # the game's goal units completed when this decision was asked for
     error: str | None = None  # why the engine produced no completion (e.g. prompt too long)
     rewards: StepRewards = field(default_factory=StepRewards)
+    seat: str = ""  # the trained seat that decided (its groups and anchor groups are its own)
 
     @property
     def trainable(self) -> bool:
@@ -71,7 +72,7 @@ class EpisodeSlot:
     episode: int
     game: Game
     players: dict[str, Player]  # partner seats only
-    policy_seat: str
+    policy_seat: str  # the lead trained seat: records name it as the agent's
     profile_id: str | None
     player_type: str | None
     seed: int
@@ -82,6 +83,12 @@ class EpisodeSlot:
     final_progress: int = 0  # the game's goal units completed at the end
     efficiency: float = 0.0  # the episode-level reward, filled in by scoring
     prompt: PromptLayout = "paper"  # the policy's prompt layout (``policy.prompt``)
+    more_seats: tuple[str, ...] = ()  # further seats the policy plays and learns from
+
+    @property
+    def trained_seats(self) -> tuple[str, ...]:
+        """Every seat the policy plays, the lead seat first."""
+        return (self.policy_seat, *self.more_seats)
 
     @property
     def running(self) -> Episode:
@@ -101,26 +108,30 @@ class RolloutTimes:
 
 def _policy_round(
     slots: Sequence[EpisodeSlot], engine: Engine, params: SamplingParams, round_index: int
-) -> dict[int, GenerationResult]:
-    """One batched policy call for every slot waiting on its policy seat: slot index -> result."""
-    waiting = [i for i, s in enumerate(slots) if s.policy_seat in s.running.waiting()]
+) -> dict[tuple[int, str], GenerationResult]:
+    """One batched policy call for every trained seat a slot is waiting on:
+    (slot index, seat) -> result."""
+    waiting = [
+        (i, seat)
+        for i, s in enumerate(slots)
+        for seat in s.trained_seats
+        if seat in s.running.waiting()
+    ]
     if not waiting:
         return {}
     chats = [
-        build_messages(
-            slots[i].game,
-            slots[i].running.pending[slots[i].policy_seat],
-            layout=slots[i].prompt,
-        )
-        for i in waiting
+        build_messages(slots[i].game, slots[i].running.pending[seat], layout=slots[i].prompt)
+        for i, seat in waiting
     ]
     seed = None if params.seed is None else params.seed * 100_003 + round_index
     results = engine.generate(chats, SamplingParams(**{**params.__dict__, "seed": seed}))
     return dict(zip(waiting, results, strict=True))
 
 
-def _sample(slot: EpisodeSlot, obs: Observation, result: GenerationResult, turn: Turn) -> Sample:
-    """The policy decision ``turn`` (generated as ``result`` from ``obs``) as a training sample."""
+def _sample(
+    slot: EpisodeSlot, seat: str, obs: Observation, result: GenerationResult, turn: Turn
+) -> Sample:
+    """``seat``'s decision ``turn`` (generated as ``result`` from ``obs``) as a training sample."""
     completion = result.completions[0] if result.completions else None
     return Sample(
         group=slot.group,
@@ -140,6 +151,7 @@ def _sample(slot: EpisodeSlot, obs: Observation, result: GenerationResult, turn:
         action=turn.action,
         progress_at=slot.game.progress,
         error=result.error if completion is None else None,
+        seat=seat,
     )
 
 
@@ -149,7 +161,7 @@ def _partner_round(slots: Sequence[EpisodeSlot]) -> None:
     llm_keys: list[tuple[EpisodeSlot, str]] = []
     for slot in slots:
         for seat in slot.running.waiting():
-            if seat == slot.policy_seat:
+            if seat in slot.trained_seats:
                 continue
             player, obs = slot.players[seat], slot.running.pending[seat]
             if isinstance(player, LLMPlayer):
@@ -169,7 +181,7 @@ def run_rollout(
 ) -> RolloutTimes:
     """Play every slot to the end in lockstep; fills ``slot.samples`` and ``slot.summary``.
 
-    Each round: one batched policy call for the slots waiting on their policy seat (its
+    Each round: one batched policy call for the trained seats the slots wait on (their
     decisions go to ``on_steps`` at once, so judging overlaps the rest of the round), then the
     partners, then one step of every game (:class:`collabrl.episode.Episode`)."""
     times = RolloutTimes()
@@ -180,12 +192,12 @@ def run_rollout(
         t0 = time.perf_counter()
         generated = _policy_round(slots, engine, params, round_index)
         new_steps = []
-        for i, result in generated.items():
+        for (i, seat), result in generated.items():
             slot = slots[i]
-            obs = slot.running.pending[slot.policy_seat]
+            obs = slot.running.pending[seat]
             completion = result.completions[0] if result.completions else None
-            turn = slot.running.answer(slot.policy_seat, completion.text if completion else "")
-            slot.samples.append(_sample(slot, obs, result, turn))
+            turn = slot.running.answer(seat, completion.text if completion else "")
+            slot.samples.append(_sample(slot, seat, obs, result, turn))
             new_steps.append((slot, slot.samples[-1], obs))
         if on_steps is not None and new_steps:
             on_steps(new_steps)

@@ -14,7 +14,7 @@ from collabrl.agents.llm_player import LLMPlayer
 from collabrl.algos.gigpo import AdvantageParts
 from collabrl.eval.process import PROCESS_KEYS, episode_process
 from collabrl.training.lockstep import EpisodeSlot
-from collabrl.training.rewards import LIVE, SampleKey, Scored
+from collabrl.training.rewards import LIVE, SampleKey, Scored, seat_group
 from collabrl.training.update import OldLogprobs, UpdateStats
 
 
@@ -64,7 +64,7 @@ def signal_metrics(scored: Scored, parts: AdvantageParts, keep: Sequence[int]) -
       advantage, so this is each level's share of the weight on the gradient (both 0 when no
       sample carries any advantage).
     """
-    groups = [s.group for s in scored.samples]
+    groups = [seat_group(s) for s in scored.samples]
     live_episode = {g for g, a in zip(groups, parts.episode, strict=True) if abs(a) > LIVE}
     live_step = {g for g, a in zip(groups, parts.step, strict=True) if abs(a) > LIVE}
     n_groups = len(set(groups))
@@ -77,6 +77,27 @@ def signal_metrics(scored: Scored, parts: AdvantageParts, keep: Sequence[int]) -
         "signal/episode_share": episode / total if total > 0 else 0.0,
         "signal/step_share": step / total if total > 0 else 0.0,
     }
+
+
+def seat_metrics(scored: Scored, parts: AdvantageParts) -> dict[str, float]:
+    """``seat/<name>/<key>`` per trained seat, where a run trains several (empty otherwise):
+    how each seat plays (valid and message rates, step reward) and how much gradient its own
+    groups give it (mean absolute advantage, each level apart)."""
+    seats = dict.fromkeys(s.seat for s in scored.samples)
+    if len(seats) < 2:
+        return {}
+    out = {}
+    for seat in seats:
+        mine = [i for i, s in enumerate(scored.samples) if s.seat == seat]
+        samples = [scored.samples[i] for i in mine]
+        out |= {
+            f"seat/{seat}/valid_rate": _mean([s.valid for s in samples]),
+            f"seat/{seat}/messages_per_step": _mean([s.sent_message for s in samples]),
+            f"seat/{seat}/reward/step": _mean([scored.step_rewards[i] for i in mine]),
+            f"seat/{seat}/adv/episode_abs_mean": _mean(np.abs(parts.episode[mine]).tolist()),
+            f"seat/{seat}/adv/step_abs_mean": _mean(np.abs(parts.step[mine]).tolist()),
+        }
+    return out
 
 
 def iteration_metrics(
@@ -109,6 +130,7 @@ def iteration_metrics(
         **failures,
         "trained_samples": len(keep),
         **signal_metrics(scored, parts, keep),
+        **seat_metrics(scored, parts),
         "adv/mean": float(advantages.mean()) if advantages.size else 0.0,
         "adv/std": float(advantages.std()) if advantages.size else 0.0,
         "adv/abs_max": float(np.abs(advantages).max()) if advantages.size else 0.0,

@@ -7,6 +7,10 @@ The two levels never mix (paper 4.2.2-4.2.3):
 - episode-level score: the trajectory efficiency reward R_e of the episode (``efficiency``, the
   paper: one value per episode, normalised over the group's episodes), or R_e + r_t of each step
   sample (``efficiency_plus_step``, the released code: normalised over the group's samples).
+
+With several trained seats each seat is compared with itself only: its groups are (group, seat),
+its episodes (episode, seat) and its anchor groups are drawn within them, so one seat's
+advantages are normalised over its own decisions, never against its teammate's.
 """
 
 from __future__ import annotations
@@ -30,6 +34,11 @@ LIVE = 1e-9
 
 def sample_key(sample: Sample) -> SampleKey:
     return sample.group, sample.episode, sample.decision
+
+
+def seat_group(sample: Sample) -> tuple[int, str]:
+    """The advantage group of a sample: its rollout group, seen from its own seat."""
+    return sample.group, sample.seat
 
 
 @dataclass
@@ -79,9 +88,7 @@ def score_rollout(
     samples, steps, scores = [], [], []
     for slot in slots:
         slot.efficiency = spec.efficiency * game.efficiency(slot.summary)
-        # progress of a decision: goal units completed until the seat's next decision (or the end)
-        marks = [s.progress_at for s in slot.samples[1:]] + [slot.final_progress]
-        for s, mark in zip(slot.samples, marks, strict=True):
+        for s, mark in _progress_marks(slot):
             s.rewards = step_terms(s, judge_levels.get(sample_key(s)), mark - s.progress_at, spec)
             step = step_reward(s.rewards)
             if s.trainable:
@@ -91,11 +98,22 @@ def score_rollout(
     return Scored(samples, steps, scores, per_sample)
 
 
+def _progress_marks(slot: EpisodeSlot) -> list[tuple[Sample, int]]:
+    """Each decision with the goal units completed until its seat's next decision (or the end)."""
+    marks = []
+    for seat in dict.fromkeys(s.seat for s in slot.samples):
+        own = [s for s in slot.samples if s.seat == seat]
+        ends = [s.progress_at for s in own[1:]] + [slot.final_progress]
+        marks += zip(own, ends, strict=True)
+    return sorted(marks, key=lambda pair: pair[0].decision)
+
+
 def advantage_parts(scored: Scored, algo: AlgoSpec) -> AdvantageParts:
-    """GiGPO (or GRPO: no step level) advantages of the scored samples, the two levels apart."""
+    """GiGPO (or GRPO: no step level) advantages of the scored samples, the two levels apart,
+    each trained seat's within its own groups."""
     return gigpo_parts(
-        [s.group for s in scored.samples],
-        [s.episode for s in scored.samples],
+        [seat_group(s) for s in scored.samples],
+        [(s.episode, s.seat) for s in scored.samples],
         [s.anchor for s in scored.samples],
         scored.step_rewards,
         scored.episode_scores,
@@ -118,5 +136,5 @@ def informative(scored: Scored, advantages: np.ndarray, drop_uniform: bool) -> l
     nothing and is dropped."""
     if not drop_uniform:
         return list(range(len(scored.samples)))
-    live = {s.group for s, a in zip(scored.samples, advantages, strict=True) if abs(a) > LIVE}
-    return [i for i, s in enumerate(scored.samples) if s.group in live]
+    live = {seat_group(s) for s, a in zip(scored.samples, advantages, strict=True) if abs(a) > LIVE}
+    return [i for i, s in enumerate(scored.samples) if seat_group(s) in live]
