@@ -330,6 +330,8 @@ class HumanPartners(Protocol):
     the caller only passes them back."""
 
     statistics: tuple[str, ...]  # the names measure() returns, in table order
+    # the paper's non-LLM baselines: method -> task -> (Agent 1, Std., Agent 2, Std.)
+    paper_baselines: dict[str, dict[str, tuple[float, float, float, float]]]
 
     def tasks(self) -> tuple[str, ...]: ...
 

@@ -6,6 +6,7 @@
     collabrl partners compare --out runs/likeness     # the human-likeness report
     collabrl partners train-sp cramped_room           # a self-play PPO partner (+ checkpoints)
     collabrl partners train-fcp cramped_room          # an FCP partner against those checkpoints
+    collabrl partners crossplay --out runs/crossplay  # SP vs FCP vs persona vs human proxy
 
 The game is the one with recorded human play (``--game`` picks among several).
 """
@@ -238,3 +239,56 @@ def train_fcp(
 ) -> None:
     """Train a Fictitious Co-Play partner on TASK against every stored self-play checkpoint."""
     _train_population("fcp", task, seed, updates, out, game)
+
+
+@partners.command("crossplay")
+@click.option("--out", type=click.Path(path_type=Path), default=Path("runs/crossplay"))
+@click.option("--episodes", type=click.IntRange(2, 200), default=4, show_default=True)
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--task", "tasks", multiple=True, help="Only these tasks (default: all).")
+@click.option(
+    "--population", type=click.Path(path_type=Path), default=None, help="Population folder."
+)
+@click.option("--proxies", type=click.Path(path_type=Path), default=None, help="Proxy folder.")
+@GAME
+def crossplay_command(
+    out: Path,
+    episodes: int,
+    seed: int,
+    tasks: tuple[str, ...],
+    population: Path | None,
+    proxies: Path | None,
+    game: str | None,
+) -> None:
+    """The trained SP and FCP agents beside every partner type (crossplay.md, crossplay.json);
+    collabrl report baselines --populations OUT sets them beside the paper's Table 5."""
+    import json
+
+    from collabrl.envs.registry import human_partners_of
+    from collabrl.eval.crossplay import crossplay, markdown
+
+    section = _section(game)
+    source = human_partners_of(section)
+    report = crossplay(
+        section,
+        tasks=tasks or source.tasks(),
+        episodes=episodes,
+        seed=seed,
+        population=population,
+        proxies=proxies,
+        progress=lambda what: click.echo(what, err=True),
+    )
+    out.mkdir(parents=True, exist_ok=True)
+    facts = {
+        "stamp": stamp(),
+        "episodes": episodes,
+        "agents": list(report.agents),
+        "partners": report.partners,
+        "scores": report.scores,
+        "paper": source.paper_baselines,
+    }
+    (out / "crossplay.json").write_text(json.dumps(facts, indent=1) + "\n")
+    text = markdown(report)
+    (out / "crossplay.md").write_text(text)
+    click.echo(text, nl=False)
+    click.echo(f"report -> {out}/crossplay.md")

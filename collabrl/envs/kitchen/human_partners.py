@@ -26,6 +26,7 @@ from collabrl.envs.kitchen.human_proxy import (
 from collabrl.envs.kitchen.human_records import trial_from_record, trial_record
 from collabrl.envs.kitchen.layouts import LAYOUT_NAMES, load_layout
 from collabrl.envs.kitchen.likeness import STATISTICS, Play, PlayRecorder, statistics
+from collabrl.envs.kitchen.paper_baselines import TABLE_5
 from collabrl.envs.kitchen.population import PopulationPartner, train_fcp, train_selfplay
 from collabrl.envs.kitchen.ppo import PPOSettings
 from collabrl.envs.kitchen.proxy_features import Featurizer
@@ -44,6 +45,7 @@ class KitchenHumanPartners:
 
     statistics: tuple[str, ...] = STATISTICS
     ticks = TRIAL_TICKS
+    paper_baselines = TABLE_5
 
     def tasks(self) -> tuple[str, ...]:
         return LAYOUT_NAMES
