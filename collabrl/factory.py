@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from collabrl.agents.player import IdlePlayer, Player
 from collabrl.config import EngineSpec, JudgeSpec, PartnerSpec, PlayerSpec, SamplingSpec
+from collabrl.config.roles import MOTION_PARTNERS
 from collabrl.envs.base import Game
 from collabrl.envs.registry import GameSection, get_game, load_addon
 from collabrl.errors import CollabrlError
@@ -179,13 +180,16 @@ def make_partner(
         )
     if spec.kind == "expert":
         return make_expert(game_spec)
-    if spec.kind == "human_proxy":
+    if spec.kind in MOTION_PARTNERS:
         from pathlib import Path
 
         from collabrl.envs.registry import human_partners_of
 
-        folder = Path(spec.proxies).expanduser() if spec.proxies else None
-        return human_partners_of(game_spec).player(folder)
+        source = human_partners_of(game_spec)
+        if spec.kind == "human_proxy":
+            return source.player(Path(spec.proxies).expanduser() if spec.proxies else None)
+        where = Path(spec.population).expanduser() if spec.population else None
+        return source.population_player(spec.members, where)
     raise CollabrlError(f"partner.kind={spec.kind} has no partner player to build")
 
 

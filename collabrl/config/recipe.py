@@ -15,7 +15,7 @@ from pydantic import Field, SerializeAsAny, model_validator
 
 from collabrl.config.evaluation import EvalSpec
 from collabrl.config.folders import OutputDir
-from collabrl.config.roles import JudgeSpec, PartnerSpec, PlayerSpec, listing
+from collabrl.config.roles import MOTION_PARTNERS, JudgeSpec, PartnerSpec, PlayerSpec, listing
 from collabrl.config.sft import SFTSpec
 from collabrl.config.training import (
     TRACKER_PACKAGES,
@@ -336,7 +336,7 @@ def partner_profiles(recipe: Recipe) -> list[Profile]:
     the run would otherwise train against another partner set than the recipe states.
     """
     partner = recipe.partner
-    if partner.kind in ("expert", "human_proxy", "self", "none") or not partner.use_profile:
+    if partner.kind in ("expert", *MOTION_PARTNERS, "self", "none") or not partner.use_profile:
         return []
     from collabrl.profiles import get_profile, load_profiles
 

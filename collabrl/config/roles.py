@@ -114,6 +114,10 @@ class PlayerSpec(Strict):
         return self
 
 
+MOTION_PARTNERS = ("human_proxy", "population")
+"""Partner kinds that move a kitchen chef tick by tick (motion seats) and read no profile."""
+
+
 class PartnerSpec(Strict):
     """Who plays beside the policy (training: profiles drawn per group; evaluation: one episode
     per test profile).
@@ -123,14 +127,21 @@ class PartnerSpec(Strict):
     the paper's profile-free "homogeneous" partner); ``expert``: the rule-based expert, blind to
     profiles; ``human_proxy``: a partner cloned from recorded human play (the game's human
     proxies, built by ``collabrl partners build-human-proxy``; profile-blind; in the kitchen it
-    moves its chef tick by tick, so its seats are motion seats); ``self``: the policy plays the partner seats itself (training: through its rollout engine, a
-    frozen copy of the current weights refreshed every iteration, the paper's "w/o personality"
-    ablation; evaluation: the evaluated policy, which for a run that trained both seats is its
-    co-trained partner, the self-play column of a cross-play table); ``none`` (training only): single-seat games.
+    moves its chef tick by tick, so its seats are motion seats); ``population``: a member of a
+    trained partner population (the kitchen's self-play and FCP agents, ``collabrl partners
+    train-sp`` / ``train-fcp``), drawn per episode seed, so one member per training group;
+    profile-blind, motion seats like the human proxy; ``self``: the policy plays the partner seats
+    itself (training: through its rollout engine, a frozen copy of the current weights refreshed
+    every iteration, the paper's "w/o personality" ablation; evaluation: the evaluated policy,
+    which for a run that trained both seats is its co-trained partner, the self-play column of a
+    cross-play table); ``none`` (training only): single-seat games.
     """
 
-    kind: Literal["persona", "llm", "expert", "human_proxy", "self", "none"] = "persona"
-    """persona, llm, expert, human_proxy, self (the policy itself) or none (training, single seat)."""
+    kind: Literal["persona", "llm", "expert", "human_proxy", "population", "self", "none"] = (
+        "persona"
+    )
+    """persona, llm, expert, human_proxy, population, self (the policy itself) or none (training,
+    single seat)."""
     split: Literal["train", "test"] = "train"
     """Training: the profile split partners are drawn from."""
     profiles: list[str] = Field(default_factory=list)
@@ -145,6 +156,10 @@ class PartnerSpec(Strict):
     """The llm partner's sampling."""
     proxies: str | None = None
     """human_proxy: the folder of built human proxies (default: $COLLABRL_HUMAN_PROXIES, else the user cache where collabrl partners build-human-proxy writes them)."""
+    population: str | None = None
+    """population: the folder of trained partner populations (default: $COLLABRL_POPULATIONS, else the user cache where collabrl partners train-sp and train-fcp write them)."""
+    members: list[str] = Field(default_factory=list)
+    """population: the members drawn from (e.g. [sp0_final, fcp0]); empty: every stored member of the task but the untrained *_init checkpoints."""
     vary_wording: bool = True
     """A persona never sends the same chat line twice in an episode: a phrase said already gives way to the next unsaid one of its bank, then to two joined, then to a marked repeat ("Again: ..."); its random draws and actions are unchanged. False: the earlier wording (repeats and all), which the README's pinned learning and team figures were measured with."""
 

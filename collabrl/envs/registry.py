@@ -330,6 +330,8 @@ class HumanPartners(Protocol):
     the caller only passes them back."""
 
     statistics: tuple[str, ...]  # the names measure() returns, in table order
+    # the paper's non-LLM baselines: method -> task -> (Agent 1, Std., Agent 2, Std.)
+    paper_baselines: dict[str, dict[str, tuple[float, float, float, float]]]
 
     def tasks(self) -> tuple[str, ...]: ...
 
@@ -340,6 +342,10 @@ class HumanPartners(Protocol):
     def build(self, out: Any = None, **options: Any) -> list[dict[str, Any]]: ...
 
     def player(self, folder: Any = None) -> Any: ...
+
+    def population_player(self, members: Any = (), folder: Any = None) -> Any: ...
+
+    def train_population(self, method: str, task: str, **options: Any) -> dict[str, Any]: ...
 
     def section(self, task: str, *, proxy_seats: Any = ()) -> GameSection: ...
 

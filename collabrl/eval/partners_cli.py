@@ -4,6 +4,9 @@
     collabrl partners build-human-proxy               # one proxy per layout, into the cache
     collabrl partners build-human-proxy --records study/trajectories.jsonl   # from a study
     collabrl partners compare --out runs/likeness     # the human-likeness report
+    collabrl partners train-sp cramped_room           # a self-play PPO partner (+ checkpoints)
+    collabrl partners train-fcp cramped_room          # an FCP partner against those checkpoints
+    collabrl partners crossplay --out runs/crossplay  # SP vs FCP vs persona vs human proxy
 
 The game is the one with recorded human play (``--game`` picks among several).
 """
@@ -181,3 +184,111 @@ def compare_command(
     write_report(report, out, stamp())
     click.echo(summary_markdown(report), nl=False)
     click.echo(f"report -> {out}/likeness.md")
+
+
+def _train_population(
+    method: str, task: str, seed: int, updates: int | None, out: Path | None, game: str | None
+) -> None:
+    from collabrl.envs.registry import human_partners_of
+
+    source = human_partners_of(_section(game))
+    if task not in source.tasks():
+        raise CollabrlError(f"unknown task {task!r}; one of: {', '.join(source.tasks())}")
+    facts = source.train_population(
+        method,
+        task,
+        seed=seed,
+        updates=updates,
+        folder=out,
+        progress=lambda update, score: click.echo(f"update {update}: score {score:.1f}", err=True),
+    )
+    last = facts["scores"][-1] if facts["scores"] else 0.0
+    click.echo(
+        f"{method}{seed} on {task}: {facts['updates']} updates, {facts['cpu_seconds']:.0f} CPU s, "
+        f"last training score {last:.1f}"
+    )
+
+
+POPULATION_OUT = click.option(
+    "--out", type=click.Path(path_type=Path), default=None, help="Population folder."
+)
+UPDATES = click.option(
+    "--updates", type=click.IntRange(1, 100_000), default=None, help="PPO updates (default 60)."
+)
+
+
+@partners.command("train-sp")
+@click.argument("task")
+@click.option("--seed", type=int, default=0, show_default=True)
+@UPDATES
+@POPULATION_OUT
+@GAME
+def train_sp(task: str, seed: int, updates: int | None, out: Path | None, game: str | None) -> None:
+    """Train a self-play PPO partner on TASK; keeps its init, middle and final checkpoints."""
+    _train_population("sp", task, seed, updates, out, game)
+
+
+@partners.command("train-fcp")
+@click.argument("task")
+@click.option("--seed", type=int, default=0, show_default=True)
+@UPDATES
+@POPULATION_OUT
+@GAME
+def train_fcp(
+    task: str, seed: int, updates: int | None, out: Path | None, game: str | None
+) -> None:
+    """Train a Fictitious Co-Play partner on TASK against every stored self-play checkpoint."""
+    _train_population("fcp", task, seed, updates, out, game)
+
+
+@partners.command("crossplay")
+@click.option("--out", type=click.Path(path_type=Path), default=Path("runs/crossplay"))
+@click.option("--episodes", type=click.IntRange(2, 200), default=4, show_default=True)
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--task", "tasks", multiple=True, help="Only these tasks (default: all).")
+@click.option(
+    "--population", type=click.Path(path_type=Path), default=None, help="Population folder."
+)
+@click.option("--proxies", type=click.Path(path_type=Path), default=None, help="Proxy folder.")
+@GAME
+def crossplay_command(
+    out: Path,
+    episodes: int,
+    seed: int,
+    tasks: tuple[str, ...],
+    population: Path | None,
+    proxies: Path | None,
+    game: str | None,
+) -> None:
+    """The trained SP and FCP agents beside every partner type (crossplay.md, crossplay.json);
+    collabrl report baselines --populations OUT sets them beside the paper's Table 5."""
+    import json
+
+    from collabrl.envs.registry import human_partners_of
+    from collabrl.eval.crossplay import crossplay, markdown
+
+    section = _section(game)
+    source = human_partners_of(section)
+    report = crossplay(
+        section,
+        tasks=tasks or source.tasks(),
+        episodes=episodes,
+        seed=seed,
+        population=population,
+        proxies=proxies,
+        progress=lambda what: click.echo(what, err=True),
+    )
+    out.mkdir(parents=True, exist_ok=True)
+    facts = {
+        "stamp": stamp(),
+        "episodes": episodes,
+        "agents": list(report.agents),
+        "partners": report.partners,
+        "scores": report.scores,
+        "paper": source.paper_baselines,
+    }
+    (out / "crossplay.json").write_text(json.dumps(facts, indent=1) + "\n")
+    text = markdown(report)
+    (out / "crossplay.md").write_text(text)
+    click.echo(text, nl=False)
+    click.echo(f"report -> {out}/crossplay.md")

@@ -14,6 +14,7 @@ from typing import Any
 from collabrl.agents.player import Player
 from collabrl.agents.protocol import Parsed, parse_observed
 from collabrl.config import PartnerSpec, PlayerSpec
+from collabrl.config.roles import MOTION_PARTNERS
 from collabrl.envs.base import Game, Observation
 from collabrl.envs.registry import GameSection
 from collabrl.errors import CollabrlError
@@ -134,7 +135,7 @@ def partner_factory(
     def build(profile: Profile | None, game: Game, game_spec: GameSection, seed: int) -> Player:
         if spec.kind == "self":
             return policy(game, game_spec, seed)
-        own_draws = spec.kind == "human_proxy" or (spec.kind == "llm" and not spec.use_profile)
+        own_draws = spec.kind in MOTION_PARTNERS or (spec.kind == "llm" and not spec.use_profile)
         if own_draws and profile is not None:
             from collabrl.agents.persona.temperament import stable_seed
 

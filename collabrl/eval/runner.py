@@ -17,6 +17,7 @@ from typing import Any
 
 from collabrl.agents.team import brief, guidance_packs, guided, team_profiles
 from collabrl.config import EvalSpec, eval_section
+from collabrl.config.roles import MOTION_PARTNERS
 from collabrl.envs.registry import GameSection, get_game, human_partners_of
 from collabrl.episode import EpisodeRecord, play_episode
 from collabrl.errors import CollabrlError
@@ -275,7 +276,7 @@ def play_job(
     from collabrl.factory import make_game
 
     gspec = game_spec(spec, job)
-    if spec.partner.kind == "human_proxy":  # the game may seat proxies at another level
+    if spec.partner.kind in MOTION_PARTNERS:  # the game may seat them at another level
         seats = [s for i, s in enumerate(gspec.seats) if i != job.seat - 1]
         gspec = human_partners_of(gspec).for_proxies(gspec, seats)
     game = make_game(gspec)

@@ -30,23 +30,22 @@ NOT_RUNNABLE: dict[str, str] = {
         "runs `silent`, its own rule-based planner over the same high-level actions without "
         "messages, in its place"
     ),
-    "SP (Cook)": (
-        "a PPO self-play policy over Overcooked-AI's primitive moves (up/down/left/right/stay/"
-        "interact); collabrl's kitchen offers ProAgent's skills on a motion planner, not primitive "
-        "moves, and no trained weights may be downloaded here"
+    "PBT (Cook)": (
+        "population-based PPO training (a population of SP agents with hyperparameter "
+        "exploitation): not built yet; SP and FCP run (collabrl partners train-sp / train-fcp, "
+        "shown with --populations)"
     ),
-    "PBT (Cook)": "population-based PPO training (a population of SP agents): as SP, plus the cost",
-    "FCP (Cook)": (
-        "Fictitious Co-Play: a PPO agent trained against a population of SP agents and their "
-        "checkpoints: as SP, plus the population"
-    ),
-    "MEP (Cook)": "Maximum-Entropy Population training: as FCP",
+    "MEP (Cook)": "Maximum-Entropy Population training: not built yet, as PBT",
     "COLE (Cook)": (
-        "Cooperative Open-ended LEarning (graphic-form game solver over a PPO population): as FCP; "
-        "its released checkpoints are for primitive moves"
+        "Cooperative Open-ended LEarning (graphic-form game solver over a PPO population): not "
+        "built yet, as PBT; its released checkpoints are for another engine's primitive moves"
     ),
 }
 """The paper's non-LLM baselines that cannot run here, with the reason (the report lists them)."""
+
+POPULATION_METHODS = {"SP": "sp0_final", "FCP": "fcp0"}
+"""Table 5's methods collabrl trains, and the population member that plays each."""
+PAPER_PARTNER = "persona"  # the partner type closest to the paper's (profile-driven players)
 
 
 def _cells(folder: EvalFolder, game: str, task: str) -> dict[int, dict[str, Any]]:
@@ -119,3 +118,40 @@ def markdown(rows: Sequence[dict[str, Any]], folders: Sequence[EvalFolder]) -> s
     parts.append("The paper's non-LLM baselines that cannot run here:")
     parts += [f"- {name}: {why}." for name, why in NOT_RUNNABLE.items()]
     return "\n".join(parts) + "\n"
+
+
+def population_markdown(crossplay: dict[str, Any]) -> str:
+    """Table 5's SP and FCP rows beside collabrl's trained agents (``collabrl partners
+    crossplay``'s crossplay.json): per task, the paper's Agent 1 / Agent 2 scores, ours beside
+    persona partners in seat 1 / seat 2 (even episodes put the agent in seat 1), and ours in
+    self-play (beside itself, both seats)."""
+    paper, scores = crossplay["paper"], crossplay["scores"]
+    head = ["Task"]
+    for method in POPULATION_METHODS:
+        head += [f"{method} paper A1", f"{method} paper A2"]
+        head += [f"{method} ours A1", f"{method} ours A2", f"{method} ours self-play"]
+    lines = []
+    for task in [*scores, TOTAL]:
+        row = [task]
+        for method, member in POPULATION_METHODS.items():
+            printed = paper.get(method, {}).get(task)
+            row += [_cell(printed[0]), _cell(printed[2])] if printed else ["—", "—"]
+            if task == TOTAL:
+                row += ["", "", ""]
+                continue
+            by_partner = scores[task].get(member, {})
+            beside = by_partner.get(PAPER_PARTNER, [])
+            own = by_partner.get(member, [])
+            row += [_mean_cell(beside[0::2]), _mean_cell(beside[1::2]), _mean_cell(own)]
+        lines.append(row)
+    stamp = crossplay.get("stamp", {})
+    return (
+        "### Cook: trained partner populations beside the paper's Table 5\n\n"
+        + tabulate(lines, head, tablefmt="github", disable_numparse=True)
+        + f"\n\nOurs: {crossplay.get('episodes')} episodes per cell, beside persona partners "
+        f"(the test profiles); commit {stamp.get('commit', '?')}, {stamp.get('date', '?')}.\n"
+    )
+
+
+def _mean_cell(values: Sequence[float]) -> str:
+    return _cell(sum(values) / len(values)) if values else "—"

@@ -124,19 +124,44 @@ def table_command(
 
 
 @report.command("baselines")
-@FOLDERS
+@click.argument("folders", nargs=-1, type=click.Path(file_okay=False, path_type=Path))
 @LABEL
 @FORCE
 @OUT
+@click.option(
+    "--populations",
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    default=None,
+    help="A collabrl partners crossplay folder: the trained SP and FCP agents beside Table 5.",
+)
 def baselines_command(
-    folders: tuple[Path, ...], labels: tuple[str, ...], force: bool, out: Path | None
+    folders: tuple[Path, ...],
+    labels: tuple[str, ...],
+    force: bool,
+    out: Path | None,
+    populations: Path | None,
 ) -> None:
     """Tables 4-5 (non-LLM baselines: Step/Score and Std. per task and seat) from evaluation
-    folders, one method each (e.g. policy.kind=silent, random, idle, expert)."""
+    folders, one method each (e.g. policy.kind=silent, random, idle, expert), and with
+    --populations the trained SP and FCP partners beside the paper's Table 5."""
     from collabrl.records import write_csv
-    from collabrl.report.baselines import build, markdown
+    from collabrl.report.baselines import build, markdown, population_markdown
     from collabrl.report.folders import AFFECTIVE_ONLY, read_folders
 
+    if populations is not None:
+        import json
+
+        path = populations / "crossplay.json"
+        if not path.is_file():
+            raise CollabrlError(f"{path} not found; write it with: collabrl partners crossplay")
+        table = population_markdown(json.loads(path.read_text()))
+        click.echo(table)
+        if out is not None:
+            _written(out, {"populations.md": table})
+        if not folders:
+            return
+    if not folders:
+        raise CollabrlError("name evaluation folders, or a crossplay folder with --populations")
     evals, warnings = read_folders(
         list(folders), labels, force=force, ignore=AFFECTIVE_ONLY, unique_labels=True
     )

@@ -3,7 +3,9 @@
 
 Recorded human play (overcooked-ai's trials, or kitchen trajectory records such as a study
 export), human proxies built per layout from it, and the human-likeness statistics of
-:mod:`collabrl.envs.kitchen.likeness` for recorded and simulated play alike.
+:mod:`collabrl.envs.kitchen.likeness` for recorded and simulated play alike; and the partners
+trained without people that they are compared with, the self-play and FCP populations of
+:mod:`collabrl.envs.kitchen.population` (``partner.kind=population``).
 """
 
 from __future__ import annotations
@@ -24,6 +26,9 @@ from collabrl.envs.kitchen.human_proxy import (
 from collabrl.envs.kitchen.human_records import trial_from_record, trial_record
 from collabrl.envs.kitchen.layouts import LAYOUT_NAMES, load_layout
 from collabrl.envs.kitchen.likeness import STATISTICS, Play, PlayRecorder, statistics
+from collabrl.envs.kitchen.paper_baselines import TABLE_5
+from collabrl.envs.kitchen.population import PopulationPartner, train_fcp, train_selfplay
+from collabrl.envs.kitchen.ppo import PPOSettings
 from collabrl.envs.kitchen.proxy_features import Featurizer
 from collabrl.envs.kitchen.section import KitchenSection
 from collabrl.errors import CollabrlError
@@ -40,6 +45,7 @@ class KitchenHumanPartners:
 
     statistics: tuple[str, ...] = STATISTICS
     ticks = TRIAL_TICKS
+    paper_baselines = TABLE_5
 
     def tasks(self) -> tuple[str, ...]:
         return LAYOUT_NAMES
@@ -94,6 +100,28 @@ class KitchenHumanPartners:
 
     def player(self, folder: Path | None = None) -> HumanProxy:
         return HumanProxy(folder)
+
+    def population_player(
+        self, members: Sequence[str] = (), folder: Path | None = None
+    ) -> PopulationPartner:
+        return PopulationPartner(members, folder)
+
+    def train_population(
+        self,
+        method: str,
+        task: str,
+        *,
+        seed: int = 0,
+        updates: int | None = None,
+        folder: Path | None = None,
+        progress: Callable[[int, float], None] = lambda update, score: None,
+    ) -> dict[str, Any]:
+        """Train and store population member ``method`` ("sp" or "fcp") of ``task``; its facts."""
+        trainers = {"sp": train_selfplay, "fcp": train_fcp}
+        settings = PPOSettings() if updates is None else PPOSettings(updates=updates)
+        return trainers[method](
+            task, seed=seed, settings=settings, folder=folder, progress=progress
+        )
 
     def section(self, task: str, *, proxy_seats: Sequence[str] = ()) -> KitchenSection:
         """The kitchen on ``task`` for a trial's length; ``proxy_seats`` play at the motion

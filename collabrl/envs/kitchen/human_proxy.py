@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from collabrl.envs.base import Observation, format_response
-from collabrl.envs.kitchen.engine import ACTIONS
+from collabrl.envs.kitchen.engine import ACTIONS, KitchenState
 from collabrl.envs.kitchen.human_data import HumanTrial
 from collabrl.envs.kitchen.layouts import LAYOUT_NAMES, load_layout
 from collabrl.envs.kitchen.proxy_features import Featurizer
@@ -48,14 +48,20 @@ STUCK_TICKS = 3  # ticks without a change of the chef's cell, facing and item: i
 BUILD_HINT = "build them with: collabrl partners build-human-proxy"
 
 
-def proxy_folder(folder: Path | None = None) -> Path:
-    """Where proxies are stored: ``folder``, ``$COLLABRL_HUMAN_PROXIES`` or the user cache."""
+def cache_folder(folder: Path | None, variable: str, name: str) -> Path:
+    """``folder``, else ``$variable``, else ``name`` in collabrl's user cache: where trained
+    kitchen partners (human proxies, populations) are stored."""
     if folder is not None:
         return folder
-    if os.environ.get(FOLDER_VARIABLE):
-        return Path(os.environ[FOLDER_VARIABLE])
+    if os.environ.get(variable):
+        return Path(os.environ[variable])
     cache_home = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(cache_home) / "collabrl" / "human_proxies"
+    return Path(cache_home) / "collabrl" / name
+
+
+def proxy_folder(folder: Path | None = None) -> Path:
+    """Where proxies are stored: ``folder``, ``$COLLABRL_HUMAN_PROXIES`` or the user cache."""
+    return cache_folder(folder, FOLDER_VARIABLE, "human_proxies")
 
 
 def samples(trials: Sequence[HumanTrial], featurizer: Featurizer) -> tuple[np.ndarray, np.ndarray]:
@@ -211,16 +217,8 @@ class HumanProxy:
         self.rng = np.random.default_rng(crc32(f"human-proxy:{seed}:{seat}".encode()))
 
     def act(self, obs: Observation) -> str:
-        view = obs.state
-        if "frame" not in view:
-            raise CollabrlError(
-                f"a human proxy moves its chef tick by tick: make {obs.seat!r} a motion seat "
-                f"(game.motion_seats=[{obs.seat!r}])"
-            )
-        model = load_proxy(view["layout"], self.folder)
-        featurizer = _featurizer(view["layout"])
-        state, seat = frame_state(view["frame"]), view["self"]["index"]
-        x = featurizer.features(state, seat)
+        layout, state, seat, x = motion_inputs(obs, "a human proxy")
+        model = load_proxy(layout, self.folder)
         p = model.probabilities(x[None, :])[0].astype(np.float64)
         chef = state.chefs[seat]
         here = (chef.pos, chef.facing, str(chef.held))
@@ -234,6 +232,19 @@ class HumanProxy:
         action = ACTIONS[int(self.rng.choice(len(ACTIONS), p=p / p.sum()))]
         self.recent.append((here, action))
         return format_response("", "", action)
+
+
+def motion_inputs(obs: Observation, who: str) -> tuple[str, KitchenState, int, np.ndarray]:
+    """A motion seat's layout, kitchen state, chef index and featurised state; a seat that is
+    not a motion seat is a one-line error naming ``who`` plays it."""
+    view = obs.state
+    if "frame" not in view:
+        raise CollabrlError(
+            f"{who} moves its chef tick by tick: make {obs.seat!r} a motion seat "
+            f"(game.motion_seats=[{obs.seat!r}])"
+        )
+    state, seat = frame_state(view["frame"]), view["self"]["index"]
+    return view["layout"], state, seat, _featurizer(view["layout"]).features(state, seat)
 
 
 @cache

@@ -1,0 +1,177 @@
+"""Kitchen partner populations: self-play and Fictitious Co-Play agents, stored and played.
+
+``train_selfplay`` trains one self-play PPO agent (:mod:`collabrl.envs.kitchen.ppo`) and keeps
+its checkpoints at the start, middle and end of training (``sp<seed>_init``, ``sp<seed>_mid50``,
+``sp<seed>_final``): partners of three skill levels. ``train_fcp`` trains a Fictitious Co-Play
+agent (Strouse et al. 2021) against every self-play checkpoint stored for the layout
+(``fcp<seed>``). Members are stored per layout as ``<layout>/<name>.safetensors`` with a
+``<name>.json`` of facts (seed, settings, CPU seconds, training scores) in the population
+folder: ``$COLLABRL_POPULATIONS``, else ``$XDG_CACHE_HOME/collabrl/populations``. A stored
+member is never retrained unless asked (the folder is the cache).
+
+:class:`PopulationPartner` plays a kitchen motion seat with a member drawn per episode seed (the
+same seed, the same member: one member per training group), sampling its actions, seeded.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Callable, Sequence
+from functools import cache
+from pathlib import Path
+from typing import Any
+from zlib import crc32
+
+import numpy as np
+
+from collabrl.envs.base import Observation, format_response
+from collabrl.envs.kitchen.engine import ACTIONS
+from collabrl.envs.kitchen.human_proxy import ProxyModel, cache_folder, motion_inputs
+from collabrl.envs.kitchen.layouts import LAYOUT_NAMES
+from collabrl.envs.kitchen.ppo import DEFAULT_SETTINGS, PPOSettings, train
+from collabrl.errors import CollabrlError
+
+FOLDER_VARIABLE = "COLLABRL_POPULATIONS"
+TRAIN_HINT = "train them with: collabrl partners train-sp LAYOUT (then train-fcp LAYOUT)"
+
+
+def population_folder(folder: Path | None = None) -> Path:
+    """Where populations are stored: ``folder``, ``$COLLABRL_POPULATIONS`` or the user cache."""
+    return cache_folder(folder, FOLDER_VARIABLE, "populations")
+
+
+def save_member(model: ProxyModel, name: str, folder: Path | None = None) -> Path:
+    """Write member ``name`` of ``model.layout``'s population (weights and facts)."""
+    from safetensors.numpy import save_file
+
+    where = population_folder(folder) / model.layout
+    where.mkdir(parents=True, exist_ok=True)
+    path = where / f"{name}.safetensors"
+    save_file({f"w{i}": w for i, w in enumerate(model.weights)}, str(path))
+    (where / f"{name}.json").write_text(json.dumps(model.facts, indent=1) + "\n")
+    return path
+
+
+def member_names(layout: str, folder: Path | None = None) -> list[str]:
+    """The stored members of ``layout``'s population, sorted by name."""
+    where = population_folder(folder) / layout
+    return sorted(p.stem for p in where.glob("*.safetensors"))
+
+
+@cache
+def load_member(layout: str, name: str, folder: Path | None = None) -> ProxyModel:
+    """Stored member ``name`` of ``layout``; a missing or unreadable one is a one-line error."""
+    if layout not in LAYOUT_NAMES:
+        raise CollabrlError(f"no partner population for kitchen layout {layout!r}")
+    where = population_folder(folder) / layout
+    path = where / f"{name}.safetensors"
+    if not path.is_file():
+        raise CollabrlError(f"no population member {name!r} for {layout} in {where}; {TRAIN_HINT}")
+    try:
+        from safetensors.numpy import load_file
+
+        tensors = load_file(str(path))
+        weights = [tensors[f"w{i}"] for i in range(6)]
+        facts = json.loads((where / f"{name}.json").read_text())
+    except Exception as exc:  # a damaged file raises anything from a header error to a KeyError
+        raise CollabrlError(
+            f"{path}: not a readable population member ({type(exc).__name__})"
+        ) from exc
+    return ProxyModel(layout, weights, facts)
+
+
+def _facts(kind: str, layout: str, seed: int, settings: PPOSettings, **more: Any) -> dict:
+    return {"kind": kind, "layout": layout, "seed": seed, **dataclasses.asdict(settings), **more}
+
+
+def train_selfplay(
+    layout: str,
+    *,
+    seed: int = 0,
+    settings: PPOSettings = DEFAULT_SETTINGS,
+    folder: Path | None = None,
+    progress: Callable[[int, float], None] = lambda update, score: None,
+) -> dict[str, Any]:
+    """Train and store self-play agent ``sp<seed>`` of ``layout`` with its checkpoints; returns
+    its facts (CPU seconds, the last update's mean training score)."""
+    result = train(layout, seed=seed, settings=settings, progress=progress)
+    facts = _facts(
+        "sp", layout, seed, settings, cpu_seconds=round(result.cpu_seconds, 1), scores=result.scores
+    )
+    for stage, model in result.checkpoints.items():
+        model.facts = {**facts, "stage": stage, **model.facts}
+        save_member(model, f"sp{seed}_{stage}", folder)
+    return facts
+
+
+def fcp_pool(layout: str, folder: Path | None = None) -> list[str]:
+    """Fictitious Co-Play's partner pool: every stored self-play checkpoint of ``layout``."""
+    pool = [name for name in member_names(layout, folder) if name.startswith("sp")]
+    if not pool:
+        raise CollabrlError(f"no self-play agents for {layout} to build FCP's pool; {TRAIN_HINT}")
+    return pool
+
+
+def train_fcp(
+    layout: str,
+    *,
+    seed: int = 0,
+    settings: PPOSettings = DEFAULT_SETTINGS,
+    folder: Path | None = None,
+    progress: Callable[[int, float], None] = lambda update, score: None,
+) -> dict[str, Any]:
+    """Train and store FCP agent ``fcp<seed>`` of ``layout`` against :func:`fcp_pool`."""
+    names = fcp_pool(layout, folder)
+    pool = [load_member(layout, name, folder) for name in names]
+    result = train(layout, seed=seed, settings=settings, pool=pool, progress=progress)
+    facts = _facts(
+        "fcp",
+        layout,
+        seed,
+        settings,
+        pool=names,
+        cpu_seconds=round(result.cpu_seconds, 1),
+        scores=result.scores,
+    )
+    model = result.checkpoints["final"]
+    model.facts = {**facts, **model.facts}
+    save_member(model, f"fcp{seed}", folder)
+    return facts
+
+
+def draw_member(members: Sequence[str], seed: int) -> str:
+    """The member playing episodes of ``seed`` (one per training group), reproducibly."""
+    if not members:
+        raise CollabrlError(f"an empty partner population; {TRAIN_HINT}")
+    return members[crc32(f"population:{seed}".encode()) % len(members)]
+
+
+class PopulationPartner:
+    """A kitchen seat played by a member of a trained population, one low-level action a tick.
+
+    ``members``: the names to draw from (empty: every stored member of the layout but the
+    untrained ``*_init`` checkpoints). Needs a motion seat, as a human proxy does."""
+
+    name = "population"
+
+    def __init__(self, members: Sequence[str] = (), folder: Path | None = None) -> None:
+        self.members, self.folder = tuple(members), folder
+        self.seed, self.member = 0, ""
+        self.rng = np.random.default_rng(0)
+
+    def reset(self, seat: str, seed: int) -> None:
+        self.seed, self.member = seed, ""
+        self.rng = np.random.default_rng(crc32(f"population:{seed}:{seat}".encode()))
+
+    def act(self, obs: Observation) -> str:
+        layout, _, _, x = motion_inputs(obs, "a population member")
+        if not self.member:
+            members = self.members or [
+                m for m in member_names(layout, self.folder) if not m.endswith("_init")
+            ]
+            self.member = draw_member(members, self.seed)
+        model = load_member(layout, self.member, self.folder)
+        p = model.probabilities(x[None, :])[0].astype(np.float64)
+        action = ACTIONS[int(self.rng.choice(len(ACTIONS), p=p / p.sum()))]
+        return format_response("", "", action)

@@ -1,0 +1,78 @@
+"""``partner.kind=population``: a trained population member moves the partner's chef tick by tick
+beside the evaluated policy, drawn per episode seed; and the cross-play and Table 5 reports."""
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from collabrl.envs.kitchen.engine import ACTIONS
+from collabrl.envs.kitchen.population import train_selfplay
+from collabrl.envs.kitchen.ppo import PPOSettings
+from collabrl.eval.cli import eval_command
+from collabrl.report.baselines import population_markdown
+
+TINY = PPOSettings(updates=1, envs=1, horizon=20, hidden=8, minibatch=64, epochs=1)
+ARGS = [
+    "games=[kitchen]",
+    "tasks=[cramped_room]",
+    "max_profiles=1",
+    "policy.kind=expert",
+    "partner.kind=population",
+    "game_options={kitchen: {horizon: 30}}",
+    "--quiet",
+]
+
+
+def test_a_population_member_partners_the_evaluated_policy(tmp_path: Path) -> None:
+    train_selfplay("cramped_room", seed=0, settings=TINY, folder=tmp_path / "pop")
+    out = tmp_path / "eval"
+    result = CliRunner().invoke(
+        eval_command,
+        [*ARGS, f"partner.population={tmp_path / 'pop'}", f"output_dir={out}"],
+        catch_exceptions=False,
+    )
+    assert result.exit_code == 0, result.output
+    records = [json.loads(line) for line in (out / "trajectories.jsonl").read_text().splitlines()]
+    assert len(records) == 2  # the policy in either seat
+    for record in records:
+        mate = next(s for s in record["summary"]["decisions"] if s != record["seat_name"])
+        assert record["summary"]["motion_seats"] == [mate]
+        moves = [t["action"] for t in record["turns"] if t["seat"] == mate]
+        assert len(moves) == 30 and set(moves) <= set(ACTIONS)
+
+
+def test_without_a_population_the_evaluation_stops_in_one_line(tmp_path: Path) -> None:
+    result = CliRunner().invoke(
+        eval_command,
+        [
+            *ARGS,
+            "partner.members=[fcp0]",
+            f"partner.population={tmp_path}",
+            f"output_dir={tmp_path / 'e'}",
+        ],
+    )
+    assert "no population member 'fcp0' for cramped_room" in str(result.exception)
+    assert "\n" not in str(result.exception)
+
+
+def test_table_5_rows_stand_beside_the_trained_agents() -> None:
+    crossplay = {
+        "episodes": 4,
+        "stamp": {"commit": "abc1234", "date": "2026-12-06"},
+        "paper": {
+            "SP": {"cramped_room": (40.0, 11.47, 101.33, 36.12), "Total": (55.2, 0, 103.47, 0)}
+        },
+        "scores": {
+            "cramped_room": {
+                "sp0_final": {"persona": [100.0, 20.0, 60.0, 40.0], "sp0_final": [80.0, 40.0]},
+            }
+        },
+    }
+    text = population_markdown(crossplay)
+    row = next(line for line in text.splitlines() if line.startswith("| cramped_room"))
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    # SP: paper A1, A2; ours beside personas in seat 1 (even episodes) and 2 (odd); self-play
+    assert cells[1:6] == ["40.00", "101.33", "80.00", "30.00", "60.00"]
+    assert cells[6:] == ["—"] * 5  # no FCP agent trained, none printed
+    assert "commit abc1234" in text
