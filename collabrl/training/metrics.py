@@ -86,7 +86,7 @@ def seat_metrics(scored: Scored, parts: AdvantageParts) -> dict[str, float]:
     seats = dict.fromkeys(s.seat for s in scored.samples)
     if len(seats) < 2:
         return {}
-    out = {}
+    out: dict[str, float] = {}
     for seat in seats:
         mine = [i for i, s in enumerate(scored.samples) if s.seat == seat]
         samples = [scored.samples[i] for i in mine]

@@ -100,7 +100,7 @@ def score_rollout(
 
 def _progress_marks(slot: EpisodeSlot) -> list[tuple[Sample, int]]:
     """Each decision with the goal units completed until its seat's next decision (or the end)."""
-    marks = []
+    marks: list[tuple[Sample, int]] = []
     for seat in dict.fromkeys(s.seat for s in slot.samples):
         own = [s for s in slot.samples if s.seat == seat]
         ends = [s.progress_at for s in own[1:]] + [slot.final_progress]

@@ -215,7 +215,7 @@ class _Trainer:
             delta = rewards[t] + s.gamma * values[t + 1] - values[t]
             running = delta + s.gamma * s.lam * running
             advantages[t] = running
-        batch = {
+        batch: dict[str, np.ndarray] = {
             "obs": obs.reshape(-1, obs.shape[-1]),
             "acts": acts.reshape(-1),
             "logp": logp.reshape(-1),
