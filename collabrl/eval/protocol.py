@@ -330,7 +330,7 @@ def _write_files(result: EvalResult, out: Path, *, proxy: bool) -> None:
     robustness = reliability_table.build({method: episodes})
     (out / "tables.md").write_text(
         f"{report.markdown(result.tables, method, note, result.stamp['tokens'])}\n"
-        f"{reliability_table.markdown(robustness)}\n_{stamp_line}_\n",
+        f"{reliability_table.markdown(robustness, proxy=bool(note))}\n_{stamp_line}_\n",
         encoding="utf-8",
     )
     rows = report.table_rows(result.tables, method)

@@ -96,9 +96,9 @@ def _shown(row: Mapping[str, Any], name: str, percent: bool = False) -> str:
     return f"{mean:.2f} [{low:.2f}, {high:.2f}]"
 
 
-def markdown(rows: Sequence[Mapping[str, Any]]) -> str:
+def markdown(rows: Sequence[Mapping[str, Any]], proxy: bool = False) -> str:
     """Per game, the table as GitHub Markdown with a line saying how to read it (empty when
-    there are no rows)."""
+    there are no rows); ``proxy``: the partners or judges are stand-ins, said in every title."""
     parts = []
     for game in dict.fromkeys(r["game"] for r in rows):
         mine = [r for r in rows if r["game"] == game]
@@ -119,7 +119,8 @@ def markdown(rows: Sequence[Mapping[str, Any]]) -> str:
             for r in mine
         ]
         head += ["BR-Prox ↑"] if br else []
-        parts.append(f"### {get_game(game).title}: reliability and robustness\n")
+        label = ", offline proxy" if proxy else ""
+        parts.append(f"### {get_game(game).title}: reliability and robustness{label}\n")
         parts.append(tabulate(body, head, tablefmt="github", disable_numparse=True))
         parts.append(f"\n{LEGEND}\n")
     return "\n".join(parts)

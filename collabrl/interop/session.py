@@ -146,7 +146,9 @@ class CollabSession:
         for i, (step, mark) in enumerate(zip(self._steps, marks, strict=True)):
             terms = step_terms(self._sample(i), levels[i], mark - step.progress, spec)
             for name, value in terms.items():
-                parts[name] = parts.get(name, 0.0) + (value if isinstance(value, (int, float)) else 0.0)
+                parts[name] = parts.get(name, 0.0) + (
+                    value if isinstance(value, (int, float)) else 0.0
+                )
         return parts
 
     def reward(self) -> float:

@@ -60,13 +60,14 @@ def test_policy_and_partner_replies_are_single_pass_by_default() -> None:
     assert load_recipe("cwah_gigpo").partner.retries == 0  # training partners alike
     section = get_game("household").model_validate({"name": "household"})
     game, profile = section.make_game(), load_profiles(game="household", split="test")[0]
-    policy = policy_factory(spec.policy, Cache(), spec.policy_retries)(game, section, 0)
-    partner = partner_factory(spec.partner, Cache())(profile, game, section, 0)
+    policies = policy_factory(spec.policy, Cache(), spec.policy_retries)
+    policy = policies(game, section, 0)
+    partner = partner_factory(spec.partner, Cache(), policies)(profile, game, section, 0)
     assert policy.retries == 0 and partner.retries == 0
     retried = load_recipe(
         EVAL_RECIPE, [*LLM_POLICY, *LLM_PARTNER, "eval.partner.retries=1", "eval.policy_retries=2"]
     ).eval
-    partner = partner_factory(retried.partner, Cache())(profile, game, section, 0)
+    partner = partner_factory(retried.partner, Cache(), policies)(profile, game, section, 0)
     assert partner.retries == 1 and retried.policy_retries == 2
 
 
