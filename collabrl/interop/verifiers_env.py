@@ -48,7 +48,8 @@ class CollabData(vf.TaskData):
 
 
 class CollabTask(vf.Task[CollabData, vf.State, vf.TaskConfig]):
-    pass
+    """One collabrl episode as a verifiers task: verifiers resolves a taskset's task type from
+    this concrete class, which binds the generic task to collabrl's task data."""
 
 
 class CollabTaskset(vf.Taskset[CollabTask, CollabTasksetConfig]):
