@@ -14,7 +14,7 @@ from collabrl.study.results.export import export_study
 from collabrl.study.spec.compile import compile_study
 from collabrl.study.spec.load import load_study
 from collabrl.testing.fake_openai import FakeOpenAIServer
-from tests.study.room_helpers import room_runtime, say, write_study
+from tests.study.room_helpers import consented, room_runtime, say, write_study
 
 ASK = "Summarise in one sentence what was agreed."
 AGENT = {
@@ -52,8 +52,7 @@ def test_an_llm_agent_summarises_the_chat_when_it_closes(tmp_path, server) -> No
     async def scenario():
         rt = room_runtime(path, tmp_path / "study.sqlite")
         await rt.recover()
-        pid, _ = await rt.join()
-        await rt.submit(pid, {"node": "consent", "agree": True})
+        pid = await consented(rt)
         await say(rt, pid, "Rome")
         await rt.submit(pid, {"node": "chat", "action": "end"})
         return rt, pid
@@ -73,7 +72,7 @@ def test_an_llm_agent_summarises_the_chat_when_it_closes(tmp_path, server) -> No
         summary["trigger"] == "summary" and summary["text"] == "We agreed on Participant 1: Rome."
     )
     assert summary["prompt"][-1] == {"role": "user", "content": ASK}
-    assert summary["model"] == "fake-chat-model" and summary["completion_tokens"] > 0
+    assert summary["model"] == "openai:fake-chat-model" and summary["completion_tokens"] > 0
     assert summary["error"] is None
 
 

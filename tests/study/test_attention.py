@@ -14,7 +14,7 @@ from collabrl.study.live.signals import run_coroutine
 from collabrl.study.results.export import export_study
 from collabrl.study.spec.compile import compile_study
 from collabrl.study.spec.load import load_study
-from tests.study.room_helpers import room_runtime, write_study
+from tests.study.room_helpers import consented, room_runtime, write_study
 
 CHECK = {
     "id": "check",
@@ -71,8 +71,7 @@ def test_a_failed_check_is_recorded_exported_and_routes(tmp_path) -> None:
         await rt.recover()
         people = []
         for colour in ("blue", "red"):
-            pid, _ = await rt.join()
-            await rt.submit(pid, {"node": "consent", "agree": True})
+            pid = await consented(rt)
             view = rt.view(pid)
             await rt.submit(pid, {"node": "intake", "answers": {"age": 30, "check": colour}})
             people.append(pid)

@@ -11,7 +11,7 @@ import pytest
 from collabrl.study.live.signals import run_coroutine
 from collabrl.study.results.export import export_study
 from collabrl.study.spec.forms import FormError
-from tests.study.room_helpers import room_runtime, write_study
+from tests.study.room_helpers import consented, room_runtime, write_study
 
 NOTES = {
     "id": "intake",
@@ -25,9 +25,7 @@ def test_quality_events_are_stored_and_exported(tmp_path) -> None:
 
     async def scenario():
         await rt.recover()
-        pid, _ = await rt.join()
-        await rt.submit(pid, {"node": "consent", "agree": True})
-        return pid
+        return await consented(rt)
 
     pid = run_coroutine(scenario())
     paste = {

@@ -16,7 +16,7 @@ from collabrl.study.pretest.run import run_pretest
 from collabrl.study.results.export import export_study
 from collabrl.study.spec.compile import compile_study
 from collabrl.study.spec.load import load_study
-from tests.study.room_helpers import room_runtime, write_study
+from tests.study.room_helpers import consented, room_runtime, write_study
 
 INSTRUCTIONS = {"id": "instructions", "kind": "text", "text": "Serve soups, not salads."}
 RETRY = {
@@ -100,13 +100,11 @@ def test_a_participant_gets_k_retries_then_is_screened_out(tmp_path) -> None:
     async def scenario():
         rt = room_runtime(path, tmp_path / "study.sqlite")
         await rt.recover()
-        first, _ = await rt.join()
-        await rt.submit(first, {"node": "consent", "agree": True})
+        first = await consented(rt)
         await _answer(rt, first, "salads")
         assert rt.node(first) == "instructions"
         await _answer(rt, first, "soups")  # passes on its retry
-        second, _ = await rt.join()
-        await rt.submit(second, {"node": "consent", "agree": True})
+        second = await consented(rt)
         await _answer(rt, second, "salads")
         rt.shutdown()
         again = room_runtime(path, tmp_path / "study.sqlite")  # a restart keeps the count
