@@ -311,6 +311,8 @@ def pretest(args, participants: int | None, db: Path | None, out: Path | None, o
     for name, cells in result["assignments"].items():
         shown = "; ".join(f"{cell}: {n}" for cell, n in cells.items())
         click.echo(f"randomise {name}: {shown}")
+    for item, tally in result["checks"].items():
+        click.echo(f"{item}: {tally['passed']} passed, {tally['failed']} failed")
     fallbacks = (
         f"; {result['answer_fallbacks']} LLM answers fell back"
         if result["answer_fallbacks"]

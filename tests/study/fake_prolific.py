@@ -1,6 +1,8 @@
 """A local fake of Prolific's REST API (the documented endpoints collabrl calls), served to
 httpx through a MockTransport: no network. It keeps studies, submissions and bonus payments, and
-answers as Prolific documents: 401 without the token, 400 for a transition a status forbids."""
+answers as Prolific documents: 401 without the token, 400 for a transition a status forbids,
+submissions a page at a time (https://docs.prolific.com/api-reference/submissions/get-submissions).
+"""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ from typing import Any
 import httpx
 
 TOKEN = "fake-prolific-token-1234"
+PAGE_SIZE = 20  # Prolific's default page size of GET submissions/
 
 
 @dataclass
@@ -72,9 +75,12 @@ class FakeProlific:
         return httpx.Response(200, json=study)
 
     def list_submissions(self, body: dict, request: httpx.Request) -> httpx.Response:
+        """Paginated as documented: ``page`` (from 1) of ``page_size`` (default 20)."""
         study = request.url.params.get("study")
+        size = int(request.url.params.get("page_size", PAGE_SIZE))
+        first = (int(request.url.params.get("page", 1)) - 1) * size
         found = [s for s in self.submissions.values() if s["study_id"] == study]
-        return httpx.Response(200, json={"results": found})
+        return httpx.Response(200, json={"results": found[first : first + size]})
 
     def submission_transition(self, body: dict, request: httpx.Request, sid: str) -> httpx.Response:
         sub = self.submissions.get(sid)

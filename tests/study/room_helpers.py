@@ -60,6 +60,13 @@ async def settle(rt: StudyRuntime) -> None:
     raise AssertionError("an agent reply never came")
 
 
+async def consented(rt: StudyRuntime) -> str:
+    """A new participant who agreed on the consent page (:data:`CONSENT`)."""
+    pid, _ = await rt.join()
+    await rt.submit(pid, {"node": "consent", "agree": True})
+    return pid
+
+
 async def say(rt: StudyRuntime, pid: str, text: str) -> None:
     await rt.submit(pid, {"node": rt.node(pid), "action": "say", "text": text})
     await settle(rt)

@@ -141,7 +141,7 @@ def test_the_logic_study_passes_lint(tmp_path, capsys) -> None:
         ),
         (
             {"branches": ("      - {when: 'result.success', to: help}",)},
-            "unknown name 'result' (known: state, group, answers)",
+            "unknown name 'result' (known: state, group, answers, attention)",
         ),
         (
             {"sets": ("      level: '\"medium\"'",)},

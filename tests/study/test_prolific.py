@@ -109,3 +109,15 @@ def test_a_wrong_token_and_a_persistent_outage_are_one_line_errors(fake) -> None
     assert fake.unavailable == 7  # three tries, no more
     with pytest.raises(ProlificError, match="at least 100 characters"):
         client.reject("sub1", "bad", "FAILED_CHECK")
+
+
+def test_every_page_of_submissions_is_read() -> None:
+    """Prolific lists submissions 20 a page: a study of 45 participants has three pages."""
+    fake = FakeProlific()
+    made = [fake.participant_submits("study1", f"p{k}") for k in range(45)]
+    fake.participant_submits("study2", "elsewhere")
+    client = ProlificClient(TOKEN, send=True, transport=fake.transport)
+    assert [s["id"] for s in client.submissions("study1")] == made
+    assert [c.path for c in client.calls] == [
+        f"submissions/?study=study1&page={n}" for n in (1, 2, 3, 4)
+    ]

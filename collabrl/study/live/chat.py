@@ -7,7 +7,8 @@ condition) for one reply, in the background, one reply at a time per room; an ag
 (then stays silent), an LLM agent answers the transcript
 (:mod:`collabrl.study.live.room_agents`). A reply's tool calls are carried out and every reply
 is logged (:mod:`collabrl.study.live.agent_actions`). A failed reply is the agent's apology
-line in the chat and an ``agent_failure`` event; the room carries on.
+line in the chat and an ``agent_failure`` event; the room carries on. An LLM agent with a
+``summary`` request sums the chat up when the room closes (:func:`summarise`).
 """
 
 from __future__ import annotations
@@ -113,6 +114,27 @@ async def _reply_text(
         return None
     log_reply(hub, room, agent, conversation, answer, tool_calls(answer.text)[1], why)
     return answer.text
+
+
+async def summarise(hub: RoomHost, room: Room, spec: RoomSpec, agent: ChatAgent) -> None:
+    """The LLM agent's summary of a closing chat (its ``summary`` request after the
+    transcript), said as its last line and logged as a reply whose trigger is ``summary``; a
+    failed one is logged and an ``agent_failure`` event, and the room closes without it."""
+    assert agent.summary is not None  # the caller asks only agents that summarise
+    asked = hub.prompted(room, agent)
+    conversation = chat_conversation(asked, room, hub.filled(room, spec.task), hub.names(room))
+    conversation.append({"role": "user", "content": agent.summary})
+    seed = stable_seed(hub.study.seed, room.key, "summary")
+    try:
+        answer = await llm_reply(agent, hub.engines, conversation, seed)
+    except AgentFailure as exc:
+        log_reply(hub, room, agent, conversation, exc, None, "summary")
+        hub.failed(room, agent, str(exc))
+        return
+    log_reply(hub, room, agent, conversation, answer, None, "summary")
+    shown, _ = tool_calls(answer.text[:MAX_AGENT_CHARS])  # no tool acts on a closed room
+    if shown:
+        hub.record("chat_message", room, by="agent", name=agent.name, text=shown)
 
 
 async def replies_done(room: Room) -> None:

@@ -1,5 +1,6 @@
 """What a sandboxed component and a page's media send: state writes and done (a component's
-submission), and recorded-only events (a component's ``emit``; media play, pause, ended).
+submission), and recorded-only events (a component's ``emit``; media play, pause, ended; a
+page's data-quality signals).
 
 Recorded-only events travel as the page socket's ``record`` messages, which change nothing
 and get no new page, so a component may emit as often as the rate limit lets it.
@@ -17,6 +18,11 @@ from collabrl.study.spec.sandbox import MAX_EVENT_CHARS
 from collabrl.study.spec.schema import EmbedPage
 
 MEDIA_EVENTS = frozenset({"play", "pause", "ended", "seeked"})
+QUALITY_EVENTS = ("paste", "focus_lost", "focus_back", "typing")
+"""The data-quality signals every study page sends (``static/quality.js``): a paste into a text
+field (its length, never its text), the page losing focus and getting it back, and a text
+field's typing (keys, milliseconds from the first to the last): what researchers read to spot a
+participant who hands the task to an AI."""
 """What a page's video or audio reports."""
 
 
@@ -71,15 +77,18 @@ def embed_view(logic: StudyLogic, pid: str, page: EmbedPage) -> dict[str, Any]:
 
 
 def record_page_event(rt: EmbedHost, pid: str, payload: dict[str, Any]) -> None:
-    """A recorded-only event from the page: ``component`` (an embed page's emit) or
-    ``media`` (play, pause, ended, seeked of a page's video or audio); raises FormError."""
+    """A recorded-only event from the page: ``component`` (an embed page's emit),
+    ``media`` (play, pause, ended, seeked of a page's video or audio) or ``quality`` (a paste,
+    focus lost or back, a text field's typing: :data:`QUALITY_EVENTS`); raises FormError."""
     kind, name = payload.get("kind"), payload.get("name")
     page = rt.study.page(rt.people[pid]["page"])
     if kind == "component" and not isinstance(page, EmbedPage):
         raise FormError("this page has no component")
     if kind == "media" and (name not in MEDIA_EVENTS or not page.media):
         raise FormError(f"no media event {name!r} on this page")
-    if kind not in ("component", "media"):
+    if kind == "quality" and name not in QUALITY_EVENTS:
+        raise FormError(f"no data-quality event {name!r} (known: {', '.join(QUALITY_EVENTS)})")
+    if kind not in ("component", "media", "quality"):
         raise FormError(f"unknown event kind {kind!r}")
     if not isinstance(name, str) or not 0 < len(name) <= 64:
         raise FormError("an event needs a name of 1 to 64 characters")

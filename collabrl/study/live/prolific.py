@@ -3,9 +3,17 @@ submissions, pay the bonuses the study computed.
 
 It follows Prolific's documented REST API (``https://api.prolific.com/api/v1/``, a
 ``Authorization: Token ...`` header): ``POST studies/``, ``POST studies/{id}/transition/``
-(``PUBLISH``), ``GET submissions/?study={id}``, ``POST submissions/{id}/transition/``
-(``APPROVE``, ``REJECT``), ``POST submissions/bonus-payments/`` then
-``POST bulk-bonus-payments/{id}/pay/``.
+(``PUBLISH``), ``GET submissions/?study={id}&page={n}`` (paginated, 20 a page by default),
+``POST submissions/{id}/transition/`` (``APPROVE``, ``REJECT`` with a message of at least 100
+characters and a ``rejection_category``), ``POST submissions/bonus-payments/`` then
+``POST bulk-bonus-payments/{id}/pay/``. Checked against Prolific's API reference
+(https://docs.prolific.com/api-reference/submissions/transition-submission for the rejection
+fields and categories, .../submissions/get-submissions for the paging,
+.../studies/the-study-object for the completion codes and their ``MANUALLY_REVIEW`` action,
+.../bonuses for the bulk bonus); the categories also match Prolific's own CLI
+(github.com/prolific-oss/cli). Reading only the first page of submissions was the one mismatch
+found (a study of more than 20 participants lost the rest); :meth:`ProlificClient.submissions`
+walks every page.
 
 Every call is a dry run unless the caller asks to send: the requests are built, recorded and
 returned, and nothing leaves the machine, so a lab sees what would be created or paid first. The
@@ -49,7 +57,9 @@ REJECTION_CATEGORIES = (
     "UNSUPP_DEVICE",
     "OTHER",
 )
-"""The reasons Prolific accepts for a rejection."""
+"""The reasons Prolific accepts for a rejection (``rejection_category``)."""
+MAX_PAGES = 1000
+"""Pages of submissions read at most (20 000 at Prolific's default page size)."""
 MIN_REJECTION_MESSAGE = 100
 """Prolific asks for a rejection message of at least this many characters."""
 
@@ -106,8 +116,17 @@ class ProlificClient:
         return self._call(Call("POST", f"studies/{study_id}/transition/", {"action": "PUBLISH"}))
 
     def submissions(self, study_id: str) -> list[dict[str, Any]]:
-        """The study's submissions (each with ``id``, ``participant_id``, ``status``)."""
-        return self._call(Call("GET", f"submissions/?study={study_id}")).get("results", [])
+        """The study's submissions (each with ``id``, ``participant_id``, ``status``), page by
+        page until a page brings nothing new (an empty page, or one already seen)."""
+        found: dict[str, dict[str, Any]] = {}
+        for page in range(1, MAX_PAGES + 1):
+            call = Call("GET", f"submissions/?study={study_id}&page={page}")
+            results = self._call(call).get("results", [])
+            fresh = [r for r in results if r.get("id") not in found]
+            if not fresh:
+                return list(found.values())
+            found.update((r.get("id"), r) for r in fresh)
+        raise ProlificError(f"study {study_id}: more than {MAX_PAGES} pages of submissions")
 
     def approve(self, submission_id: str) -> dict[str, Any]:
         """Approve a submission (Prolific pays its reward)."""

@@ -56,6 +56,7 @@ class RoomHub:
         self.rt = rt
         self.rooms: dict[str, Room] = {}
         self.locks: dict[str, asyncio.Lock] = {}  # one agent reply at a time per room
+        self._closing: set[str] = set()  # rooms whose close is under way (or done)
 
     @property
     def study(self) -> Study:
@@ -290,13 +291,17 @@ class RoomHub:
         """Close a room (time is up, or everyone ended it): its members still in it go on (a
         round's group to the questionnaire)."""
         room = self.rooms[key]
-        if room.closed:
+        if room.closed or key in self._closing:
             return
+        self._closing.add(key)  # a summary may take a while: one close at a time
         inside = [p for p in room.members if self.rt.is_active(p) and self.current(p) is room]
         self.rt.deadlines.cancel(("room", key))
         spec = self.spec(room)
         for agent in spec.agents:
             self.rt.deadlines.cancel(("silence", key, agent.name))
+            if agent.summary and room.kind == "chat":
+                async with self.lock(key):  # after the reply in flight, if any
+                    await chat.summarise(self, room, spec, agent)
             if agent.closing and room.kind == "chat":
                 self.record("chat_message", room, by="agent", name=agent.name, text=agent.closing)
         if room.position is not None:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from collabrl.study.live.host import StudyHost
 from collabrl.study.results.room_export import room_measures
-from collabrl.study.spec.expressions import ExpressionError
+from collabrl.study.spec.expressions import ExpressionError, truth
 from collabrl.study.spec.logic import (
     PLACEHOLDER,
     ROOM_MEASURES,
@@ -23,6 +23,7 @@ from collabrl.study.spec.logic import (
     names,
     route,
 )
+from collabrl.study.spec.retry import retry_target
 from collabrl.study.spec.schema import Condition, SurveyPage
 from collabrl.study.spec.state import coerce
 from collabrl.study.store.db import Phase
@@ -72,11 +73,16 @@ class StudyLogic:
         self.state: dict[str, dict[str, Any]] = {}  # participant -> their variables
         self.group_state: dict[str, dict[str, Any]] = {}  # group -> its variables
         self.given: dict[str, dict[str, Any]] = {}  # participant -> page.question -> answer
+        self.failures: dict[str, dict[str, int]] = {}  # participant -> page -> failed attempts
 
     def recover(self) -> None:
         """The last stored state of every participant and group, and their answers."""
         for event in self.rt.db.events("answers"):
             self._remember(event["pid"], event["data"]["form"], event["data"]["answers"])
+        for event in self.rt.db.events("quiz_attempt"):
+            if not event["data"]["passed"]:
+                tried = self.failures.setdefault(event["pid"], {})
+                tried[event["node"]] = tried.get(event["node"], 0) + 1
         for event in self.rt.db.events("state"):
             data = event["data"]
             if data.get("scope") == "group":
@@ -145,7 +151,9 @@ class StudyLogic:
     def survey_done(self, pid: str, page: SurveyPage, answers: dict[str, Any]) -> str:
         """Apply the page's ``set:`` (its answers are stored already) and pick its route."""
         self._remember(pid, page.id, answers)
-        if not page.set and all(b.when is None for b in page.branches):
+        self._attention(pid, page, answers)
+        simple = not page.set and page.retry is None
+        if simple and all(b.when is None for b in page.branches):
             return route(self.study, page, answers, {}) or self.rt.flow.successor(page.id)
         values = self.values(pid)
         if page.set:
@@ -154,11 +162,42 @@ class StudyLogic:
             self._store(pid, "participant", values["state"], mine, page.id)
             values = self.values(pid)
         try:
-            target = route(self.study, page, answers, values)
+            target = self._retried(pid, page, values) or route(self.study, page, answers, values)
         except ExpressionError as exc:
             self.rt.db.event("logic_error", pid=pid, node=page.id, what="when", error=str(exc))
             target = None
         return target or self.rt.flow.successor(page.id)
+
+    def _attention(self, pid: str, page: SurveyPage, answers: Mapping[str, Any]) -> None:
+        """An ``attention_check`` event for each attention check the participant answered."""
+        for q in page.questions:
+            if q.expect is not None and answers.get(q.id) is not None:
+                given = answers[q.id]
+                self.rt.db.event(
+                    "attention_check",
+                    pid=pid,
+                    node=page.id,
+                    question=q.id,
+                    answer=given,
+                    expected=q.expect,
+                    passed=given == q.expect,
+                )
+
+    def _retried(self, pid: str, page: SurveyPage, values: Mapping[str, Any]) -> str | None:
+        """Where the attempt at a page with a bounded retry leads (None: it passed, or the page
+        has none), recorded as a ``quiz_attempt`` event; raises ExpressionError."""
+        if page.retry is None:
+            return None
+        passed = truth(page.retry.passed, values)
+        failures = self.failures.get(pid, {}).get(page.id, 0)
+        target = retry_target(page.retry, passed, failures)
+        self.rt.db.event(
+            "quiz_attempt", pid=pid, node=page.id, attempt=failures + 1, passed=passed, to=target
+        )
+        if not passed:
+            tried = self.failures.setdefault(pid, {})
+            self.rt.db.after_commit(partial(tried.__setitem__, page.id, failures + 1))
+        return target
 
     def _round(self, group: Round) -> dict[str, Any]:
         """Where the round that just ended stands: its condition, position and kind."""

@@ -110,9 +110,12 @@ def page_view(rt: ViewHost, pid: str) -> dict[str, Any]:
 
 
 def _question(rt: ViewHost, pid: str, question: Question) -> dict[str, Any]:
-    """A survey question as the page draws it: its text filled in (shown as text), and a
-    custom component's script."""
-    out = question.model_dump(mode="json")
+    """A survey question as the page draws it: its text filled in (shown as text), a
+    custom component's script, and an attention check as a plain choice (its expected answer
+    stays on the server, out of reach of a script reading the page)."""
+    out = question.model_dump(mode="json", exclude={"expect"})
+    if question.kind == "attention":
+        out["kind"] = "choice"
     out["text"] = rt.logic.text(pid, question.text, markdown=False)
     if question.component is not None:
         out["script"] = f"components/{quote(question.component)}.js"

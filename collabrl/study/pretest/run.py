@@ -28,9 +28,11 @@ from collabrl.study.live.runtime import StudyRuntime
 from collabrl.study.live.signals import run_coroutine
 from collabrl.study.pretest.answers import AnswerModel, round_facts
 from collabrl.study.pretest.rooms import act_in_room
+from collabrl.study.results.checks_export import check_counts
 from collabrl.study.results.design_export import cell_counts
 from collabrl.study.spec.compile import CompiledStudy
 from collabrl.study.spec.forms import FormError
+from collabrl.study.spec.schema import Study, SurveyPage
 from collabrl.study.store.db import StudyDB, open_database
 from collabrl.web.session import DecisionError, Session
 
@@ -42,6 +44,11 @@ MAX_REFUSALS = 3
 SIMULATED_TEXT = "simulated answer"
 """A simulated participant's free text (cut to the question's ``max_chars``): never empty, so a
 required text question lets it through as it lets a live participant who writes something."""
+
+
+def retries(study: Study) -> int:
+    """Every retry the study's pages allow (each may walk the pages once more)."""
+    return sum(p.retry.at_most for p in study.pages if isinstance(p, SurveyPage) and p.retry)
 
 
 class PretestStuck(CollabrlError):
@@ -80,10 +87,11 @@ class SimulatedParticipant:
 
     async def run(self) -> None:
         """Go through the study; raises PretestStuck where a live participant would be stuck:
-        a page that refuses every answer, or more pages than a path without loops has."""
+        a page that refuses every answer, or more pages than a path has whose only loops are
+        bounded retries."""
         self.pid, _ = await self.rt.join(kind="simulated")
         walked: list[str] = []
-        most = 2 * len(self.rt.flow.nodes()) + 10
+        most = (2 + retries(self.rt.study)) * len(self.rt.flow.nodes()) + 10
         refused = 0
         while True:
             seen = self.rt.notifier.version(self.pid)
@@ -238,6 +246,7 @@ async def _run(compiled: CompiledStudy, db: StudyDB, participants: int, progress
         "participants": participants,
         "answer_fallbacks": fallbacks,
         "assignments": cell_counts(rt.db),
+        "checks": check_counts(rt.db),
     }
 
 

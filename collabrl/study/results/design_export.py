@@ -6,7 +6,9 @@
   counts, latency, the text or the error, the tool calls it made);
 - ``workspace_edits.csv``: every edit of a shared workspace's fields, by a participant or an
   agent;
-- ``page_events.csv``: what sandboxed components emitted and media did (play, pause, ended).
+- ``page_events.csv``: what sandboxed components emitted, media did (play, pause, ended) and
+  the data-quality signals of every page (paste, focus lost and back, typing time per text
+  field: :data:`collabrl.study.live.embeds.QUALITY_EVENTS`).
 
 All four are read from the event log, as the rest of the export is.
 """
@@ -19,7 +21,7 @@ from typing import Any
 
 from collabrl.study.store.db import StudyDB
 
-PAGE_EVENTS = ("component_event", "media_event")
+PAGE_EVENTS = ("component_event", "media_event", "quality_event")
 """The recorded-only events a page sends (they change nothing in the study's flow)."""
 
 

@@ -30,6 +30,8 @@
 - ``assignments.csv``, ``agent_replies.jsonl``, ``workspace_edits.csv`` and ``page_events.csv``:
   randomisations, agent replies, shared workspaces and component and media events
   (:mod:`collabrl.study.results.design_export`);
+- ``checks.csv``: every comprehension-quiz attempt and attention check, passed or failed
+  (:mod:`collabrl.study.results.checks_export`);
 - ``manifest.json``: the resolved study and its hash, the files it came from, the agents' model
   identifiers, collabrl's version, and each exported file's hash.
 
@@ -52,6 +54,7 @@ from collabrl.envs.base import sends_message
 from collabrl.eval.process import JUDGEMENT_KEYS, PROCESS_KEYS, episode_process
 from collabrl.factory import player_label
 from collabrl.records import file_sha256, output_set, write_hf_dataset, write_jsonl, write_text
+from collabrl.study.results.checks_export import check_rows
 from collabrl.study.results.design_export import (
     agent_replies,
     assignment_rows,
@@ -476,6 +479,7 @@ def export_study(loaded: LoadedStudy, db: StudyDB, out: Path) -> dict[str, Any]:
         write_jsonl(staging / "agent_replies.jsonl", agent_replies(db, _iso))
         write_csv(staging / "workspace_edits.csv", workspace_rows(db, _iso))
         write_csv(staging / "page_events.csv", page_event_rows(db, _iso))
+        write_csv(staging / "checks.csv", check_rows(db, _iso))
         if rows:
             write_hf_dataset(staging / "responses_hf", rows)
         if trajectories:

@@ -53,11 +53,19 @@ class ChatAgent(Strict):
     trigger: Trigger = Field(default_factory=Trigger)
     """Chat rooms: when it replies (every N messages, on a condition, after silence)."""
     closing: str | None = Field(None, max_length=2000)
-    """A last line said when the room closes (a facilitator's summary; null: none)."""
+    """A last line said when the room closes (a facilitator's fixed words; null: none)."""
+    summary: str | None = Field(None, max_length=2000)
+    """llm, chat rooms: when the room closes the agent is asked this about the chat (e.g.
+    "Summarise in two sentences what the group agreed.") and says its answer as its last
+    line, logged like its other replies (null: no summary)."""
 
     @model_validator(mode="after")
     def _complete(self) -> ChatAgent:
         require_engine(self.kind, self.engine, "chat agent")
         if self.kind == "scripted" and not self.lines and not self.opening:
             raise ValueError(f"chat agent {self.name}: a scripted agent needs lines or an opening")
+        if self.summary is not None and self.kind != "llm":
+            raise ValueError(
+                f"chat agent {self.name}: summary is an llm agent's (a scripted one says closing)"
+            )
         return self

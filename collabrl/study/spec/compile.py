@@ -14,7 +14,9 @@ names what does not exist. Every ``collabrl study`` command compiles first.
 Paths are simulated for every combination of answers to branching questions (and of consenting
 or declining): a participant answers a page once and would answer it the same way again, so a
 route that comes back to a page it has passed loops forever for that participant, whatever the
-other participants do (:func:`_check_paths`). State variables and ``when`` expressions
+other participants do (:func:`_check_paths`), unless a bounded retry
+(:mod:`collabrl.study.spec.retry`) counted a failed attempt on the way: each path carries its
+retry counters, so a quiz retried at most k times is followed k times and then leaves. State variables and ``when`` expressions
 (:mod:`collabrl.study.spec.logic`) are simulated with the paths: each path carries its state and the
 answers expressions read, every answer an expression can tell apart is tried, the rounds'
 ``set:`` is applied for every result worth trying, and an expression that fails on some path
@@ -26,6 +28,7 @@ from __future__ import annotations
 import itertools
 import math
 import random
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -34,7 +37,7 @@ from collabrl.errors import RecipeError
 from collabrl.study.spec.agent_lint import check_agent_tools
 from collabrl.study.spec.components import Component, check_questions, load_components
 from collabrl.study.spec.design import Assigner
-from collabrl.study.spec.expressions import ExpressionError
+from collabrl.study.spec.expressions import ExpressionError, truth
 from collabrl.study.spec.factors import cells
 from collabrl.study.spec.load import LoadedStudy
 from collabrl.study.spec.logic import (
@@ -52,6 +55,7 @@ from collabrl.study.spec.logic import (
 )
 from collabrl.study.spec.media import check_media
 from collabrl.study.spec.randomise_lint import check_randomisations
+from collabrl.study.spec.retry import retry_target
 from collabrl.study.spec.room_lint import GROUP_PAGES, chat_agents, check_page_needs
 from collabrl.study.spec.sandbox import check_embeds
 from collabrl.study.spec.schema import (
@@ -191,6 +195,10 @@ def _edges(study: Study, rounds: int) -> list[Edge]:
                         f"page {page.id}: branch on unknown question {branch.question!r}"
                     )
                 add(page.id, f"{branch.question}={branch.equals}", branch.to, page.id)
+            if page.retry is not None:
+                retries = page.retry.at_most
+                add(page.id, f"failed (retry at most {retries}x)", page.retry.back_to, page.id)
+                add(page.id, f"failed {retries + 1}x", page.retry.then, page.id)
             add(page.id, "submit", following, page.id)
         elif isinstance(page, MatchPage):
             add(page.id, "matched", following, page.id)
@@ -235,7 +243,7 @@ def _round_over(study: Study) -> str:
 
 def _branch_problem(question: Question, equals: str | float | int) -> str | None:
     """Why no answer to ``question`` can equal ``equals`` (None: some answer can)."""
-    if question.kind == "choice":
+    if question.is_choice:
         if isinstance(equals, str) and equals in question.options:
             return None
         near = [o for o in question.options if o.casefold() == str(equals).strip().casefold()]
@@ -280,7 +288,7 @@ def _representatives(page: SurveyPage, question: Question) -> list[Any]:
     """One answer per route a question's answers can take on ``page``: each value a branch
     names, and one answer that no branch names when there is one (None: unanswered)."""
     named = list(dict.fromkeys(b.equals for b in page.branches if b.question == question.id))
-    if question.kind == "choice":
+    if question.is_choice:
         rest: list[Any] = [o for o in question.options if o not in named][:1]
     elif question.kind == "likert":
         rest = [p for p in range(1, question.points + 1) if p not in named][:1]
@@ -319,6 +327,7 @@ def _start(study: Study) -> Valuation:
         "answers": {},
         "state": initial_state(study.state, "participant"),
         "group": initial_state(study.state, "group"),
+        "failures": {},  # page -> failed attempts at its bounded retry so far
     }
 
 
@@ -369,7 +378,8 @@ def _survey_choices(
             after["state"] = mine
             values = _logic_values(study, after)
         try:
-            target = route(study, page, answers, values) or flow.successor(page.id)
+            target = _retried(page, values, after) or route(study, page, answers, values)
+            target = target or flow.successor(page.id)
         except ExpressionError as exc:
             raise RecipeError(
                 f"page {page.id}: a branch's when fails for a participant who answers "
@@ -380,6 +390,18 @@ def _survey_choices(
         (f"answers {label}" if label else "", target, after)
         for (target, _), (label, after) in routes.items()
     ]
+
+
+def _retried(page: SurveyPage, values: dict, after: Valuation) -> str | None:
+    """Where a failed attempt at ``page``'s bounded retry leads (None: it passed, or the page
+    has none), counting the failure in ``after``; raises ExpressionError."""
+    if page.retry is None:
+        return None
+    failures = after["failures"].get(page.id, 0)
+    passed = truth(page.retry.passed, values)
+    if not passed and failures < page.retry.at_most:  # a retry spent (never past the bound)
+        after["failures"] = {**after["failures"], page.id: failures + 1}
+    return retry_target(page.retry, passed, failures)
 
 
 def _round_choices(
@@ -440,7 +462,10 @@ def _page_choices(
     if isinstance(page, ConsentPage):
         return [("agrees", following, valuation), ("declines", page.decline_to, valuation)]
     if isinstance(page, SurveyPage) and (
-        page.branches or page.set or any(f"{page.id}.{q.id}" in sim.read for q in page.questions)
+        page.branches
+        or page.set
+        or page.retry
+        or any(f"{page.id}.{q.id}" in sim.read for q in page.questions)
     ):
         return _survey_choices(flow, page, valuation, sim)
     if isinstance(page, ConditionsPage) and page.set:
@@ -478,14 +503,14 @@ def _check_paths(flow: Flow) -> None:
     )
     start = flow.first
     reached = {start}
-    path: list[tuple[str, str]] = [(start, "")]  # (page, what led there)
-    on_path = {start}
+    path: list[tuple[str, str, int]] = [(start, "", 0)]  # (page, what led there, retries used)
+    on_path = Counter([start])
     stack = [iter(_choices(flow, pages[start], _start(study), sim))]
     while stack:
         step = next(stack[-1], None)
         if step is None:
             stack.pop()
-            on_path.discard(path.pop()[0])
+            on_path[path.pop()[0]] -= 1
             continue
         sim.steps += 1
         if sim.steps > MAX_PATH_STEPS:
@@ -494,22 +519,14 @@ def _check_paths(flow: Flow) -> None:
                 "path: give branches and set: fewer distinct values to tell apart"
             )
         doing, target, valuation = step
-        if target in on_path:
-            walked = [*path, (target, doing)]
-            seen = [page for page, _ in walked]
-            first = seen.index(target)
-            who = [
-                f"{did} on {seen[i - 1]}" for i, (_, did) in enumerate(walked) if i > first and did
-            ]
-            raise RecipeError(
-                f"pages: a participant who {'; '.join(who) or 'goes on'} loops forever: "
-                f"{' -> '.join(seen)} (the same answers take the same route again)"
-            )
+        used = sum(valuation["failures"].values())
+        if on_path[target]:
+            _check_bounded(path, target, doing, used)
         reached.add(target)
         if isinstance(pages[target], EndPage):
             continue
-        path.append((target, doing))
-        on_path.add(target)
+        path.append((target, doing, used))
+        on_path[target] += 1
         stack.append(iter(_choices(flow, pages[target], valuation, sim)))
     released = {target for target, _ in _release_targets(study)}
     missing = [p.id for p in study.pages if p.id not in reached and p.id not in released]
@@ -518,6 +535,23 @@ def _check_paths(flow: Flow) -> None:
             f"pages: no participant reaches {', '.join(missing)}, whatever they answer "
             "(a branch takes every answer past it)"
         )
+
+
+def _check_bounded(path: list[tuple[str, str, int]], target: str, doing: str, used: int) -> None:
+    """A route back to ``target`` (on ``path``) is a bounded retry when a retry counter advanced
+    since the participant was last there; else the same answers take it again, forever."""
+    last = max(i for i, (page, _, _) in enumerate(path) if page == target)
+    if used > path[last][2]:
+        return
+    walked = [*path, (target, doing, used)]
+    who = [
+        f"{did} on {walked[i - 1][0]}" for i, (_, did, _) in enumerate(walked) if i > last and did
+    ]
+    raise RecipeError(
+        f"pages: a participant who {'; '.join(who) or 'goes on'} loops forever: "
+        f"{' -> '.join(page for page, _, _ in walked)} (the same answers take the same route "
+        "again; a quiz retried a bounded number of times declares retry: on its page)"
+    )
 
 
 def _reachable(start: str, edges: list[Edge], skip: frozenset[str] = frozenset()) -> set[str]:
@@ -661,7 +695,7 @@ def _answer_samples(study: Study) -> list[dict[str, Any]]:
             key = f"{page.id}.{q.id}"
             if q.kind == "likert":
                 low[key], high[key] = 1, q.points
-            elif q.kind == "choice":
+            elif q.is_choice:
                 low[key], high[key] = q.options[0], q.options[-1]
             elif q.kind == "number":
                 low[key] = q.min if q.min is not None else 0.0

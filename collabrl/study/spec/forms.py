@@ -39,7 +39,7 @@ def _answer(question: Question, value: Any, components: Mapping[str, Any]) -> An
         return _component_answer(components[question.component or ""], value, question.config)
     if question.kind == "likert":
         return _likert(value, question.points)
-    if question.kind == "choice":
+    if question.is_choice:
         if value not in question.options:
             raise ValueError("choose one of the options")
         return value

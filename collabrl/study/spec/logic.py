@@ -51,6 +51,8 @@ ROOM_MEASURES = (ROOM_MEASURE, "room_messages", "room_versions")
 """A chat or document round's own measures
 (:func:`collabrl.study.results.room_export.room_measures`): columns of its ``responses.csv`` rows
 and names of ``result`` in the conditions page's ``set:``."""
+ATTENTION_KEYS = ("passed", "failed")
+"""``attention.passed`` / ``attention.failed``: the participant's attention checks so far."""
 MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~&])")
 
 
@@ -58,6 +60,29 @@ def question_ids(study: Study) -> list[str]:
     """``page.question`` of every survey question (the export's columns, the names of
     ``answers`` in expressions)."""
     return [f"{p.id}.{q.id}" for p in study.pages if isinstance(p, SurveyPage) for q in p.questions]
+
+
+def attention_checks(study: Study) -> dict[str, str]:
+    """``page.question`` -> the expected option, of every attention check of the study."""
+    return {
+        f"{p.id}.{q.id}": q.expect
+        for p in study.pages
+        if isinstance(p, SurveyPage)
+        for q in p.questions
+        if q.expect is not None
+    }
+
+
+def attention_counts(study: Study, answers: Mapping[str, Any]) -> dict[str, int]:
+    """``attention.passed`` and ``attention.failed``: the attention checks answered so far
+    with the expected option, and with another one (an unanswered check counts as neither)."""
+    given = [
+        (answers[k], expected)
+        for k, expected in attention_checks(study).items()
+        if answers.get(k) is not None
+    ]
+    passed = sum(answer == expected for answer, expected in given)
+    return {"passed": passed, "failed": len(given) - passed}
 
 
 def names(
@@ -75,6 +100,7 @@ def names(
         "state": mine,
         "group": ours,
         "answers": answer_values(answers, question_ids(study)),
+        "attention": attention_counts(study, answers),
     }
     if result is not None:
         out["result"] = dict(result)
@@ -153,9 +179,9 @@ def route(
 # --- lint --------------------------------------------------------------------------------------
 
 CONTEXTS = {
-    "survey": ("state", "group", "answers"),
-    "chat": ("state", "group", "answers", "chat"),
-    "round": ("state", "group", "answers", "result"),
+    "survey": ("state", "group", "answers", "attention"),
+    "chat": ("state", "group", "answers", "attention", "chat"),
+    "round": ("state", "group", "answers", "attention", "result"),
     "bonus": ("rounds", "succeeded", "round", "answers", "state", "group"),
 }
 
@@ -199,6 +225,8 @@ def _check_reference(
         raise RecipeError(
             f"{where}: no survey question {key!r} (known: {', '.join(questions) or 'none'})"
         )
+    elif root == "attention" and key not in ATTENTION_KEYS:
+        raise RecipeError(f"{where}: attention has no {key!r} (known: passed, failed)")
     elif root == "result" and key not in result_keys(study):
         known = ", ".join(result_keys(study))
         if key in ROOM_MEASURES:
@@ -261,6 +289,8 @@ def check_logic(study: Study) -> None:
     for page in study.pages:
         if isinstance(page, SurveyPage):
             _check_set(study, page.set, f"page {page.id}", "survey")
+            if page.retry is not None:
+                check_expression(study, page.retry.passed, f"page {page.id} retry.passed", "survey")
             for k, branch in enumerate(page.branches):
                 if branch.when is not None:
                     check_expression(
@@ -309,21 +339,23 @@ def _check_profile_from(study: Study, cid: str, var: str, kind: str) -> None:
 
 
 def expressions(study: Study) -> list[str]:
-    """Every branch and set expression of the study."""
+    """Every branch, retry and set expression of the study."""
     out: list[str] = []
     for page in study.pages:
         if isinstance(page, SurveyPage | ConditionsPage):
             out.extend(page.set.values())
         if isinstance(page, SurveyPage):
             out.extend(b.when for b in page.branches if b.when is not None)
+            out.extend([page.retry.passed] if page.retry else [])
     return out
 
 
 def read_answers(study: Study) -> set[str]:
-    """``page.question`` of every answer some expression reads."""
-    return {
-        key for e in expressions(study) for root, key in references(e) if root == "answers" and key
-    }
+    """``page.question`` of every answer some expression reads (every attention check's,
+    where one reads ``attention``)."""
+    read = {(root, key) for e in expressions(study) for root, key in references(e)}
+    checks = set(attention_checks(study)) if any(root == "attention" for root, _ in read) else set()
+    return checks | {key for root, key in read if root == "answers" and key}
 
 
 def constants(study: Study) -> tuple[list[float], list[str]]:
@@ -350,7 +382,7 @@ def simulated_answers(
     """Answers to ``question`` that take every route an expression can tell apart: every
     option or point, numbers around each constant, each compared text and another one; a
     custom component's ``samples`` (its class draws them)."""
-    if question.kind == "choice":
+    if question.is_choice:
         values: list[Any] = list(question.options)
     elif question.kind == "likert":
         values = list(range(1, question.points + 1))

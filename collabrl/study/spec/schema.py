@@ -26,6 +26,7 @@ from collabrl.study.spec.factors import Factor, generated_conditions, parse_fact
 from collabrl.study.spec.media import MediaItem
 from collabrl.study.spec.questionnaires import template_items
 from collabrl.study.spec.randomise import Randomisation, arm_variables
+from collabrl.study.spec.retry import Retry
 from collabrl.study.spec.state import StateVar
 from collabrl.study.spec.workspace import WorkspaceField
 
@@ -49,9 +50,10 @@ class Question(Strict):
     """Column name of the answer in the export."""
     text: Text
     """The question as shown."""
-    kind: Literal["likert", "choice", "text", "number", "component"] = "likert"
-    """likert (1..points), choice (one of options), text (free), number (min..max) or component
-    (a custom component of the study's ``components``)."""
+    kind: Literal["likert", "choice", "text", "number", "component", "attention"] = "likert"
+    """likert (1..points), choice (one of options), text (free), number (min..max), component
+    (a custom component of the study's ``components``) or attention (an attention check: a
+    choice whose right option is ``expect``; shown as a plain choice)."""
     points: int = Field(5, ge=2, le=11)
     """likert: scale points."""
     labels: tuple[str, str] = ("strongly disagree", "strongly agree")
@@ -70,6 +72,8 @@ class Question(Strict):
     """component: the name of the custom component (a key of the study's ``components``)."""
     config: dict[str, Any] = Field(default_factory=dict)
     """component: settings passed to the component's page script and its server-side class."""
+    expect: str | None = None
+    """attention: the option an attentive participant chooses (never sent to the page)."""
 
     @model_validator(mode="before")
     @classmethod
@@ -84,14 +88,27 @@ class Question(Strict):
 
     @model_validator(mode="after")
     def _complete(self) -> Question:
-        if self.kind == "choice" and len(self.options) < 2:
-            raise ValueError(f"question {self.id}: a choice question needs at least two options")
+        if self.is_choice and len(self.options) < 2:
+            raise ValueError(
+                f"question {self.id}: a {self.kind} question needs at least two options"
+            )
+        if (self.kind == "attention") != (self.expect is not None):
+            raise ValueError(f"question {self.id}: kind attention and expect: OPTION go together")
+        if self.expect is not None and self.expect not in self.options:
+            raise ValueError(
+                f"question {self.id}: expect {self.expect!r} is not one of its options"
+            )
         if (self.kind == "component") != (self.component is not None):
             raise ValueError(f"question {self.id}: kind component and component: NAME go together")
         repeated = _repeated(self.options)
         if repeated:
             raise ValueError(f"question {self.id}: options repeat: {repeated}")
         return self
+
+    @property
+    def is_choice(self) -> bool:
+        """Whether the answer is one of ``options`` (a choice, or an attention check)."""
+        return self.kind in ("choice", "attention")
 
 
 class Item(Strict):
@@ -229,6 +246,9 @@ class SurveyPage(_Page):
     set: dict[Ident, str] = Field(default_factory=dict)
     """State variables set from this page's answers: variable -> expression (over state,
     group and answers, this page's included), evaluated before the branches."""
+    retry: Retry | None = None
+    """A bounded retry (a comprehension quiz): a failed attempt goes back, at most ``at_most``
+    times, then to ``then``; checked after ``set:``, before the branches."""
 
     @model_validator(mode="after")
     def _unique(self) -> SurveyPage:

@@ -73,7 +73,8 @@ function submit(payload) {
   socket.send(JSON.stringify({ type: "submit", node: view.node, ...payload }));
 }
 
-// A recorded-only event (a component's emit, a media event): no page follows it.
+// A recorded-only event (a component's emit, a media event, a data-quality signal of
+// quality.js): no page follows it.
 function record(payload) {
   if (!socket || socket.readyState !== WebSocket.OPEN || !view) return;
   socket.send(JSON.stringify({ type: "record", node: view.node, ...payload }));
