@@ -10,7 +10,8 @@ plays it with :func:`load_discoverybench`. The layout read:
   relevant_cols, target_col, ...}``), ``domain_knowledge``, ``workflow_tags`` and ``workflow``;
 - an answer key CSV with the columns ``dataset`` (the domain folder's name), ``metadataid`` (the
   ``<id>`` of the metadata file's name), ``query_id`` (the query's ``qid``) and ``gold_hypo``, and
-  optionally ``gold_workflow``.
+  optionally ``gold_workflow``: in ``<root>`` itself, or where the published benchmark keeps it
+  (``<repo>/eval/answer_key_real.csv`` for ``<repo>/discoverybench/real/test``).
 
 Each query becomes one :class:`~collabrl.envs.analysis.tasks.AnalysisTask` named
 ``<domain>-<id>-<qid>``, mapped as follows:
@@ -149,7 +150,8 @@ def load_discoverybench(
     split: Literal["train", "test"] = "test",
 ) -> list[AnalysisTask]:
     """Every query under ``root`` as a task (see the module docstring), domain by domain and
-    metadata id by id. ``answer_key`` defaults to the one ``answer_key*.csv`` file in ``root``;
+    metadata id by id. ``answer_key`` defaults to the one ``answer_key*.csv`` file in ``root``
+    or the published layout's ``eval/answer_key_real.csv`` above it (:func:`_find_answer_key`);
     ``domains`` limits the folders read (the real benchmark's other domains hold large CSVs)."""
     root = Path(root)
     if not root.is_dir():
@@ -176,10 +178,24 @@ def load_discoverybench(
 
 
 def _find_answer_key(root: Path) -> Path:
+    """The answer key beside the tasks: ``root``'s one ``answer_key*.csv``, else the published
+    layout's (allenai/discoverybench keeps ``discoverybench/real/test`` and
+    ``eval/answer_key_real.csv`` apart): an ``eval/answer_key_<split>.csv`` in a folder above
+    ``root``, ``<split>`` one of ``root``'s own folder names (``real``, ``synth``)."""
     found = sorted(root.glob("answer_key*.csv"))
+    if not found:
+        parts = {part.lower() for part in root.resolve().parts}
+        for folder in root.resolve().parents[:4]:
+            found = [p for p in sorted(folder.glob("eval/answer_key_*.csv"))
+                     if p.stem.removeprefix("answer_key_").lower() in parts]  # fmt: skip
+            if found:
+                break
     if len(found) != 1:
         what = "no answer_key*.csv" if not found else f"{len(found)} answer_key*.csv files"
-        raise CollabrlError(f"{root}: {what}; name the answer key CSV explicitly")
+        raise CollabrlError(
+            f"{root}: {what} there or in an eval/ folder above it; name the answer key CSV "
+            "explicitly"
+        )
     return found[0]
 
 
