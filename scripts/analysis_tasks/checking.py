@@ -102,5 +102,8 @@ def build_tasks(seed: int = DEFAULT_SEED) -> list[AnalysisTask]:
 
 def build(seed: int = DEFAULT_SEED) -> dict[str, str]:
     """File name -> JSON text of the whole task set for ``seed``."""
-    records = [t.model_dump(mode="json") for t in build_tasks(seed)]
+    records = [
+        t.model_dump(mode="json", exclude=set() if t.context_template else {"context_template"})
+        for t in build_tasks(seed)
+    ]  # the shipped tasks word their context as the gold's: no context template to write
     return {"tasks.json": json.dumps(records, indent=1, ensure_ascii=True) + "\n"}

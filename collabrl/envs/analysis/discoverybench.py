@@ -36,9 +36,11 @@ Each query becomes one :class:`~collabrl.envs.analysis.tasks.AnalysisTask` named
   query names (a column's name with ``_`` read as a space counts), else none (a gold without
   variables scores 1 against itself). The facet scores therefore only approximate DiscoveryBench's (which an LLM
   extracts); the sentence is what a judge compares;
-- workflow: one step holding ``gold_workflow`` (else the metadata's ``workflow``, else its
-  ``workflow_tags``) as free text. It is not a step of the analysis language and does not run;
-  ``relation_template`` is the relation itself (no ``{value}``) and there are no traps.
+- workflow: steps of the analysis language derived from the query and the column descriptions
+  where :mod:`collabrl.envs.analysis.real_workflows` reads the query (its last value, a year,
+  fills ``{value}`` in the context and relation templates); else one step holding
+  ``gold_workflow`` (else the metadata's ``workflow``, else its ``workflow_tags``) as free text,
+  which does not run, with the relation itself as ``relation_template``. There are no traps.
 
 Bad input (a missing file, malformed JSON, metadata of the wrong shape, a CSV that does not
 parse, an answer key without a needed column or row) is one :class:`CollabrlError` line naming
@@ -59,6 +61,7 @@ from typing import Any, Literal
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from collabrl.envs.analysis.real_workflows import derive
 from collabrl.envs.analysis.schema import (
     AnalysisTask,
     Cell,
@@ -255,6 +258,8 @@ def _tasks_of(
         steps = (row.get("gold_workflow") or "").strip() or workflow_text
         try:
             gold = _gold(sentence, query, tables)
+            derived = derive(query.question, gold, tables)
+            free_text = [Step(step=steps, why=_WORKFLOW_WHY + _tags(metadata))]
             tasks.append(
                 AnalysisTask(
                     name=f"{domain}-{metadata_id}-{query.qid}",
@@ -264,8 +269,11 @@ def _tasks_of(
                     tables=tables,
                     notes=notes,
                     gold=gold,
-                    workflow=[Step(step=steps, why=_WORKFLOW_WHY + _tags(metadata))],
-                    relation_template=gold.relation.replace("{", "{{").replace("}", "}}"),
+                    workflow=derived.steps if derived else free_text,
+                    relation_template=derived.relation_template
+                    if derived
+                    else gold.relation.replace("{", "{{").replace("}", "}}"),
+                    context_template=derived.context_template if derived else "",
                 )
             )
         except ValidationError as err:
