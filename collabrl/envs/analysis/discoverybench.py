@@ -29,7 +29,10 @@ Each query becomes one :class:`~collabrl.envs.analysis.tasks.AnalysisTask` named
   role whose words it uses most: methods (smoothing, interpolation, principal components, growth
   rates, z-values) to ``statistics``, objects and evidence (pottery, metals, amber, monuments,
   pollen) to ``materials``, and the rest, ties included, to ``chronology``. A heuristic, so that
-  a team's seats hold different knowledge; it is not DiscoveryBench's;
+  a team's seats hold different knowledge; it is not DiscoveryBench's. In a team composed by
+  collaborator profile, statistics notes go to D, materials notes to R and the rest to the agent
+  (:data:`ROLE_PROFILES`), and each task adds D's and R's guidance (a derived workflow, traps:
+  :mod:`collabrl.envs.analysis.real_workflows`);
 - gold: ``sentence`` is ``gold_hypo``; ``context`` is its leading clause ("Around 1100 BCE, ...")
   and ``relation`` the rest, or both the whole sentence when it has no such clause; ``variables``
   are the query's ``relevant_cols`` and ``target_col``, else the columns the sentence or the
@@ -40,7 +43,7 @@ Each query becomes one :class:`~collabrl.envs.analysis.tasks.AnalysisTask` named
   where :mod:`collabrl.envs.analysis.real_workflows` reads the query (its last value, a year,
   fills ``{value}`` in the context and relation templates); else one step holding
   ``gold_workflow`` (else the metadata's ``workflow``, else its ``workflow_tags``) as free text,
-  which does not run, with the relation itself as ``relation_template``. There are no traps.
+  which does not run, with the relation itself as ``relation_template``, and no traps.
 
 Bad input (a missing file, malformed JSON, metadata of the wrong shape, a CSV that does not
 parse, an answer key without a needed column or row) is one :class:`CollabrlError` line naming
@@ -61,13 +64,14 @@ from typing import Any, Literal
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from collabrl.envs.analysis.real_workflows import derive
+from collabrl.envs.analysis.real_workflows import derive, guidance
 from collabrl.envs.analysis.schema import (
     AnalysisTask,
     Cell,
     Column,
     Hypothesis,
     Note,
+    Profile,
     Role,
     Step,
     Table,
@@ -106,6 +110,12 @@ ROLE_WORDS = {
     role: re.compile(r"\b(?:" + "|".join(stems) + ")", re.IGNORECASE)
     for role, stems in _ROLE_STEMS.items()
 }
+
+
+ROLE_PROFILES: dict[Role, Profile] = {"statistics": "D", "materials": "R"}
+"""Who holds a domain-knowledge note in a profiled team, by its role: methods the data-side
+collaborator D, objects and evidence the researcher R; chronology (and ties) the agent, as
+background any analyst reads on the data card."""
 
 
 class _Lenient(BaseModel):
@@ -259,6 +269,7 @@ def _tasks_of(
         try:
             gold = _gold(sentence, query, tables)
             derived = derive(query.question, gold, tables)
+            guides = guidance(query.question, tables, metadata.workflow_tags or "")
             free_text = [Step(step=steps, why=_WORKFLOW_WHY + _tags(metadata))]
             tasks.append(
                 AnalysisTask(
@@ -267,13 +278,14 @@ def _tasks_of(
                     domain=domain,
                     query=query.question,
                     tables=tables,
-                    notes=notes,
+                    notes=notes + guides,
                     gold=gold,
                     workflow=derived.steps if derived else free_text,
                     relation_template=derived.relation_template
                     if derived
                     else gold.relation.replace("{", "{{").replace("}", "}}"),
                     context_template=derived.context_template if derived else "",
+                    traps=derived.traps if derived else [],
                 )
             )
         except ValidationError as err:
@@ -419,7 +431,11 @@ def _notes(metadata: _Metadata) -> list[Note]:
     texts = _items(metadata.domain_knowledge or "")
     for dataset in metadata.datasets:
         texts += _items(dataset.domain_knowledge or "")
-    return [Note(id=f"n{i}", role=role_of(text), text=text) for i, text in enumerate(texts, 1)]
+    notes = []
+    for i, text in enumerate(texts, 1):
+        role = role_of(text)
+        notes.append(Note(id=f"n{i}", role=role, text=text, profile=ROLE_PROFILES.get(role)))
+    return notes
 
 
 def _items(text: str) -> list[str]:

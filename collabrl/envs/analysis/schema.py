@@ -13,6 +13,7 @@ from collabrl.sections import Strict
 
 Cell = float | int | str | None
 Role = Literal["chronology", "materials", "statistics"]  # the expertise a note belongs to
+Profile = Literal["D", "R"]  # a collaborator profile of the team-structures study
 TrapKind = Literal[
     "first_vs_second",
     "peak_vs_plateau",
@@ -67,6 +68,10 @@ class Note(Strict):
     """The expertise that knows it: the seat holding that role sees it in its observation."""
     text: str
     """The knowledge, as a collaborator would say it."""
+    profile: Profile | None = None
+    """The collaborator profile that holds it in a profiled team (D: data side, R: research
+    side; a DiscoveryBench task's guidance); None: a trap's note goes to the trap's profile and
+    any other note to the agent."""
 
 
 class Hypothesis(Strict):
