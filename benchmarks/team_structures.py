@@ -20,6 +20,12 @@ Scaffolded against Default with the same collaborators (recovery: positive).
 
     python benchmarks/team_structures.py [--seeds 0 1 2] [--partners expert persona]
         [--agents expert novice] [--reliability 1.0 0.8 0.6]
+        [--tasks discoverybench --root PATH/discoverybench/real/test]
+
+``--tasks discoverybench`` plays the grid on the real DiscoveryBench tasks of ``--root`` (or of
+``$COLLABRL_DISCOVERYBENCH``) instead of the shipped ones: their D/R guidance and traps are
+derived from each task's metadata (:mod:`collabrl.envs.analysis.real_workflows`); they have no
+test profiles, so persona collaborators play them profile-free.
 
 Each configuration also gets the process-loss decomposition per team variant (the gap between
 the team's potential and its score, split into notes never surfaced, surfaced but not used and
@@ -30,16 +36,18 @@ finding (Default-DR against Single-agent; Gates, Memory and Scaffolded DR agains
 from __future__ import annotations
 
 import argparse
+import os
 import time
 from collections import defaultdict
 from collections.abc import Sequence
+from pathlib import Path
 
 from tabulate import tabulate
 
 from collabrl.config import load_recipe
 from collabrl.envs.analysis.expert import AnalysisExpert, AnalysisNovice
 from collabrl.envs.analysis.process_loss import LOSS_KEYS, decompose, mean_loss
-from collabrl.envs.analysis.tasks import get_task
+from collabrl.envs.analysis.tasks import DISCOVERYBENCH_ENV, get_task, load_tasks, task_names
 from collabrl.eval.players import partner_factory
 from collabrl.eval.runner import EpisodeOutcome, play_all, select_jobs
 from collabrl.eval.team_study import SINGLE, study_markdown, study_rows, variant_label
@@ -60,6 +68,9 @@ class AnalysisListener(AnalysisExpert):
 AGENTS = {"expert": AnalysisExpert, "novice": AnalysisNovice, "listener": AnalysisListener}
 PROFILE_TEAMS = {"expert": 1, "persona": 2}  # collaborator kind -> profile teams per task
 METRICS = ("performance", "score")
+SHIPPED_PREFIX = (
+    "arch-"  # the shipped tasks' names (arch-test-NN); a DiscoveryBench one is <domain>-<id>-<qid>
+)
 
 
 SUMMARY = (("Default-DR", SINGLE), ("Gates-DR", "Default-DR"), ("Memory-DR", "Default-DR"),
@@ -67,25 +78,40 @@ SUMMARY = (("Default-DR", SINGLE), ("Gates-DR", "Default-DR"), ("Memory-DR", "De
 """The differences of HMS the closing summary shows, (variant, baseline)."""
 
 
-def play(agent: str, partners: str, seeds: list[int], reliability: float) -> list[EpisodeOutcome]:
+def play(
+    agent: str, partners: str, seeds: list[int], reliability: float, tasks: list[str] | None
+) -> list[EpisodeOutcome]:
     """The grid's episodes with the ``agent`` analyst beside ``partners`` collaborators whose
-    trap notes are right with probability ``reliability``."""
-    spec = load_recipe(
-        "analysis_teams",
-        [
-            f"eval.partner.kind={partners}",
-            f"eval.max_profiles={PROFILE_TEAMS[partners]}",
-            f"eval.seeds={seeds}",
-            f"eval.game_options={{analysis: {{reliability: {{D: {reliability}, R: {reliability}}}}}}}",
-        ],
-    ).evaluation()
+    trap notes are right with probability ``reliability``, on ``tasks`` (None: the shipped test
+    tasks)."""
+    overrides = [
+        f"eval.partner.kind={partners}",
+        f"eval.max_profiles={PROFILE_TEAMS[partners]}",
+        f"eval.seeds={seeds}",
+        f"eval.game_options={{analysis: {{reliability: {{D: {reliability}, R: {reliability}}}}}}}",
+    ]
+    if tasks is not None:
+        overrides.append(f"eval.tasks=[{', '.join(tasks)}]")
+    spec = load_recipe("analysis_teams", overrides).evaluation()
     analyst = AGENTS[agent]
+
+    def policy(_game: object, _section: object, _seed: int) -> AnalysisExpert:
+        return analyst()
+
     return play_all(
-        spec,
-        select_jobs(spec),
-        lambda _game, _section, _seed: analyst(),
-        partner_factory(spec.partner, EngineCache()),
+        spec, select_jobs(spec), policy, partner_factory(spec.partner, EngineCache(), policy)
     )
+
+
+def discoverybench_tasks(root: Path | None) -> list[str]:
+    """The test tasks of the DiscoveryBench folder ``root`` (else the one the environment
+    names), registered for this run (its subprocesses inherit the variable)."""
+    if root is not None:
+        os.environ[DISCOVERYBENCH_ENV] = str(root)
+    if not os.environ.get(DISCOVERYBENCH_ENV):
+        raise SystemExit(f"--tasks discoverybench needs --root or ${DISCOVERYBENCH_ENV}")
+    load_tasks.cache_clear()
+    return [t for t in task_names("test") if not t.startswith(SHIPPED_PREFIX)]
 
 
 def task_means(outcomes: Sequence[EpisodeOutcome], key: str) -> dict[str, dict[str, float]]:
@@ -153,13 +179,17 @@ def main() -> None:
     parser.add_argument("--partners", nargs="+", default=list(PROFILE_TEAMS))
     parser.add_argument("--agents", nargs="+", default=list(AGENTS))
     parser.add_argument("--reliability", type=float, nargs="+", default=[1.0])
+    parser.add_argument("--tasks", choices=("shipped", "discoverybench"), default="shipped")
+    parser.add_argument("--root", type=Path, default=None,
+                        help=f"the DiscoveryBench folder (default: ${DISCOVERYBENCH_ENV})")  # fmt: skip
     args = parser.parse_args()
+    tasks = discoverybench_tasks(args.root) if args.tasks == "discoverybench" else None
     summary = []
     for reliability in args.reliability:
         for partners in args.partners:
             for agent in args.agents:
                 start = time.perf_counter()
-                outcomes = play(agent, partners, args.seeds, reliability)
+                outcomes = play(agent, partners, args.seeds, reliability, tasks)
                 took = time.perf_counter() - start
                 title = f"{agent} agent, {partners} collaborators, reliability {reliability:g}"
                 print(f"\n## {title} ({len(outcomes)} episodes, {took:.0f}s)\n")

@@ -10,7 +10,8 @@ plays it with :func:`load_discoverybench`. The layout read:
   relevant_cols, target_col, ...}``), ``domain_knowledge``, ``workflow_tags`` and ``workflow``;
 - an answer key CSV with the columns ``dataset`` (the domain folder's name), ``metadataid`` (the
   ``<id>`` of the metadata file's name), ``query_id`` (the query's ``qid``) and ``gold_hypo``, and
-  optionally ``gold_workflow``.
+  optionally ``gold_workflow``: in ``<root>`` itself, or where the published benchmark keeps it
+  (``<repo>/eval/answer_key_real.csv`` for ``<repo>/discoverybench/real/test``).
 
 Each query becomes one :class:`~collabrl.envs.analysis.tasks.AnalysisTask` named
 ``<domain>-<id>-<qid>``, mapped as follows:
@@ -28,16 +29,21 @@ Each query becomes one :class:`~collabrl.envs.analysis.tasks.AnalysisTask` named
   role whose words it uses most: methods (smoothing, interpolation, principal components, growth
   rates, z-values) to ``statistics``, objects and evidence (pottery, metals, amber, monuments,
   pollen) to ``materials``, and the rest, ties included, to ``chronology``. A heuristic, so that
-  a team's seats hold different knowledge; it is not DiscoveryBench's;
+  a team's seats hold different knowledge; it is not DiscoveryBench's. In a team composed by
+  collaborator profile, statistics notes go to D, materials notes to R and the rest to the agent
+  (:data:`ROLE_PROFILES`), and each task adds D's and R's guidance (a derived workflow, traps:
+  :mod:`collabrl.envs.analysis.real_workflows`);
 - gold: ``sentence`` is ``gold_hypo``; ``context`` is its leading clause ("Around 1100 BCE, ...")
   and ``relation`` the rest, or both the whole sentence when it has no such clause; ``variables``
   are the query's ``relevant_cols`` and ``target_col``, else the columns the sentence or the
   query names (a column's name with ``_`` read as a space counts), else none (a gold without
   variables scores 1 against itself). The facet scores therefore only approximate DiscoveryBench's (which an LLM
   extracts); the sentence is what a judge compares;
-- workflow: one step holding ``gold_workflow`` (else the metadata's ``workflow``, else its
-  ``workflow_tags``) as free text. It is not a step of the analysis language and does not run;
-  ``relation_template`` is the relation itself (no ``{value}``) and there are no traps.
+- workflow: steps of the analysis language derived from the query and the column descriptions
+  where :mod:`collabrl.envs.analysis.real_workflows` reads the query (its last value, a year,
+  fills ``{value}`` in the context and relation templates); else one step holding
+  ``gold_workflow`` (else the metadata's ``workflow``, else its ``workflow_tags``) as free text,
+  which does not run, with the relation itself as ``relation_template``, and no traps.
 
 Bad input (a missing file, malformed JSON, metadata of the wrong shape, a CSV that does not
 parse, an answer key without a needed column or row) is one :class:`CollabrlError` line naming
@@ -58,12 +64,14 @@ from typing import Any, Literal
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from collabrl.envs.analysis.real_workflows import derive, guidance
 from collabrl.envs.analysis.schema import (
     AnalysisTask,
     Cell,
     Column,
     Hypothesis,
     Note,
+    Profile,
     Role,
     Step,
     Table,
@@ -102,6 +110,12 @@ ROLE_WORDS = {
     role: re.compile(r"\b(?:" + "|".join(stems) + ")", re.IGNORECASE)
     for role, stems in _ROLE_STEMS.items()
 }
+
+
+ROLE_PROFILES: dict[Role, Profile] = {"statistics": "D", "materials": "R"}
+"""Who holds a domain-knowledge note in a profiled team, by its role: methods the data-side
+collaborator D, objects and evidence the researcher R; chronology (and ties) the agent, as
+background any analyst reads on the data card."""
 
 
 class _Lenient(BaseModel):
@@ -149,7 +163,8 @@ def load_discoverybench(
     split: Literal["train", "test"] = "test",
 ) -> list[AnalysisTask]:
     """Every query under ``root`` as a task (see the module docstring), domain by domain and
-    metadata id by id. ``answer_key`` defaults to the one ``answer_key*.csv`` file in ``root``;
+    metadata id by id. ``answer_key`` defaults to the one ``answer_key*.csv`` file in ``root``
+    or the published layout's ``eval/answer_key_real.csv`` above it (:func:`_find_answer_key`);
     ``domains`` limits the folders read (the real benchmark's other domains hold large CSVs)."""
     root = Path(root)
     if not root.is_dir():
@@ -176,10 +191,24 @@ def load_discoverybench(
 
 
 def _find_answer_key(root: Path) -> Path:
+    """The answer key beside the tasks: ``root``'s one ``answer_key*.csv``, else the published
+    layout's (allenai/discoverybench keeps ``discoverybench/real/test`` and
+    ``eval/answer_key_real.csv`` apart): an ``eval/answer_key_<split>.csv`` in a folder above
+    ``root``, ``<split>`` one of ``root``'s own folder names (``real``, ``synth``)."""
     found = sorted(root.glob("answer_key*.csv"))
+    if not found:
+        parts = {part.lower() for part in root.resolve().parts}
+        for folder in root.resolve().parents[:4]:
+            found = [p for p in sorted(folder.glob("eval/answer_key_*.csv"))
+                     if p.stem.removeprefix("answer_key_").lower() in parts]  # fmt: skip
+            if found:
+                break
     if len(found) != 1:
         what = "no answer_key*.csv" if not found else f"{len(found)} answer_key*.csv files"
-        raise CollabrlError(f"{root}: {what}; name the answer key CSV explicitly")
+        raise CollabrlError(
+            f"{root}: {what} there or in an eval/ folder above it; name the answer key CSV "
+            "explicitly"
+        )
     return found[0]
 
 
@@ -239,6 +268,9 @@ def _tasks_of(
         steps = (row.get("gold_workflow") or "").strip() or workflow_text
         try:
             gold = _gold(sentence, query, tables)
+            derived = derive(query.question, gold, tables)
+            guides = guidance(query.question, tables, metadata.workflow_tags or "")
+            free_text = [Step(step=steps, why=_WORKFLOW_WHY + _tags(metadata))]
             tasks.append(
                 AnalysisTask(
                     name=f"{domain}-{metadata_id}-{query.qid}",
@@ -246,10 +278,14 @@ def _tasks_of(
                     domain=domain,
                     query=query.question,
                     tables=tables,
-                    notes=notes,
+                    notes=notes + guides,
                     gold=gold,
-                    workflow=[Step(step=steps, why=_WORKFLOW_WHY + _tags(metadata))],
-                    relation_template=gold.relation.replace("{", "{{").replace("}", "}}"),
+                    workflow=derived.steps if derived else free_text,
+                    relation_template=derived.relation_template
+                    if derived
+                    else gold.relation.replace("{", "{{").replace("}", "}}"),
+                    context_template=derived.context_template if derived else "",
+                    traps=derived.traps if derived else [],
                 )
             )
         except ValidationError as err:
@@ -395,7 +431,11 @@ def _notes(metadata: _Metadata) -> list[Note]:
     texts = _items(metadata.domain_knowledge or "")
     for dataset in metadata.datasets:
         texts += _items(dataset.domain_knowledge or "")
-    return [Note(id=f"n{i}", role=role_of(text), text=text) for i, text in enumerate(texts, 1)]
+    notes = []
+    for i, text in enumerate(texts, 1):
+        role = role_of(text)
+        notes.append(Note(id=f"n{i}", role=role, text=text, profile=ROLE_PROFILES.get(role)))
+    return notes
 
 
 def _items(text: str) -> list[str]:

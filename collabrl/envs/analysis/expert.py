@@ -231,11 +231,14 @@ class AnalysisExpert:
         value = last["value"] if last is not None and last["error"] is None else None
         relation = task.relation_template.format(value=value)
         gold = task.gold
+        context = (
+            task.context_template.format(value=value) if task.context_template else gold.context
+        )
         fields = [
-            ("context", gold.context),
+            ("context", context),
             ("variables", ", ".join(gold.variables)),
             ("relation", relation),
-            ("sentence", sentence_of(gold.context, relation)),
+            ("sentence", sentence_of(context, relation)),
         ]
         return [(field, fit(text)) for field, text in fields if text]
 

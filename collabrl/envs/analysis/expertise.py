@@ -10,7 +10,8 @@ private notes, derived from the task:
 - D holds the notes that avoid the data-side traps (a smoothed column, a filter that must be
   applied, a unit or bin convention); R holds those that avoid the semantic traps (first vs
   second event, peak vs plateau, BCE ordering).
-- The agent holds the task's other notes (background any analyst reads on the data card).
+- The agent holds the task's other notes (background any analyst reads on the data card), except
+  those that name a profile (:attr:`Note.profile`: a DiscoveryBench task's derived guidance).
 - A trap note whose profile is not at the table is held by nobody: the team lacks that
   expertise, and an agent that does not know it already falls into the trap.
 
@@ -30,11 +31,10 @@ from __future__ import annotations
 import random
 import zlib
 from collections.abc import Mapping, Sequence
-from typing import Literal, get_args
+from typing import get_args
 
-from collabrl.envs.analysis.schema import AnalysisTask, Note, Trap, TrapKind
+from collabrl.envs.analysis.schema import AnalysisTask, Note, Profile, Trap, TrapKind
 
-Profile = Literal["D", "R"]
 PROFILES: tuple[Profile, ...] = get_args(Profile)
 AGENT = "agent"  # the seat kind of the AI agent in a profiled team
 PROFILE_TRAPS: dict[Profile, tuple[TrapKind, ...]] = {
@@ -117,8 +117,9 @@ def trap_profile(kind: TrapKind) -> Profile:
 
 
 def note_profiles(task: AnalysisTask) -> dict[str, str]:
-    """Note id -> who holds it in a profiled team: ``D``, ``R`` (trap notes) or the agent."""
-    owner = {n.id: AGENT for n in task.notes}
+    """Note id -> who holds it in a profiled team: ``D``, ``R`` (trap notes and notes that name
+    their profile) or the agent."""
+    owner: dict[str, str] = {n.id: n.profile or AGENT for n in task.notes}
     for trap in task.traps:
         owner[trap.note] = trap_profile(trap.kind)
     return owner

@@ -13,6 +13,7 @@ from collabrl.sections import Strict
 
 Cell = float | int | str | None
 Role = Literal["chronology", "materials", "statistics"]  # the expertise a note belongs to
+Profile = Literal["D", "R"]  # a collaborator profile of the team-structures study
 TrapKind = Literal[
     "first_vs_second",
     "peak_vs_plateau",
@@ -67,6 +68,10 @@ class Note(Strict):
     """The expertise that knows it: the seat holding that role sees it in its observation."""
     text: str
     """The knowledge, as a collaborator would say it."""
+    profile: Profile | None = None
+    """The collaborator profile that holds it in a profiled team (D: data side, R: research
+    side; a DiscoveryBench task's guidance); None: a trap's note goes to the trap's profile and
+    any other note to the agent."""
 
 
 class Hypothesis(Strict):
@@ -119,6 +124,9 @@ class AnalysisTask(Strict):
     """A reference analysis whose last step's value is the answer's value."""
     relation_template: str
     """``gold.relation`` with ``{value}`` for that value: how an analyst words its result."""
+    context_template: str = ""
+    """``gold.context`` with ``{value}`` where the analysis decides it (a DiscoveryBench gold's
+    year sits in its leading clause); empty: the context is worded as ``gold.context``."""
     traps: list[Trap] = Field(default_factory=list)
     """Where an analyst without a note goes wrong."""
 
@@ -136,9 +144,10 @@ class AnalysisTask(Strict):
                 raise ValueError(f"trap {trap.kind} names note {trap.note!r}, which is not a note")
             if not 0 <= trap.at < len(self.workflow):
                 raise ValueError(f"trap {trap.kind} replaces step {trap.at}, which is not a step")
-        fields = {f for _, f, _, _ in string.Formatter().parse(self.relation_template) if f}
-        if not fields <= {"value"}:
-            raise ValueError(f"relation_template may hold only {{value}}, not {sorted(fields)}")
+        for name in ("relation_template", "context_template"):
+            fields = {f for _, f, _, _ in string.Formatter().parse(getattr(self, name)) if f}
+            if not fields <= {"value"}:
+                raise ValueError(f"{name} may hold only {{value}}, not {sorted(fields)}")
         return self
 
 

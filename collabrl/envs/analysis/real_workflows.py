@@ -1,0 +1,175 @@
+"""Reference workflows for DiscoveryBench tasks, derived from the query and the data card.
+
+Why: a DiscoveryBench task's own workflow is free text, so a reference analyst could only copy
+the answer key and the rule-based trace judge could read nothing. Here a query is read the way
+an analyst reads it, with no look at the gold's claim, and turned into steps of the analysis
+language on the task's real columns:
+
+- the **table**: the first one keyed by years BCE (a column named ``BCE``), the archaeology
+  data's time slices;
+- the **column**: the one whose description shares the most words with the query (the
+  metadata's ``columns.raw``: "Z values for Axes and Celts" for "axes"), ties to the first;
+- the **operation**, by the query's words: a first (second) increase or decrease is the first
+  (second) run of positive (negative) ``diff`` in time order (``event``); a peak, the most
+  frequent or the highest is ``extrema(..., max)``; a collapse, decline or the lowest is the
+  largest fall (``extrema`` of the ``diff``, ``min``).
+
+Every task gets **guidance** for the team-structures study's collaborators (:func:`guidance`),
+so that D and R hold what a data-side and a research-side expert would know about it, and a
+derived task **traps** where lacking that knowledge changes the answer:
+
+- R (research side) knows what the query means in time: the years are BCE, so "the first" is the
+  earliest slice, the largest year. The workflow sorts the slices by ``BCE`` descending first; an
+  analyst without R's note sorts them the usual way (``asc``) and finds the latest event instead
+  (a ``bce_order`` trap; a peak does not depend on order, so it has none);
+- D (data side) knows which columns answer the query and which analysis the workflow tags call
+  for: the per-slice Z values, not another table's yearly interpolation of the same find. Where
+  such a twin column exists (described as "Interpolated <the column's description>"), an analyst
+  without D's note reads the twin on its own years (``CE``, negative) and words another year (a
+  ``smoothed_column`` trap).
+
+The last step's value (a year BCE) fills the answer's ``{value}`` slot: the gold's first year,
+in its context and relation alike (the wording of the answer fields is the task's public record,
+as for the shipped tasks; the year is what the analysis must find). A query none of these
+readings fits, or a gold without a year, gets no workflow (None), and the task keeps its
+free-text one: its analyst words the gold as written, which the real-data check counts apart.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+
+from collabrl.envs.analysis.schema import Hypothesis, Note, Step, Table, Trap
+
+YEAR = re.compile(r"(?<![\w.])(\d{3,4})(?=\s*(?:/\d{3,4}\s*)?(?:-\s*\d{3,4}\s*)?(?:bce|bc)\b)",
+                  re.IGNORECASE)  # fmt: skip
+"""A year BCE as the golds write it: "1100 BCE", "2300/2200 BCE", "3300 to 3000BCE"'s first."""
+KEY = "BCE"
+SORTED = "s"  # the name of the time-ordered slices in a derived workflow
+NO_GUIDANCE = "Nothing beyond the data card: the query names no column of the time slices."
+_WORD = re.compile(r"[a-z]+")
+_DULL = frozenset(("z", "value", "values", "for", "and", "the", "of", "in", "a", "an", "did",
+                   "which", "century", "what", "time", "first", "second", "number", "have",
+                   "its", "had", "how", "when", "data", "interpolated"))  # fmt: skip
+_ORDINAL = {"first": 1, "second": 2}
+
+
+@dataclass(frozen=True)
+class Derived:
+    """A task's derived reference: its steps and the answer's wording with a ``{value}`` slot."""
+
+    steps: list[Step]
+    context_template: str
+    relation_template: str
+    traps: list[Trap]
+
+
+def _words(text: str) -> Counter[str]:
+    words = (w.removesuffix("s") if len(w) > 3 else w for w in _WORD.findall(text.lower()))
+    return Counter(w for w in words if w not in _DULL)
+
+
+def time_table(tables: list[Table]) -> Table | None:
+    """The first table keyed by years BCE."""
+    return next((t for t in tables if any(c.name == KEY for c in t.columns)), None)
+
+
+def query_column(query: str, table: Table) -> str | None:
+    """The column whose description shares the most words with ``query`` (None: none does)."""
+    asked = _words(query)
+    best, name = 0, None
+    for column in table.columns:
+        if column.name == KEY:
+            continue
+        shared = sum((asked & _words(f"{column.description} {column.name}")).values())
+        if shared > best:
+            best, name = shared, column.name
+    return name
+
+
+def query_steps(query: str, table: str, column: str) -> list[Step] | None:
+    """The steps the query's words call for on ``table.column`` (see the module docstring)."""
+    text = query.lower()
+    n = next((k for word, k in _ORDINAL.items() if word in text), 1)
+    change = Step(step=f"d = diff({SORTED}, {column})",
+                  why=f"the change of {column} from one time slice to the next")  # fmt: skip
+    order = Step(step=f"{SORTED} = sort({table}, {KEY}, desc)",
+                 why="the slices in time order: years BCE, the earliest (largest) first")  # fmt: skip
+    for pattern, cmp, what in ((r"\bincreas", ">", "rise"), (r"\bdecreas", "<", "fall")):
+        if re.search(pattern, text):
+            return [order, change,
+                    Step(step=f"event(d, {column}_diff {cmp} 0, {KEY}, {n})",
+                         why=f"the slice where {what} number {n} starts, in time order")]  # fmt: skip
+    if re.search(r"\b(?:peak|most|highest)", text):
+        return [Step(step=f"extrema({table}, {column}, {KEY}, max)",
+                     why=f"the slice where {column} is highest")]  # fmt: skip
+    if re.search(r"\b(?:collaps|declin|lowest)", text):
+        return [order, change,
+                Step(step=f"extrema(d, {column}_diff, {KEY}, min)",
+                     why=f"the slice of {column}'s largest fall")]  # fmt: skip
+    return None
+
+
+def twin(table: Table, column: str, tables: list[Table]) -> tuple[str, str] | None:
+    """(table, column) of another table's yearly interpolation of ``column`` (described as
+    "Interpolated <its description>") and that table's year column, or None."""
+    described = next(c.description for c in table.columns if c.name == column).lower()
+    for other in tables:
+        years = next((c.name for c in other.columns if c.name in ("CE", KEY)), None)
+        for c in other.columns if other is not table and years else ():
+            if c.description.lower().strip() == f"interpolated {described.strip()}":
+                return other.name, f"{c.name}, {years}"
+    return None
+
+
+def guidance(query: str, tables: list[Table], tags: str) -> list[Note]:
+    """D's and R's notes on a DiscoveryBench task (module docstring): which series answers the
+    query and what analysis the workflow tags call for (D); how years run (R)."""
+    table = time_table(tables)
+    column = query_column(query, table) if table else None
+    calls = f"The analysis calls for {tags.strip()}." if tags.strip() else ""
+    if table is not None and column is not None:
+        described = next(c.description for c in table.columns if c.name == column)
+        calls = (f"The query's series is {column} of {table.name} ({described}), one value per "
+                 f"time slice, read as it stands. {calls}")  # fmt: skip
+    data = Note(id="g1", role="statistics", profile="D", text=calls.strip() or NO_GUIDANCE)
+    research = Note(id="g2", role="chronology", profile="R",
+                    text="Years here are BCE: a larger number is earlier, so the first event is "
+                         "the one at the largest year; read the slices with BCE descending.")  # fmt: skip
+    return [data, research]
+
+
+def _traps(steps: list[Step], table: Table, column: str, tables: list[Table]) -> list[Trap]:
+    """The trap a derived workflow holds, if any: R's ``bce_order`` where it sorts the slices,
+    else D's ``smoothed_column`` where the column has an interpolated twin."""
+    if steps[0].step.startswith(f"{SORTED} = sort("):
+        naive = f"{SORTED} = sort({table.name}, {KEY}, asc)"
+        return [Trap(kind="bce_order", note="g2", at=0, naive_step=naive)]
+    if (other := twin(table, column, tables)) is not None:
+        naive = steps[0].step.replace(
+            f"({table.name}, {column}, {KEY},", f"({other[0]}, {other[1]},"
+        )
+        return [Trap(kind="smoothed_column", note="g1", at=0, naive_step=naive)]
+    return []
+
+
+def derive(query: str, gold: Hypothesis, tables: list[Table]) -> Derived | None:
+    """The derived reference of a DiscoveryBench task, or None where none is derived."""
+    year = YEAR.search(gold.sentence)
+    table = time_table(tables)
+    column = query_column(query, table) if table else None
+    if year is None or table is None or column is None:
+        return None
+    steps = query_steps(query, table.name, column)
+    if steps is None:
+        return None
+    slot = year.group(1)
+
+    def template(text: str) -> str:
+        escaped = text.replace("{", "{{").replace("}", "}}")
+        return YEAR.sub(lambda m: "{value}" if m.group(1) == slot else m.group(1), escaped, 1)
+
+    traps = _traps(steps, table, column, tables)
+    return Derived(steps, template(gold.context), template(gold.relation), traps)
