@@ -7,14 +7,10 @@ decides one low-level action per tick (its seat is a motion seat of the game, se
 :mod:`collabrl.envs.kitchen.game`), sampled from a small multilayer perceptron over the
 featurised state (:mod:`collabrl.envs.kitchen.proxy_features`), trained by behaviour cloning on
 the *train* trials of its layout (both seats), as in Carroll et al. 2019. Sampling is stochastic
-and seeded by the episode seed and seat. Three rules shape what is sampled in closed loop, each
-chosen on the train trials: the distribution is sharpened (``TEMPERATURE``), since a clone's
-errors compound where people's do not; a futile action (one that would change nothing,
-:func:`futile`) is never sampled, since people rarely take one and a clone's leak of probability
-into them was most of its wasted interactions; and a proxy stuck for ``STUCK_TICKS`` ticks (its
-chef's cell, facing and item unchanged) does not stand still or repeat what it tried there, as
-Carroll et al.'s behaviour-cloning agent did: a clone otherwise stays put for good in states
-people rarely left it in.
+and seeded by the episode seed and seat. A proxy stuck for ``STUCK_TICKS`` ticks (its chef's
+cell, facing and item unchanged) does not stand still or repeat what it tried there, as Carroll
+et al.'s behaviour-cloning agent did: a clone otherwise stays put for good in states people
+rarely left it in.
 
 Training runs on a CPU in seconds per layout (torch, fixed seed); the weights are stored per
 layout as ``<layout>.safetensors`` with a ``<layout>.json`` of facts (trials, samples, accuracy
@@ -31,8 +27,8 @@ from typing import Any
 
 import numpy as np
 
-from collabrl.envs.kitchen.engine import ACTIONS, STAY, KitchenEngine, KitchenState
-from collabrl.envs.kitchen.human_data import HumanTrial, copy_state
+from collabrl.envs.kitchen.engine import ACTIONS, KitchenState
+from collabrl.envs.kitchen.human_data import HumanTrial
 from collabrl.envs.kitchen.layouts import LAYOUT_NAMES, load_layout
 from collabrl.envs.kitchen.motion_partner import (
     MotionModel,
@@ -51,7 +47,6 @@ LEARNING_RATE = 1e-3
 WEIGHT_DECAY = 1e-4
 FOLDER_VARIABLE = "COLLABRL_HUMAN_PROXIES"
 STUCK_TICKS = 3  # ticks without a change of the chef's cell, facing and item: it is stuck
-TEMPERATURE = 0.5  # play samples p ** (1 / TEMPERATURE), renormalised (chosen on train trials)
 BUILD_HINT = "build them with: collabrl partners build-human-proxy"
 
 
@@ -171,53 +166,19 @@ class HumanProxy(MotionPartner):
     def model(self, layout: str) -> MotionModel:
         return load_proxy(layout, self.folder)
 
-    def adjust(self, p: np.ndarray, layout: str, state: KitchenState, chef: int) -> np.ndarray:
-        p = p ** (1.0 / TEMPERATURE)
-        engine = _probe_engine(layout)
-        for i, action in enumerate(ACTIONS):
-            if action != STAY and futile(engine, state, chef, action):
-                p[i] = 0.0
+    def adjust(self, p: np.ndarray, state: KitchenState, chef: int) -> np.ndarray:
         here = _chef_state(state, chef)
         self.recent = [r for r in self.recent[-STUCK_TICKS:] if r[0] == here]
         if len(self.recent) >= STUCK_TICKS:
             for _, tried in self.recent:
                 p[ACTIONS.index(tried)] = 0.0
-            p[ACTIONS.index(STAY)] = 0.0
+            p[ACTIONS.index("stay")] = 0.0
             if p.sum() == 0:
                 p[:] = 1.0
         return p
 
     def chose(self, state: KitchenState, chef: int, action: str) -> None:
         self.recent.append((_chef_state(state, chef), action))
-
-
-def futile(engine: KitchenEngine, state: KitchenState, chef: int, action: str) -> bool:
-    """Whether ``action`` of ``chef`` would change nothing were the other chef to stand still: an
-    interact that neither takes, puts nor serves anything, a press into a counter the chef already
-    faces, a step into the other chef it already faces. People rarely do these (88-93% of their
-    interactions change what they hold), and a clone's leak of probability into them is most of
-    its wasted interactions."""
-    probe = copy_state(state)
-    joint = [STAY] * len(state.chefs)
-    joint[chef] = action
-    engine.step(probe, joint)
-    return _visible(probe, chef) == _visible(state, chef)
-
-
-def _visible(state: KitchenState, chef: int) -> tuple[Any, ...]:
-    """What an action of ``chef`` can change: its own cell, facing and item, the counters' items,
-    the pots' onions and whether they cook (not the cooking clock, which runs on by itself)."""
-    counters = sorted((cell, str(item)) for cell, item in state.counters.items())
-    pots = sorted((cell, soup.onions, soup.tick >= 0) for cell, soup in state.pots.items())
-    return _chef_state(state, chef), counters, pots
-
-
-@cache
-def _probe_engine(layout: str) -> KitchenEngine:
-    """The engine futility is judged with: pots cook when a chef starts them, so starting one is
-    never judged futile, whichever cooking rule the game plays (auto-cook pots start by
-    themselves, and an interact there is futile but harmless)."""
-    return KitchenEngine(load_layout(layout), cook_mode="interact")
 
 
 def _chef_state(state: KitchenState, chef: int) -> tuple[Any, ...]:
