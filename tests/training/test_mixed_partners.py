@@ -20,19 +20,21 @@ from collabrl.training.groups import plan_groups
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURE = ROOT / "tests" / "fixtures" / "human_trials"
-MIX = ["partner.kind=mix", "rollout.groups=4"]
+MIX = ["partner.kind=mix", "rollout.groups=4", "rollout.tasks=[cramped_room]"]
+DRAWN = [["persona"] * 4, ["population", "population", "human_proxy", "population"]]
 MOTION = ("human_proxy", "population")
 
 
 def test_each_group_draws_one_kind_and_persona_groups_a_profile() -> None:
     recipe = load_recipe("cook_gigpo_cpu", MIX)
-    plans = plan_groups(recipe, partner_profiles(recipe), iteration=0)
-    assert [p.partner for p in plans] == ["population", "persona", "human_proxy", "persona"]
-    for plan in plans:
-        assert (plan.profile is not None) == (plan.partner == "persona")
-        assert plan.task == "cramped_room"
-    again = plan_groups(recipe, partner_profiles(recipe), iteration=0)
-    assert again == plans  # seeded by (seed, iteration, rank) alone
+    profiles = partner_profiles(recipe)
+    for iteration, kinds in enumerate(DRAWN):
+        plans = plan_groups(recipe, profiles, iteration)
+        assert [p.partner for p in plans] == kinds
+        for plan in plans:
+            assert (plan.profile is not None) == (plan.partner == "persona")
+            assert plan.task == "cramped_room"
+        assert plan_groups(recipe, profiles, iteration) == plans  # seeded by the iteration
 
 
 def test_a_mix_is_for_training_and_names_each_kind_once() -> None:
@@ -95,7 +97,8 @@ def test_two_iterations_against_a_mix_record_each_episodes_partner(tmp_path: Pat
             assert not record["summary"].get("motion_seats")
         kinds[(record["iteration"], record["seed"])].add(kind)
     assert all(len(k) == 1 for k in kinds.values())  # a group's episodes share their partner
-    drawn = [k for (iteration, _), (k,) in sorted(kinds.items()) if iteration == 0]
-    assert sorted(drawn) == sorted(["population", "human_proxy", *["persona"] * 2])
-    metrics = json.loads((out / "metrics.jsonl").read_text().splitlines()[0])
+    for iteration, expected in enumerate(DRAWN):
+        drawn = [k for (i, _), (k,) in kinds.items() if i == iteration]
+        assert sorted(drawn) == sorted(expected)
+    metrics = json.loads((out / "metrics.jsonl").read_text().splitlines()[1])
     assert {f"type/{k}/score" for k in MOTION} <= set(metrics)
