@@ -118,6 +118,7 @@ MOTION_PARTNERS = ("human_proxy", "population")
 """Partner kinds that move a kitchen chef tick by tick (motion seats) and read no profile."""
 MixedPartner = Literal["persona", "expert", "human_proxy", "population"]
 """The partner kinds ``partner.kind=mix`` draws from (those needing no engine of their own)."""
+DEFAULT_MIX: tuple[MixedPartner, ...] = ("persona", "population", "human_proxy")
 
 
 class PartnerSpec(Strict):
@@ -145,9 +146,7 @@ class PartnerSpec(Strict):
         "persona", "llm", "expert", "human_proxy", "population", "self", "none", "mix"
     ] = "persona"
     """persona, llm, expert, human_proxy, population, self (the policy itself), none (training, single seat) or mix (training: a kind per group, drawn from partner.mix)."""
-    mix: list[MixedPartner] = Field(
-        default_factory=lambda: ["persona", "population", "human_proxy"], min_length=1
-    )
+    mix: list[MixedPartner] = Field(default_factory=lambda: list(DEFAULT_MIX), min_length=1)
     """mix: the partner kinds groups draw from, each equally likely (persona, expert, human_proxy, population); persona groups draw a profile as partner.kind=persona does, the others play profile-blind."""
     split: Literal["train", "test"] = "train"
     """Training: the profile split partners are drawn from."""
