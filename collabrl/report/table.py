@@ -173,7 +173,7 @@ def build(
                 rows.append(_method_row(head, folders[i], values[i], cols))
             if roles.base is not None and roles.trained is not None:
                 base, trained = folders[roles.base], folders[roles.trained]
-                row = {
+                row: dict[str, Any] = {
                     "game": game,
                     "task": task,
                     "group": RELATIVE,
