@@ -46,7 +46,7 @@ def test_a_mix_is_for_training_and_names_each_kind_once() -> None:
 
 @pytest.mark.slow  # trains the tiny model for two iterations
 def test_two_iterations_against_a_mix_record_each_episodes_partner(tmp_path: Path) -> None:
-    trials = trials_of(read_frame("train", FIXTURE), "train")
+    trials = trials_of(read_frame("test", FIXTURE), "test")  # the fixture's cramped_room ticks
     mine = [t for t in trials if t.layout == "cramped_room"]
     save_proxy(train_proxy("cramped_room", mine, epochs=2, hidden=8), tmp_path / "proxies")
     tiny = PPOSettings(updates=1, envs=1, horizon=20, hidden=8, minibatch=64, epochs=1)
