@@ -148,8 +148,8 @@ class EvalSpec(Strict):
 
     @model_validator(mode="after")
     def _roles_fit_evaluation(self) -> EvalSpec:
-        if self.partner.kind == "none":
-            raise ValueError("partner.kind=none is for training only")
+        if self.partner.kind in ("none", "mix"):
+            raise ValueError(f"partner.kind={self.partner.kind} is for training only")
         if self.partner.profiles or self.partner.split != "train":
             raise ValueError(
                 "partner.split and partner.profiles are for training; evaluation plays the test "

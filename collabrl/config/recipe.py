@@ -338,6 +338,8 @@ def partner_profiles(recipe: Recipe) -> list[Profile]:
     partner = recipe.partner
     if partner.kind in ("expert", *MOTION_PARTNERS, "self", "none") or not partner.use_profile:
         return []
+    if partner.kind == "mix" and "persona" not in partner.mix:
+        return []
     from collabrl.profiles import get_profile, load_profiles
 
     game, tasks = recipe.game.name, task_names(recipe)

@@ -116,6 +116,9 @@ class PlayerSpec(Strict):
 
 MOTION_PARTNERS = ("human_proxy", "population")
 """Partner kinds that move a kitchen chef tick by tick (motion seats) and read no profile."""
+MixedPartner = Literal["persona", "expert", "human_proxy", "population"]
+"""The partner kinds ``partner.kind=mix`` draws from (those needing no engine of their own)."""
+DEFAULT_MIX: tuple[MixedPartner, ...] = ("persona", "population", "human_proxy")
 
 
 class PartnerSpec(Strict):
@@ -134,14 +137,17 @@ class PartnerSpec(Strict):
     itself (training: through its rollout engine, a frozen copy of the current weights refreshed
     every iteration, the paper's "w/o personality" ablation; evaluation: the evaluated policy,
     which for a run that trained both seats is its co-trained partner, the self-play column of a
-    cross-play table); ``none`` (training only): single-seat games.
+    cross-play table); ``none`` (training only): single-seat games; ``mix`` (training only): each
+    group draws its partner kind from ``partner.mix`` (persona players, population members, human
+    proxies, the expert), so one run trains against all of them, one kind per group.
     """
 
-    kind: Literal["persona", "llm", "expert", "human_proxy", "population", "self", "none"] = (
-        "persona"
-    )
-    """persona, llm, expert, human_proxy, population, self (the policy itself) or none (training,
-    single seat)."""
+    kind: Literal[
+        "persona", "llm", "expert", "human_proxy", "population", "self", "none", "mix"
+    ] = "persona"
+    """persona, llm, expert, human_proxy, population, self (the policy itself), none (training, single seat) or mix (training: a kind per group, drawn from partner.mix)."""
+    mix: list[MixedPartner] = Field(default_factory=lambda: list(DEFAULT_MIX), min_length=1)
+    """mix: the partner kinds groups draw from, each equally likely (persona, expert, human_proxy, population); persona groups draw a profile as partner.kind=persona does, the others play profile-blind."""
     split: Literal["train", "test"] = "train"
     """Training: the profile split partners are drawn from."""
     profiles: list[str] = Field(default_factory=list)
@@ -173,6 +179,8 @@ class PartnerSpec(Strict):
     @model_validator(mode="after")
     def _complete(self) -> PartnerSpec:
         require_engine(self.kind, self.engine, "partner")
+        if len(set(self.mix)) < len(self.mix):
+            raise ValueError(f"partner.mix names a kind twice: {self.mix}")
         if not self.use_profile and self.kind != "llm":
             raise ValueError(
                 f"partner.use_profile=false is the profile-free LLM partner; "
@@ -183,7 +191,13 @@ class PartnerSpec(Strict):
     @property
     def label(self) -> str:
         """How tables and stamps name this partner set."""
+        if self.kind == "mix":
+            return f"mix ({', '.join(self.mix)})"
         return "llm (homogeneous, no profile)" if not self.use_profile else self.kind
+
+    def drawn(self, kind: str) -> PartnerSpec:
+        """This partner set as one group of a mix plays it: ``kind`` in place of ``mix``."""
+        return self.model_copy(update={"kind": kind})
 
 
 MAX_JUDGE_RETRIES = 100

@@ -101,8 +101,10 @@ def table_command(
     out: Path | None,
 ) -> None:
     """Table 1 (and Tables 6-7) from evaluation folders: Oracle, Base and Trained rows plus the
-    Relative Improvements row (trained over base, positive = better); then the reliability and
-    robustness table (pass^k, partner-type drops, worst type, BR-Prox)."""
+    Relative Improvements row (trained over base, positive = better), and a Human proxy row for
+    a folder evaluated beside the held-out human proxy (partner.kind=human_proxy); then the
+    reliability and robustness table (pass^k, partner-type drops, worst type, BR-Prox) of the
+    folders beside the table's own partners."""
     from collabrl.eval import reliability_table
     from collabrl.records import write_csv
     from collabrl.report.folders import read_folders
@@ -111,7 +113,8 @@ def table_command(
     evals, warnings = read_folders(list(folders), labels, force=force)
     roles = assign_roles(evals, _index(evals, base, "--base"), _index(evals, trained, "--trained"))
     rows = build(evals, roles, per_task=not overall_only)
-    robust = reliability_table.build(reliability_table.by_method(evals), ks)
+    own_partners = [f for f in evals if not f.beside_human_proxy]  # one partner set to compare
+    robust = reliability_table.build(reliability_table.by_method(own_partners), ks)
     text = f"{markdown(rows, evals)}\n{reliability_table.markdown(robust)}"
     for warning in warnings:
         click.echo(warning, err=True)

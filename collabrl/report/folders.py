@@ -19,6 +19,13 @@ from collabrl.records import check_complete, read_jsonl, read_text
 
 OUTPUT_SET = "eval"  # collabrl.eval.protocol.OUTPUT_SET (the set name its writer flags)
 
+HUMAN_PROXY = "human_proxy"  # the partner kind of an evaluation beside the held-out human proxy
+HUMAN_PROXY_MAY_DIFFER = ("tasks", "profiles", "partners", "jobs")
+"""What an evaluation beside the human proxy may differ in from the others of a table: its
+partner (profile-blind, so no profiles) and the games' tasks it has a proxy for (the kitchen's)."""
+
+PER_GAME = ("game versions", "game options")  # settings held per game
+
 JOB = ("game", "task", "profile", "seat", "seed")
 """The episode columns that name one job (team runs add team size and structure)."""
 
@@ -46,6 +53,12 @@ class EvalFolder:
     @property
     def oracle(self) -> bool:
         return bool(self.stamp.get("oracle"))
+
+    @property
+    def beside_human_proxy(self) -> bool:
+        """Whether it played beside the human proxy (``partner.kind=human_proxy``): the held-out
+        human-like partner, a row of its own in the joined table."""
+        return self.stamp.get("partner_set", {}).get("kind") == HUMAN_PROXY
 
     def trajectories(self) -> list[dict[str, Any]]:
         """The trajectory records (``trajectories.jsonl``), read once."""
@@ -149,19 +162,26 @@ def check_same_settings(
     folders: list[EvalFolder], *, force: bool = False, ignore: tuple[str, ...] = ()
 ) -> list[str]:
     """Refuse (one error) folders evaluated under different settings (less ``ignore``), naming
-    the first pair and what differs; with ``force`` the differences come back as warnings."""
+    the first pair and what differs; with ``force`` the differences come back as warnings. A
+    folder beside the human proxy may differ in :data:`HUMAN_PROXY_MAY_DIFFER`."""
     warnings = []
-    first = settings(folders[0])
-    for other in folders[1:]:
+    reference = next((f for f in folders if not f.beside_human_proxy), folders[0])
+    first = settings(reference)
+    for other in (f for f in folders if f is not reference):
         theirs = settings(other)
-        differ = [k for k in first if k not in ignore and first[k] != theirs[k]]
+        may_differ = ignore
+        if other.beside_human_proxy != reference.beside_human_proxy:
+            may_differ = (*ignore, *HUMAN_PROXY_MAY_DIFFER)
+            for key in PER_GAME:  # only the games both played must agree
+                theirs[key] = {**(first[key] or {}), **(theirs[key] or {})}
+        differ = [k for k in first if k not in may_differ and first[k] != theirs[k]]
         if not differ:
             continue
         shown = "; ".join(
             _difference(k, first[k], theirs[k]) for k in differ if k != "jobs" or len(differ) == 1
         )
         line = (
-            f"{folders[0].path} and {other.path} were evaluated under different settings ({shown})"
+            f"{reference.path} and {other.path} were evaluated under different settings ({shown})"
         )
         if not force:
             raise CollabrlError(f"{line}; pass --force to join them anyway")

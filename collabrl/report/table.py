@@ -34,7 +34,15 @@ from collabrl.rewards.judges import DIMENSIONS
 
 OVERALL = "Overall"  # collabrl.eval.report.OVERALL: the task row pooling every episode
 SEATS = (1, 2)
-GROUPS = ("Oracle", "Base", "Trained")
+HELD_OUT = "Human proxy"
+"""The row group of a folder evaluated beside the human proxy (``partner.kind=human_proxy``): the
+held-out human-like partner, a policy's score with a partner cloned from recorded human play."""
+GROUPS = ("Oracle", "Base", "Trained", HELD_OUT)
+HELD_OUT_NOTE = (
+    f"{HELD_OUT} rows: the policy beside the held-out human-like partner (`partner.kind="
+    "human_proxy`), a partner cloned from recorded human play (the kitchen's human proxies); "
+    "the other rows' partners are the table's own."
+)
 RELATIVE = "Relative Improvements"
 BASE_TITLES = {
     "std": "Std. ↓",
@@ -84,15 +92,17 @@ class Roles:
 def assign_roles(
     folders: Sequence[EvalFolder], base: int | None = None, trained: int | None = None
 ) -> Roles:
-    """Oracle for a folder evaluated with ``--oracle``; Trained for ``trained`` (default: the
-    last other folder, when there are two or more); Base for the rest. The relative row compares
-    ``trained`` with ``base`` (default: the non-Oracle folder listed just before it)."""
-    plain = [i for i, f in enumerate(folders) if not f.oracle]
+    """Oracle for a folder evaluated with ``--oracle``; :data:`HELD_OUT` for one evaluated beside
+    the human proxy; Trained for ``trained`` (default: the last other folder, when there are two
+    or more); Base for the rest. The relative row compares ``trained`` with ``base`` (default:
+    the Base folder listed just before it), both beside the same partners."""
+    plain = [i for i, f in enumerate(folders) if not f.oracle and not f.beside_human_proxy]
     for name, index in (("--trained", trained), ("--base", base)):
-        if index is not None and folders[index].oracle:
+        if index is not None and index not in plain:
+            kind = "an Oracle evaluation" if folders[index].oracle else "beside the human proxy"
             raise CollabrlError(
-                f"{name} {folders[index].path} is an Oracle evaluation; the relative row compares "
-                "two non-Oracle ones"
+                f"{name} {folders[index].path} is {kind}; the relative row compares two "
+                "evaluations of the table's own partners"
             )
     if trained is None and len(plain) >= 2:
         trained = plain[-1]
@@ -104,7 +114,13 @@ def assign_roles(
     if base is not None and base == trained:
         raise CollabrlError("--base and --trained name the same folder")
     groups = [
-        "Oracle" if f.oracle else "Trained" if i == trained else "Base"
+        "Oracle"
+        if f.oracle
+        else HELD_OUT
+        if f.beside_human_proxy
+        else "Trained"
+        if i == trained
+        else "Base"
         for i, f in enumerate(folders)
     ]
     return Roles(groups, base, trained if base is not None else None)
@@ -151,21 +167,13 @@ def build(
                 continue
             values = {i: _values(folders[i], game, task) for i in order}
             for i in order:
-                row: dict[str, Any] = {
-                    "game": game,
-                    "task": task,
-                    "group": roles.groups[i],
-                    "method": folders[i].label,
-                    "folder": str(folders[i].path),
-                }
-                for key, _, _ in cols:
-                    for seat in SEATS:
-                        m = values[i].get(seat)
-                        row[f"{key}_agent{seat}"] = _number(m.get(key)) if m else None
-                rows.append(row)
+                if folders[i].beside_human_proxy and not values[i]:
+                    continue  # a game without human proxies: no held-out row
+                head = {"game": game, "task": task, "group": roles.groups[i]}
+                rows.append(_method_row(head, folders[i], values[i], cols))
             if roles.base is not None and roles.trained is not None:
                 base, trained = folders[roles.base], folders[roles.trained]
-                row = {
+                row: dict[str, Any] = {
                     "game": game,
                     "task": task,
                     "group": RELATIVE,
@@ -182,6 +190,22 @@ def build(
                         )
                 rows.append(row)
     return rows
+
+
+def _method_row(
+    head: dict[str, Any],
+    folder: EvalFolder,
+    values: dict[int, dict[str, Any]],
+    cols: list[tuple[str, str, bool]],
+) -> dict[str, Any]:
+    """One folder's row: ``head`` (game, task, group), its label and path, then each column's
+    value per seat (None where it did not play the seat)."""
+    row: dict[str, Any] = {**head, "method": folder.label, "folder": str(folder.path)}
+    for key, _, _ in cols:
+        for seat in SEATS:
+            m = values.get(seat)
+            row[f"{key}_agent{seat}"] = _number(m.get(key)) if m else None
+    return row
 
 
 HEADLINE = {"efficiency": ("efficiency",), "affective": DIMENSIONS}
@@ -240,6 +264,8 @@ def markdown(rows: Sequence[dict[str, Any]], folders: Sequence[EvalFolder]) -> s
     parts = []
     if any(f.proxy for f in folders):
         parts.append(f"> **{PROXY_NOTE}**\n")
+    if any(f.beside_human_proxy for f in folders):
+        parts.append(f"> {HELD_OUT_NOTE}\n")
     for game in dict.fromkeys(r["game"] for r in rows):
         section = get_game(game)
         cols = columns(game, str(folders[0].stamp.get("tokens", "engine")))
@@ -282,8 +308,9 @@ def _legend(folders: Sequence[EvalFolder]) -> str:
         extra = (f"; {stalled} stalled" if stalled else "") + (
             f"; judge failed on {failed}/{made} windows" if failed else ""
         )
+        held_out = "beside the held-out human proxy, " if f.beside_human_proxy else ""
         lines.append(
-            f"- _{f.label}_: `{f.path}` (policy {f.stamp.get('policy')}, "
+            f"- _{f.label}_: `{f.path}` (policy {f.stamp.get('policy')}, {held_out}"
             f"{'Oracle, ' if f.oracle else ''}judge {f.stamp.get('judge')}, "
             f"{len(f.episodes)} episodes{extra})"
         )

@@ -6,7 +6,10 @@ seats plays beside distinct profiles of the drawn task (the drawn one first, the
 of that task in the partner set, :func:`collabrl.agents.team.team_profiles`), so one group's
 teammates differ in personality; drawing them takes nothing from the random stream, so two-seat
 runs draw exactly what they always drew. With ``game.guidance`` on, teammates hold the task's
-private guidance (:mod:`collabrl.agents.team`), as in the evaluation's team grid.
+private guidance (:mod:`collabrl.agents.team`), as in the evaluation's team grid. Under
+``partner.kind=mix`` each group also draws its partner kind from ``partner.mix`` (a persona group
+draws a profile, the others a task), so a group's episodes share their partner kind; partners that
+move a kitchen chef tick by tick (human proxies, population members) get motion seats.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from collabrl.config import Recipe
 from collabrl.config import partner_profiles as partner_profiles
 from collabrl.config import task_names as task_names
 from collabrl.config.recipe import training_set
+from collabrl.config.roles import MOTION_PARTNERS
 from collabrl.records import write_text
 from collabrl.training.lockstep import EpisodeSlot
 
@@ -47,6 +51,7 @@ class GroupPlan:
     profile: object | None  # collabrl.profiles.Profile
     seed: int
     team: tuple = ()  # every partner seat's profile, in seat order (empty: profile-free partners)
+    partner: str = ""  # partner.kind=mix: the kind this group drew (empty: the recipe's kind)
 
 
 def plan_groups(recipe: Recipe, profiles: list, iteration: int, rank: int = 0) -> list[GroupPlan]:
@@ -56,28 +61,35 @@ def plan_groups(recipe: Recipe, profiles: list, iteration: int, rank: int = 0) -
     rng = np.random.default_rng([recipe.seed, iteration, rank, 1])
     tasks = sorted(task_names(recipe))
     partners = len(recipe.game.seats) - len(recipe.rollout.trained_seats)
+    mix = recipe.partner.mix if recipe.partner.kind == "mix" else ()
     plans = []
     for _ in range(recipe.rollout.groups):
         seed = int(rng.integers(2**31))
-        if profiles:
+        kind = mix[int(rng.integers(len(mix)))] if mix else ""
+        if profiles and kind in ("", "persona"):
             profile = profiles[int(rng.integers(len(profiles)))]
             team = team_profiles(profile, profiles, partners)
-            plans.append(GroupPlan(profile.task, profile, seed, team))
+            plans.append(GroupPlan(profile.task, profile, seed, team, kind))
         else:
-            plans.append(GroupPlan(tasks[int(rng.integers(len(tasks)))], None, seed))
+            plans.append(GroupPlan(tasks[int(rng.integers(len(tasks)))], None, seed, (), kind))
     return plans
 
 
 def make_slots(recipe: Recipe, plans: list[GroupPlan], partner_engine=None) -> list[EpisodeSlot]:
     """One slot per episode: its game, its partner players and the policy's seats (where every
     seat is trained, the drawn profile only picks the task: no partner plays it)."""
+    from collabrl.envs.registry import human_partners_of
     from collabrl.factory import make_llm_player, make_partner
 
     slots = []
     trained = tuple(recipe.game.seats[k] for k in recipe.rollout.trained_seats)
     for g, plan in enumerate(plans):
+        spec = recipe.partner.drawn(plan.partner) if plan.partner else recipe.partner
         for e in range(recipe.rollout.episodes_per_group):
             section = recipe.game.for_task(plan.task)
+            if spec.kind in MOTION_PARTNERS:  # they move their chefs tick by tick
+                mates = [seat for seat in section.seats if seat not in trained]
+                section = human_partners_of(section).for_proxies(section, mates)
             game = section.make_game()
             mates = [seat for seat in game.agents if seat not in trained]
             team = plan.team or (plan.profile,) * len(mates)
@@ -97,7 +109,7 @@ def make_slots(recipe: Recipe, plans: list[GroupPlan], partner_engine=None) -> l
                     )
                 else:
                     player = make_partner(
-                        recipe.partner,
+                        spec,
                         section,
                         game,
                         guided(profile, pack),
@@ -113,7 +125,7 @@ def make_slots(recipe: Recipe, plans: list[GroupPlan], partner_engine=None) -> l
                     players=players,
                     policy_seat=trained[0],
                     profile_id=getattr(plan.profile, "id", None) if mates else None,
-                    player_type=getattr(plan.profile, "player_type", None) if mates else None,
+                    player_type=_player_type(plan.partner, plan.profile) if mates else None,
                     seed=plan.seed,
                     prompt=recipe.policy.prompt,
                     unusable_reply=section.unusable_reply,
@@ -121,3 +133,11 @@ def make_slots(recipe: Recipe, plans: list[GroupPlan], partner_engine=None) -> l
                 )
             )
     return slots
+
+
+def _player_type(drawn: str, profile: object | None) -> str | None:
+    """What the records and per-type metrics call the partner: a profile's player type, else the
+    kind a mix drew for a profile-blind partner (``expert``, ``human_proxy``, ``population``)."""
+    if profile is not None:
+        return getattr(profile, "player_type", None)
+    return drawn or None

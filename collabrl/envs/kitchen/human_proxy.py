@@ -20,22 +20,24 @@ else ``$XDG_CACHE_HOME/collabrl/human_proxies`` (``~/.cache`` by default). Play 
 
 from __future__ import annotations
 
-import json
-import os
 from collections.abc import Sequence
-from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from collabrl.envs.base import Observation, format_response
 from collabrl.envs.kitchen.engine import ACTIONS, KitchenState
 from collabrl.envs.kitchen.human_data import HumanTrial
 from collabrl.envs.kitchen.layouts import LAYOUT_NAMES, load_layout
+from collabrl.envs.kitchen.motion_partner import (
+    MotionModel,
+    MotionPartner,
+    cache_folder,
+    load_model,
+    save_model,
+)
 from collabrl.envs.kitchen.proxy_features import Featurizer
-from collabrl.envs.kitchen.render import frame_state
 from collabrl.errors import CollabrlError
 
 HIDDEN = 128
@@ -46,17 +48,6 @@ WEIGHT_DECAY = 1e-4
 FOLDER_VARIABLE = "COLLABRL_HUMAN_PROXIES"
 STUCK_TICKS = 3  # ticks without a change of the chef's cell, facing and item: it is stuck
 BUILD_HINT = "build them with: collabrl partners build-human-proxy"
-
-
-def cache_folder(folder: Path | None, variable: str, name: str) -> Path:
-    """``folder``, else ``$variable``, else ``name`` in collabrl's user cache: where trained
-    kitchen partners (human proxies, populations) are stored."""
-    if folder is not None:
-        return folder
-    if os.environ.get(variable):
-        return Path(os.environ[variable])
-    cache_home = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(cache_home) / "collabrl" / name
 
 
 def proxy_folder(folder: Path | None = None) -> Path:
@@ -77,33 +68,6 @@ def samples(trials: Sequence[HumanTrial], featurizer: Featurizer) -> tuple[np.nd
     return np.stack(xs), np.asarray(ys, dtype=np.int64)
 
 
-@dataclass
-class ProxyModel:
-    """A trained proxy: the perceptron's weights as numpy arrays, and its facts."""
-
-    layout: str
-    weights: list[np.ndarray]  # w1, b1, w2, b2, w3, b3
-    facts: dict[str, Any]
-
-    def probabilities(self, x: np.ndarray) -> np.ndarray:
-        """Action probabilities (Overcooked's action order) for inputs ``x`` (rows)."""
-        w1, b1, w2, b2, w3, b3 = self.weights
-        h = np.maximum(x @ w1.T + b1, 0.0)
-        h = np.maximum(h @ w2.T + b2, 0.0)
-        logits = h @ w3.T + b3
-        logits -= logits.max(axis=-1, keepdims=True)
-        p = np.exp(logits)
-        return p / p.sum(axis=-1, keepdims=True)
-
-    def scores(self, x: np.ndarray, y: np.ndarray) -> dict[str, float]:
-        """Accuracy of the most likely action and mean log-likelihood of the recorded ones."""
-        p = self.probabilities(x)
-        return {
-            "accuracy": float((p.argmax(axis=1) == y).mean()),
-            "log_likelihood": float(np.log(p[np.arange(len(y)), y] + 1e-12).mean()),
-        }
-
-
 def train_proxy(
     layout: str,
     train: Sequence[HumanTrial],
@@ -111,7 +75,7 @@ def train_proxy(
     seed: int = 0,
     epochs: int = EPOCHS,
     hidden: int = HIDDEN,
-) -> ProxyModel:
+) -> MotionModel:
     """Behaviour cloning on ``train`` (trials of ``layout``): cross-entropy, Adam, fixed seed."""
     import torch  # only to set its threads here; the model is fitted in _fit
 
@@ -123,7 +87,7 @@ def train_proxy(
         weights = _fit(x, y, featurizer.size, seed, epochs, hidden)
     finally:
         torch.set_num_threads(threads)
-    model = ProxyModel(layout, weights, {})
+    model = MotionModel(layout, weights, {})
     model.facts = {
         "layout": layout,
         "seed": seed,
@@ -163,65 +127,47 @@ def _fit(
     return [p.detach().numpy().astype(np.float32) for p in net.parameters()]
 
 
-def save_proxy(model: ProxyModel, folder: Path) -> Path:
+def save_proxy(model: MotionModel, folder: Path) -> Path:
     """Write ``<layout>.safetensors`` and ``<layout>.json`` into ``folder``."""
-    from safetensors.numpy import save_file
-
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"{model.layout}.safetensors"
-    save_file({f"w{i}": w for i, w in enumerate(model.weights)}, str(path))
-    (folder / f"{model.layout}.json").write_text(json.dumps(model.facts, indent=1) + "\n")
-    return path
+    return save_model(model, folder / f"{model.layout}.safetensors")
 
 
 @cache
-def load_proxy(layout: str, folder: Path | None = None) -> ProxyModel:
+def load_proxy(layout: str, folder: Path | None = None) -> MotionModel:
     """The stored proxy of ``layout``; a missing or unreadable one is a one-line error."""
     if layout not in LAYOUT_NAMES:
         raise CollabrlError(f"no human proxy for kitchen layout {layout!r}")
     where = proxy_folder(folder)
+    missing = f"no human proxy for {layout} in {where}; {BUILD_HINT}"
     path = where / f"{layout}.safetensors"
-    if not path.is_file():
-        raise CollabrlError(f"no human proxy for {layout} in {where}; {BUILD_HINT}")
-    try:
-        from safetensors.numpy import load_file
-
-        tensors = load_file(str(path))
-        weights = [tensors[f"w{i}"] for i in range(6)]
-        facts = json.loads((where / f"{layout}.json").read_text())
-    except Exception as exc:  # a damaged file raises anything from a header error to a KeyError
-        raise CollabrlError(
-            f"{path}: not a readable human proxy ({type(exc).__name__}); {BUILD_HINT}"
-        ) from exc
-    return ProxyModel(layout, weights, facts)
+    return load_model(layout, path, "human proxy", missing, f"; {BUILD_HINT}")
 
 
-class HumanProxy:
-    """A kitchen seat played by a human proxy: one sampled low-level action per tick.
+class HumanProxy(MotionPartner):
+    """A kitchen seat played by a human proxy: one sampled low-level action per tick, and no
+    standing still or repeating what it tried once it is stuck.
 
     It needs a motion seat (``game.motion_seats``); evaluation with ``partner.kind=human_proxy``
     makes the partner seats motion seats by itself."""
 
     name = "human_proxy"
+    who = "a human proxy"
+    stream = "human-proxy"
 
     def __init__(self, folder: Path | None = None) -> None:
+        super().__init__()
         self.folder = folder
-        self.seat = ""
-        self.rng = np.random.default_rng(0)
         self.recent: list[tuple[Any, str]] = []  # (own chef's state, action taken there)
 
     def reset(self, seat: str, seed: int) -> None:
-        from zlib import crc32
+        super().reset(seat, seed)
+        self.recent = []
 
-        self.seat, self.recent = seat, []
-        self.rng = np.random.default_rng(crc32(f"human-proxy:{seed}:{seat}".encode()))
+    def model(self, layout: str) -> MotionModel:
+        return load_proxy(layout, self.folder)
 
-    def act(self, obs: Observation) -> str:
-        layout, state, seat, x = motion_inputs(obs, "a human proxy")
-        model = load_proxy(layout, self.folder)
-        p = model.probabilities(x[None, :])[0].astype(np.float64)
-        chef = state.chefs[seat]
-        here = (chef.pos, chef.facing, str(chef.held))
+    def adjust(self, p: np.ndarray, state: KitchenState, chef: int) -> np.ndarray:
+        here = _chef_state(state, chef)
         self.recent = [r for r in self.recent[-STUCK_TICKS:] if r[0] == here]
         if len(self.recent) >= STUCK_TICKS:
             for _, tried in self.recent:
@@ -229,24 +175,13 @@ class HumanProxy:
             p[ACTIONS.index("stay")] = 0.0
             if p.sum() == 0:
                 p[:] = 1.0
-        action = ACTIONS[int(self.rng.choice(len(ACTIONS), p=p / p.sum()))]
-        self.recent.append((here, action))
-        return format_response("", "", action)
+        return p
+
+    def chose(self, state: KitchenState, chef: int, action: str) -> None:
+        self.recent.append((_chef_state(state, chef), action))
 
 
-def motion_inputs(obs: Observation, who: str) -> tuple[str, KitchenState, int, np.ndarray]:
-    """A motion seat's layout, kitchen state, chef index and featurised state; a seat that is
-    not a motion seat is a one-line error naming ``who`` plays it."""
-    view = obs.state
-    if "frame" not in view:
-        raise CollabrlError(
-            f"{who} moves its chef tick by tick: make {obs.seat!r} a motion seat "
-            f"(game.motion_seats=[{obs.seat!r}])"
-        )
-    state, seat = frame_state(view["frame"]), view["self"]["index"]
-    return view["layout"], state, seat, _featurizer(view["layout"]).features(state, seat)
-
-
-@cache
-def _featurizer(layout: str) -> Featurizer:
-    return Featurizer(load_layout(layout))
+def _chef_state(state: KitchenState, chef: int) -> tuple[Any, ...]:
+    """What says a chef is stuck when it stays the same: its cell, facing and item."""
+    me = state.chefs[chef]
+    return (me.pos, me.facing, str(me.held))

@@ -16,19 +16,20 @@ same seed, the same member: one member per training group), sampling its actions
 from __future__ import annotations
 
 import dataclasses
-import json
 from collections.abc import Callable, Sequence
 from functools import cache
 from pathlib import Path
 from typing import Any
 from zlib import crc32
 
-import numpy as np
-
-from collabrl.envs.base import Observation, format_response
-from collabrl.envs.kitchen.engine import ACTIONS
-from collabrl.envs.kitchen.human_proxy import ProxyModel, cache_folder, motion_inputs
 from collabrl.envs.kitchen.layouts import LAYOUT_NAMES
+from collabrl.envs.kitchen.motion_partner import (
+    MotionModel,
+    MotionPartner,
+    cache_folder,
+    load_model,
+    save_model,
+)
 from collabrl.envs.kitchen.ppo import DEFAULT_SETTINGS, PPOSettings, train
 from collabrl.errors import CollabrlError
 
@@ -41,16 +42,9 @@ def population_folder(folder: Path | None = None) -> Path:
     return cache_folder(folder, FOLDER_VARIABLE, "populations")
 
 
-def save_member(model: ProxyModel, name: str, folder: Path | None = None) -> Path:
+def save_member(model: MotionModel, name: str, folder: Path | None = None) -> Path:
     """Write member ``name`` of ``model.layout``'s population (weights and facts)."""
-    from safetensors.numpy import save_file
-
-    where = population_folder(folder) / model.layout
-    where.mkdir(parents=True, exist_ok=True)
-    path = where / f"{name}.safetensors"
-    save_file({f"w{i}": w for i, w in enumerate(model.weights)}, str(path))
-    (where / f"{name}.json").write_text(json.dumps(model.facts, indent=1) + "\n")
-    return path
+    return save_model(model, population_folder(folder) / model.layout / f"{name}.safetensors")
 
 
 def member_names(layout: str, folder: Path | None = None) -> list[str]:
@@ -60,25 +54,13 @@ def member_names(layout: str, folder: Path | None = None) -> list[str]:
 
 
 @cache
-def load_member(layout: str, name: str, folder: Path | None = None) -> ProxyModel:
+def load_member(layout: str, name: str, folder: Path | None = None) -> MotionModel:
     """Stored member ``name`` of ``layout``; a missing or unreadable one is a one-line error."""
     if layout not in LAYOUT_NAMES:
         raise CollabrlError(f"no partner population for kitchen layout {layout!r}")
     where = population_folder(folder) / layout
-    path = where / f"{name}.safetensors"
-    if not path.is_file():
-        raise CollabrlError(f"no population member {name!r} for {layout} in {where}; {TRAIN_HINT}")
-    try:
-        from safetensors.numpy import load_file
-
-        tensors = load_file(str(path))
-        weights = [tensors[f"w{i}"] for i in range(6)]
-        facts = json.loads((where / f"{name}.json").read_text())
-    except Exception as exc:  # a damaged file raises anything from a header error to a KeyError
-        raise CollabrlError(
-            f"{path}: not a readable population member ({type(exc).__name__})"
-        ) from exc
-    return ProxyModel(layout, weights, facts)
+    missing = f"no population member {name!r} for {layout} in {where}; {TRAIN_HINT}"
+    return load_model(layout, where / f"{name}.safetensors", "population member", missing, "")
 
 
 def _facts(kind: str, layout: str, seed: int, settings: PPOSettings, **more: Any) -> dict:
@@ -147,31 +129,29 @@ def draw_member(members: Sequence[str], seed: int) -> str:
     return members[crc32(f"population:{seed}".encode()) % len(members)]
 
 
-class PopulationPartner:
+class PopulationPartner(MotionPartner):
     """A kitchen seat played by a member of a trained population, one low-level action a tick.
 
     ``members``: the names to draw from (empty: every stored member of the layout but the
     untrained ``*_init`` checkpoints). Needs a motion seat, as a human proxy does."""
 
     name = "population"
+    who = "a population member"
+    stream = "population"
 
     def __init__(self, members: Sequence[str] = (), folder: Path | None = None) -> None:
+        super().__init__()
         self.members, self.folder = tuple(members), folder
-        self.seed, self.member = 0, ""
-        self.rng = np.random.default_rng(0)
+        self.member = ""
 
     def reset(self, seat: str, seed: int) -> None:
-        self.seed, self.member = seed, ""
-        self.rng = np.random.default_rng(crc32(f"population:{seed}:{seat}".encode()))
+        super().reset(seat, seed)
+        self.member = ""
 
-    def act(self, obs: Observation) -> str:
-        layout, _, _, x = motion_inputs(obs, "a population member")
+    def model(self, layout: str) -> MotionModel:
         if not self.member:
             members = self.members or [
                 m for m in member_names(layout, self.folder) if not m.endswith("_init")
             ]
             self.member = draw_member(members, self.seed)
-        model = load_member(layout, self.member, self.folder)
-        p = model.probabilities(x[None, :])[0].astype(np.float64)
-        action = ACTIONS[int(self.rng.choice(len(ACTIONS), p=p / p.sum()))]
-        return format_response("", "", action)
+        return load_member(layout, self.member, self.folder)

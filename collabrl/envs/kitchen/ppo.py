@@ -14,7 +14,7 @@ discount of 0.99, GAE lambda 0.98 and a clip of 0.05. The learning rate, entropy
 sizes and network (two ReLU layers of 64) are collabrl's, for the small budget.
 
 The actor is stored as the same three-layer perceptron a human proxy is
-(:class:`~collabrl.envs.kitchen.human_proxy.ProxyModel`), so both play through one code path.
+(:class:`~collabrl.envs.kitchen.motion_partner.MotionModel`), so both play through one code path.
 """
 
 from __future__ import annotations
@@ -26,8 +26,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from collabrl.envs.kitchen.engine import ACTIONS, DISH, ONION, KitchenEngine, KitchenState, Soup
-from collabrl.envs.kitchen.human_proxy import ProxyModel
 from collabrl.envs.kitchen.layouts import load_layout
+from collabrl.envs.kitchen.motion_partner import MotionModel
 from collabrl.envs.kitchen.proxy_features import Featurizer
 
 HORIZON = 400  # overcooked-ai's PPO episode length (and the kitchen's evaluation horizon)
@@ -61,7 +61,7 @@ DEFAULT_SETTINGS = PPOSettings()
 class TrainResult:
     """A run's kept actors (by stage name), its per-update mean episode score, and its CPU time."""
 
-    checkpoints: dict[str, ProxyModel]
+    checkpoints: dict[str, MotionModel]
     scores: list[float] = field(default_factory=list)
     cpu_seconds: float = 0.0
 
@@ -95,7 +95,7 @@ def train(
     *,
     seed: int = 0,
     settings: PPOSettings = DEFAULT_SETTINGS,
-    pool: Sequence[ProxyModel] = (),
+    pool: Sequence[MotionModel] = (),
     progress: Callable[[int, float], None] = lambda update, score: None,
 ) -> TrainResult:
     """Train one actor on ``layout``: self-play (one shared network in both seats) when ``pool``
@@ -116,7 +116,7 @@ def train(
 
 
 class _Trainer:
-    def __init__(self, layout: str, seed: int, s: PPOSettings, pool: list[ProxyModel]) -> None:
+    def __init__(self, layout: str, seed: int, s: PPOSettings, pool: list[MotionModel]) -> None:
         import torch
 
         self.layout, self.s, self.pool = layout, s, pool
@@ -139,9 +139,9 @@ class _Trainer:
         params = [*self.actor.parameters(), *self.critic.parameters()]
         self.optimiser = torch.optim.Adam(params, lr=s.learning_rate)
 
-    def snapshot(self, facts: dict[str, object]) -> ProxyModel:
+    def snapshot(self, facts: dict[str, object]) -> MotionModel:
         weights = [p.detach().numpy().astype(np.float32).copy() for p in self.actor.parameters()]
-        return ProxyModel(self.layout, weights, dict(facts))
+        return MotionModel(self.layout, weights, dict(facts))
 
     def run(self, progress: Callable[[int, float], None]) -> TrainResult:
         s = self.s
