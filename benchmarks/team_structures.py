@@ -36,10 +36,13 @@ from collections.abc import Sequence
 
 from tabulate import tabulate
 
+from collabrl.agents.player import Player
 from collabrl.config import load_recipe
 from collabrl.envs.analysis.expert import AnalysisExpert, AnalysisNovice
 from collabrl.envs.analysis.process_loss import LOSS_KEYS, decompose, mean_loss
 from collabrl.envs.analysis.tasks import get_task
+from collabrl.envs.base import Game
+from collabrl.envs.registry import GameSection
 from collabrl.eval.players import partner_factory
 from collabrl.eval.runner import EpisodeOutcome, play_all, select_jobs
 from collabrl.eval.team_study import SINGLE, study_markdown, study_rows, variant_label
@@ -80,11 +83,12 @@ def play(agent: str, partners: str, seeds: list[int], reliability: float) -> lis
         ],
     ).evaluation()
     analyst = AGENTS[agent]
+
+    def policy(_game: Game, _section: GameSection, _seed: int) -> Player:
+        return analyst()
+
     return play_all(
-        spec,
-        select_jobs(spec),
-        lambda _game, _section, _seed: analyst(),
-        partner_factory(spec.partner, EngineCache()),
+        spec, select_jobs(spec), policy, partner_factory(spec.partner, EngineCache(), policy)
     )
 
 
