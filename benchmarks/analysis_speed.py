@@ -15,17 +15,18 @@ from __future__ import annotations
 import argparse
 import statistics
 import time
+from collections.abc import Callable
 
-from collabrl.agents.player import IdlePlayer
+from collabrl.agents.player import IdlePlayer, Player
 from collabrl.envs.analysis.expert import AnalysisExpert, AnalysisNovice
 from collabrl.envs.analysis.section import AnalysisSection
 from collabrl.envs.analysis.tasks import get_task, task_names
-from collabrl.episode import play_episode
+from collabrl.episode import EpisodeRecord, play_episode
 
 GOAL = 2000  # decisions per second with the default analysis language
 
 
-def play(task: str, lead, teammate, seed: int = 0) -> dict:
+def play(task: str, lead: Player, teammate: Player, seed: int = 0) -> EpisodeRecord:
     game = AnalysisSection(task=task).make_game()
     return play_episode(game, {"Ada": lead, "Bea": teammate}, seed)
 
@@ -43,7 +44,7 @@ def main() -> None:
     print(f"decisions: {decisions} in {elapsed:.2f}s -> {rate:,.0f} decisions/s")
     print(f"ratio to the {GOAL:,} decisions/s goal: {rate / GOAL:.2f}")
     trapped = [t for t in task_names("test") if get_task(t).traps]
-    teams = {
+    teams: dict[str, Callable[[], tuple[Player, Player]]] = {
         "expert (every note)": lambda: (AnalysisExpert(), IdlePlayer()),
         "novice, told by its teammate": lambda: (AnalysisNovice(), AnalysisExpert()),
         "novice alone (silent teammate)": lambda: (AnalysisNovice(), IdlePlayer()),

@@ -19,12 +19,14 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import io
 import json
 import sys
 import tempfile
 import time
 from pathlib import Path
 from types import SimpleNamespace
+from typing import TypedDict
 
 import numpy as np
 import torch
@@ -32,21 +34,33 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from train_overhead import best_of, synthetic_samples  # noqa: E402
 
+
+class Shape(TypedDict):
+    """The sizes of a Qwen2 model that set its compute and memory."""
+
+    hidden_size: int
+    intermediate_size: int
+    num_hidden_layers: int
+    num_attention_heads: int
+    num_key_value_heads: int
+    vocab_size: int
+
+
 # Qwen2.5 shapes (config.json of each release); "smoke" is for --cpu-smoke
-SHAPES = {
-    "0.5b": dict(hidden_size=896, intermediate_size=4864, num_hidden_layers=24,
-                 num_attention_heads=14, num_key_value_heads=2, vocab_size=151936),
-    "1.5b": dict(hidden_size=1536, intermediate_size=8960, num_hidden_layers=28,
-                 num_attention_heads=12, num_key_value_heads=2, vocab_size=151936),
-    "smoke": dict(hidden_size=64, intermediate_size=128, num_hidden_layers=2,
-                  num_attention_heads=2, num_key_value_heads=1, vocab_size=4096),
+SHAPES: dict[str, Shape] = {
+    "0.5b": Shape(hidden_size=896, intermediate_size=4864, num_hidden_layers=24,
+                  num_attention_heads=14, num_key_value_heads=2, vocab_size=151936),
+    "1.5b": Shape(hidden_size=1536, intermediate_size=8960, num_hidden_layers=28,
+                  num_attention_heads=12, num_key_value_heads=2, vocab_size=151936),
+    "smoke": Shape(hidden_size=64, intermediate_size=128, num_hidden_layers=2,
+                   num_attention_heads=2, num_key_value_heads=1, vocab_size=4096),
 }  # fmt: skip
 
 
-def build_model(folder: Path, shape: dict, dtype: torch.dtype, device: str):
+def build_model(folder: Path, shape: Shape, dtype: torch.dtype, device: str):
     """A seeded random Qwen2 model and a tokenizer with its vocabulary size, saved to ``folder``
     (vLLM loads by path); returns (model on ``device``, tokenizer)."""
-    from transformers import Qwen2Config, Qwen2ForCausalLM
+    from transformers import AutoModelForCausalLM, Qwen2Config
 
     from collabrl.models.tiny import make_tiny_tokenizer
 
@@ -56,7 +70,7 @@ def build_model(folder: Path, shape: dict, dtype: torch.dtype, device: str):
         **shape,
         tie_word_embeddings=True,
         max_position_embeddings=4096,
-        rope_theta=1_000_000.0,
+        rope_parameters={"rope_type": "default", "rope_theta": 1_000_000.0},
         rms_norm_eps=1e-6,
         bos_token_id=tokenizer.bos_token_id,
         eos_token_id=tokenizer.eos_token_id,
@@ -65,7 +79,7 @@ def build_model(folder: Path, shape: dict, dtype: torch.dtype, device: str):
     )
     torch.manual_seed(0)
     with torch.device(device):
-        model = Qwen2ForCausalLM(config).to(dtype)
+        model = AutoModelForCausalLM.from_config(config, dtype=dtype)
     model.save_pretrained(folder)
     tokenizer.save_pretrained(folder)
     return model.eval(), tokenizer
@@ -134,7 +148,8 @@ def bench_rollout(model, tokenizer, args, device: str) -> dict[str, float]:
         assert all(r.ok for r in results), results[0].error
         counted["engine"] = sum(r.completion_tokens for r in results)
 
-    bare(), ours()  # warm-up
+    bare()  # warm-up
+    ours()
     with Peak(device) as peak:
         times = best_of({"bare": bare, "engine": ours}, args.repeats)
     return {
@@ -210,7 +225,8 @@ def bench_trainer(model, args, device: str) -> dict[str, float]:
             optimizer.step()
             optimizer.zero_grad(set_to_none=True)
 
-    trainer(), bare()  # warm-up (allocator, kernels, optimizer state)
+    trainer()  # warm-up (allocator, kernels, optimizer state)
+    bare()
     peaks: dict[str, float] = {}
 
     def peaked(name: str, fn):  # each one's own peak: what collabrl plan estimates
@@ -341,7 +357,8 @@ def report(rows: dict[str, dict[str, float]]) -> str:
 
 
 def main() -> None:
-    sys.stdout.reconfigure(line_buffering=True)
+    if isinstance(sys.stdout, io.TextIOWrapper):  # show each result as it comes, even piped
+        sys.stdout.reconfigure(line_buffering=True)
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--sizes", nargs="+", default=["0.5b", "1.5b"], choices=["0.5b", "1.5b"])
     ap.add_argument("--cpu-smoke", action="store_true", help="tiny shapes, float32, on the CPU")

@@ -631,7 +631,8 @@ class BatchedEngines:
     def __init__(self, target: int) -> None:
         from collabrl.factory import EngineCache
 
-        self.cache, self.target, self.batched = EngineCache(), target, {}
+        self.cache, self.target = EngineCache(), target
+        self.batched: dict[str, Any] = {}  # engine section (JSON) -> its BatchingEngine
         self.lock = threading.Lock()  # the evaluation's threads ask at once; load each model once
 
     def get(self, spec):

@@ -45,7 +45,9 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=10)
     parser.add_argument("--cooking", choices=("auto", "interact"), default=None)
     args = parser.parse_args()
-    cooking = args.cooking or load_recipe(RECIPE).game.cooking
+    section = load_recipe(RECIPE).game
+    assert isinstance(section, KitchenSection), f"the {RECIPE} recipe plays the kitchen"
+    cooking = args.cooking or section.cooking
     horizon = KitchenSection.eval_options["horizon"]
     print(
         f"expert pairs, {horizon} ticks, cooking={cooking}, seeds 0-{args.seeds - 1}: mean (range)"

@@ -44,10 +44,13 @@ from pathlib import Path
 
 from tabulate import tabulate
 
+from collabrl.agents.player import Player
 from collabrl.config import load_recipe
 from collabrl.envs.analysis.expert import AnalysisExpert, AnalysisNovice
 from collabrl.envs.analysis.process_loss import LOSS_KEYS, decompose, mean_loss
 from collabrl.envs.analysis.tasks import DISCOVERYBENCH_ENV, get_task, load_tasks, task_names
+from collabrl.envs.base import Game
+from collabrl.envs.registry import GameSection
 from collabrl.eval.players import partner_factory
 from collabrl.eval.runner import EpisodeOutcome, play_all, select_jobs
 from collabrl.eval.team_study import SINGLE, study_markdown, study_rows, variant_label
@@ -95,7 +98,7 @@ def play(
     spec = load_recipe("analysis_teams", overrides).evaluation()
     analyst = AGENTS[agent]
 
-    def policy(_game: object, _section: object, _seed: int) -> AnalysisExpert:
+    def policy(_game: Game, _section: GameSection, _seed: int) -> Player:
         return analyst()
 
     return play_all(

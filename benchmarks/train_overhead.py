@@ -16,15 +16,24 @@ best of interleaved repeats, to resist noise from other processes on the machine
 from __future__ import annotations
 
 import argparse
+import copy
+import io
 import os
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from types import SimpleNamespace
+from typing import TYPE_CHECKING
 
 import numpy as np
 import torch
+
+if TYPE_CHECKING:
+    from collabrl.engines import Engine, GenerationResult, SamplingParams
+    from collabrl.engines.types import Conversation
+    from collabrl.training.lockstep import RolloutTimes
 
 
 def best_of(fns: dict[str, Callable[[], object]], repeats: int) -> dict[str, float]:
@@ -77,11 +86,7 @@ def bench_update(model_dir: str, n: int, repeats: int, kl: bool) -> dict[str, fl
     samples = synthetic_samples(n, vocab, np.random.default_rng(0))
     advantages = np.random.default_rng(1).standard_normal(n).tolist()
     tokens = sum(len(s.response_ids) for s in samples)
-    ref_model = None
-    if kl:
-        import copy
-
-        ref_model = copy.deepcopy(model).eval().requires_grad_(False)
+    ref_model = copy.deepcopy(model).eval().requires_grad_(False) if kl else None
 
     # trainer
     opt = torch.optim.AdamW(model.parameters(), lr=algo.lr)
@@ -89,6 +94,7 @@ def bench_update(model_dir: str, n: int, repeats: int, kl: bool) -> dict[str, fl
     tmodel, topt, tsched = accelerator.prepare(model, opt, sched)
 
     def reference(batch: TokenBatch) -> torch.Tensor:
+        assert ref_model is not None  # the trainer is given this function only with kl
         return token_logprobs(ref_model, batch, 1.0)[0]
 
     opt_state = Optimisation(
@@ -135,7 +141,7 @@ def bench_update(model_dir: str, n: int, repeats: int, kl: bool) -> dict[str, fl
                 logp = logp.gather(-1, b.input_ids[:, 1:, None]).squeeze(-1)
                 ratio = torch.exp(logp - b.old_logprobs)
                 loss = -(ratio * b.advantages * b.response_mask).sum() / total
-                if kl:
+                if ref_model is not None:  # kl
                     with torch.no_grad():
                         ref = ref_model(input_ids=b.input_ids, attention_mask=b.attention_mask)
                         ref_logp = torch.log_softmax(ref.logits[:, :-1].float(), -1)
@@ -167,17 +173,32 @@ def bench_update(model_dir: str, n: int, repeats: int, kl: bool) -> dict[str, fl
 class RecordingEngine:
     """Wraps an engine: records every ``generate`` call (prompts + params) and its time."""
 
-    def __init__(self, engine) -> None:
+    def __init__(self, engine: Engine) -> None:
         self.engine = engine
-        self.calls: list[tuple[list, object]] = []
+        self.calls: list[tuple[list[Conversation], SamplingParams]] = []
         self.seconds = 0.0
 
-    def generate(self, conversations, params):
+    def generate(
+        self, conversations: Sequence[Conversation], params: SamplingParams
+    ) -> list[GenerationResult]:
         self.calls.append((list(conversations), params))
         t0 = time.perf_counter()
         out = self.engine.generate(conversations, params)
         self.seconds += time.perf_counter() - t0
         return out
+
+    def close(self) -> None:
+        self.engine.close()
+
+
+@dataclass
+class Recorded:
+    """What the latest timed rollout recorded: its engine calls, its own split of the time, and
+    how many samples it made."""
+
+    engine: RecordingEngine
+    times: RolloutTimes
+    samples: int
 
 
 def bench_rollout(model_dir: str, repeats: int, groups: int, decisions: int) -> dict[str, float]:
@@ -205,32 +226,32 @@ def bench_rollout(model_dir: str, repeats: int, groups: int, decisions: int) -> 
         model, AutoTokenizer.from_pretrained(model_dir), TransformersOptions(max_context=2048)
     )
     params = sampling_params(recipe.policy.sampling, seed=11)
-    last: dict[str, object] = {}
+    last: list[Recorded] = []
 
     def rollout() -> None:
         slots = make_slots(recipe, plan_groups(recipe, [], 0))
         rec = RecordingEngine(engine)
         times = run_rollout(slots, rec, params)
-        last.update(rec=rec, times=times, samples=sum(len(s.samples) for s in slots))
+        last[:] = [Recorded(rec, times, sum(len(s.samples) for s in slots))]
 
     rollout()  # warm-up + first recording
-    calls = last["rec"].calls  # type: ignore[attr-defined]
+    calls = last[0].engine.calls
 
     def generation_only() -> None:
         for chats, p in calls:
             engine.generate(chats, p)
 
     times = best_of({"rollout": rollout, "generation": generation_only}, repeats)
-    parts = last["times"]
+    parts = last[0].times
     return {
         "calls": len(calls),
-        "samples": last["samples"],
+        "samples": last[0].samples,
         "rollout_s": times["rollout"],
         "generation_s": times["generation"],
         "ratio": times["rollout"] / times["generation"],
-        "in_rollout_generation_s": parts.generation,  # type: ignore[attr-defined]
-        "in_rollout_partners_s": parts.partners,  # type: ignore[attr-defined]
-        "in_rollout_game_s": parts.game,  # type: ignore[attr-defined]
+        "in_rollout_generation_s": parts.generation,
+        "in_rollout_partners_s": parts.partners,
+        "in_rollout_game_s": parts.game,
     }
 
 
@@ -246,8 +267,8 @@ def bench_gigpo(n: int, repeats: int) -> dict[str, float]:
     group = episode // episodes
     # anchors: (room, holding) style tuples with many repeats inside a group
     anchor = [(int(g), int(a)) for g, a in zip(group, rng.integers(0, 20, n), strict=True)]
-    step_reward = rng.normal(size=n)
-    episode_return = rng.normal(size=n // steps)[episode]
+    step_reward = rng.normal(size=n).tolist()
+    episode_return = rng.normal(size=n // steps)[episode].tolist()
     group_l, episode_l = group.tolist(), episode.tolist()
 
     def run() -> np.ndarray:
@@ -264,7 +285,8 @@ def bench_gigpo(n: int, repeats: int) -> dict[str, float]:
 
 
 def main() -> None:
-    sys.stdout.reconfigure(line_buffering=True)  # show each result as it comes, even piped
+    if isinstance(sys.stdout, io.TextIOWrapper):  # show each result as it comes, even piped
+        sys.stdout.reconfigure(line_buffering=True)
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="smaller sizes, fewer repeats")
     parser.add_argument("--model", help="HF model folder (default: a fresh tiny 'small' model)")

@@ -279,7 +279,8 @@ def steps_table(seed: int = 0) -> str:
         "| task | apartment | expert order 1 | expert order 2 | efficiency | MHP Agent 1 | MHP Agent 2 |",
         "| --- | --- | ---: | ---: | ---: | ---: | ---: |",
     ]
-    steps, efficiency = [], []
+    steps: list[int] = []
+    efficiency: list[float] = []
     for task in load_tasks("test"):
         pair = expert_pair_steps(task, seed)
         eff = statistics.mean(

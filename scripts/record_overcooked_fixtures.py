@@ -72,7 +72,7 @@ class Cook:
         self.terrain = {
             (x, y): ch for y, row in enumerate(mdp.terrain_mtx) for x, ch in enumerate(row)
         }
-        self.whim = None
+        self.whim: tuple[int, int] | None = None
         self.whim_left = 0
 
     def goals(self, state):
@@ -177,8 +177,14 @@ def record_layout(name: str, episodes: int, ticks: int, seed: int) -> dict:
     from overcooked_ai_py.mdp.overcooked_mdp import OvercookedGridworld
 
     mdp = OvercookedGridworld.from_layout_name(LAYOUTS[name])
-    out = {"layout": name, "overcooked_ai": "1.1.0", "cook_mode": "interact", "format": FORMAT}
-    out["episodes"] = []
+    recorded: list[dict[str, object]] = []
+    out = {
+        "layout": name,
+        "overcooked_ai": "1.1.0",
+        "cook_mode": "interact",
+        "format": FORMAT,
+        "episodes": recorded,
+    }
     for ep in range(episodes):
         ep_seed = seed * 1000 + ep
         rng = random.Random(ep_seed)
@@ -194,9 +200,7 @@ def record_layout(name: str, episodes: int, ticks: int, seed: int) -> dict:
             score += sum(info["sparse_reward_by_agent"])
             actions.append("".join(map(str, joint)))
             states.append(encode(mdp, state, score))
-        out["episodes"].append(
-            {"seed": ep_seed, "noise": noise, "actions": actions, "states": states}
-        )
+        recorded.append({"seed": ep_seed, "noise": noise, "actions": actions, "states": states})
     return out
 
 

@@ -1,45 +1,25 @@
 """``partner.kind=population``: a trained population member moves the partner's chef tick by tick
 beside the evaluated policy, drawn per episode seed; and the cross-play and Table 5 reports."""
 
-import json
 from pathlib import Path
 
 from click.testing import CliRunner
 
-from collabrl.envs.kitchen.engine import ACTIONS
 from collabrl.envs.kitchen.population import train_selfplay
 from collabrl.envs.kitchen.ppo import PPOSettings
 from collabrl.eval.cli import eval_command
 from collabrl.report.baselines import population_markdown
+from tests.eval.conftest import MotionPartnerEval, kitchen_partner_args
 
 TINY = PPOSettings(updates=1, envs=1, horizon=20, hidden=8, minibatch=64, epochs=1)
-ARGS = [
-    "games=[kitchen]",
-    "tasks=[cramped_room]",
-    "max_profiles=1",
-    "policy.kind=expert",
-    "partner.kind=population",
-    "game_options={kitchen: {horizon: 30}}",
-    "--quiet",
-]
+ARGS = kitchen_partner_args("population", 30)
 
 
-def test_a_population_member_partners_the_evaluated_policy(tmp_path: Path) -> None:
+def test_a_population_member_partners_the_evaluated_policy(
+    tmp_path: Path, motion_partner_moves_every_tick: MotionPartnerEval
+) -> None:
     train_selfplay("cramped_room", seed=0, settings=TINY, folder=tmp_path / "pop")
-    out = tmp_path / "eval"
-    result = CliRunner().invoke(
-        eval_command,
-        [*ARGS, f"partner.population={tmp_path / 'pop'}", f"output_dir={out}"],
-        catch_exceptions=False,
-    )
-    assert result.exit_code == 0, result.output
-    records = [json.loads(line) for line in (out / "trajectories.jsonl").read_text().splitlines()]
-    assert len(records) == 2  # the policy in either seat
-    for record in records:
-        mate = next(s for s in record["summary"]["decisions"] if s != record["seat_name"])
-        assert record["summary"]["motion_seats"] == [mate]
-        moves = [t["action"] for t in record["turns"] if t["seat"] == mate]
-        assert len(moves) == 30 and set(moves) <= set(ACTIONS)
+    motion_partner_moves_every_tick("population", 30, [f"partner.population={tmp_path / 'pop'}"])
 
 
 def test_without_a_population_the_evaluation_stops_in_one_line(tmp_path: Path) -> None:
