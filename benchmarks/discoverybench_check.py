@@ -56,7 +56,9 @@ class Check:
     """One check's tally: how many items passed and the first failures."""
 
     def __init__(self, name: str) -> None:
-        self.name, self.passed, self.failures = name, 0, []  # type: list[str]
+        self.name = name
+        self.passed = 0
+        self.failures: list[str] = []
 
     def tally(self, ok: bool, what: str) -> None:
         if ok:
