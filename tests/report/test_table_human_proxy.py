@@ -87,6 +87,12 @@ def test_the_human_proxy_evaluation_is_never_the_relative_rows_trained(
     eval_dirs, beside_proxy
 ) -> None:
     text = run_cli(
-        "report", "table", str(eval_dirs["base"]), str(beside_proxy), "--trained", str(beside_proxy)
+        "report",
+        "table",
+        str(eval_dirs["base"]),
+        str(beside_proxy),
+        "--trained",
+        str(beside_proxy),
+        code=2,
     )
     assert "is beside the human proxy" in text and len(text.strip().splitlines()) == 1
