@@ -24,7 +24,7 @@ from pydantic import Field
 from collabrl.config import Recipe, load_recipe
 from collabrl.errors import missing_extra
 from collabrl.interop.partners import with_partner
-from collabrl.interop.session import CollabSession, EpisodeSpec, episode_specs
+from collabrl.interop.session import CollabSession, EpisodeSpec, openings
 
 try:
     import verifiers.v1 as vf
@@ -64,19 +64,16 @@ class CollabTask(vf.Task[CollabData, vf.State, vf.TaskConfig]):
 class CollabTaskset(vf.Taskset[CollabTask, CollabTasksetConfig]):
     def load(self) -> Iterator[CollabTask]:
         recipe = self.config.collab_recipe()
-        session = CollabSession(recipe)
-        for spec in episode_specs(recipe, self.config.episodes):
-            prompt = session.reset(spec)
+        for spec, rules, observation in openings(recipe, self.config.episodes):
             yield CollabTask(
                 CollabData(
                     name=f"{recipe.game.name}:{spec.task}:{spec.profile}:{spec.seed}",
-                    prompt=prompt,
-                    system_prompt=session.system_prompt(),
+                    prompt=observation,
+                    system_prompt=rules,
                     info=spec.to_dict(),
                 ),
                 self.config.task,
             )
-        session.close()
 
 
 class CollabEnvConfig(vf.EnvConfig):
