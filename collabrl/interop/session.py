@@ -11,6 +11,7 @@ empty replies, as collabrl's rollout plays a failed generation: each is an inval
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -52,6 +53,18 @@ def episode_specs(recipe: Recipe, count: int) -> list[EpisodeSpec]:
             specs.append(EpisodeSpec(plan.task, profile_id, plan.seed))
         iteration += 1
     return specs[:count]
+
+
+def openings(recipe: Recipe, count: int) -> Iterator[tuple[EpisodeSpec, str, str]]:
+    """The first ``count`` episodes of :func:`episode_specs`, each with the trained seat's rules
+    and first observation: the rows an outside trainer's dataset starts its episodes from."""
+    session = CollabSession(recipe)
+    try:
+        for spec in episode_specs(recipe, count):
+            observation = session.reset(spec)
+            yield spec, session.system_prompt(), observation
+    finally:
+        session.close()
 
 
 @dataclass

@@ -11,7 +11,7 @@ term (``collabrl_efficiency``, ``collabrl_format``, ``collabrl_communication``, 
 
 verifiers loads a taskset by a top-level name: ``--env.taskset.id collabrl-verifiers`` (the
 ``collabrl_verifiers`` package re-exports this module's taskset and env) with
-``--env.taskset.recipe NAME`` (and ``overrides``). An episode the model leaves unfinished is
+``--env.taskset.recipe NAME`` (and ``overrides``, ``partner``). An episode the model leaves unfinished is
 played out with empty replies, as collabrl's rollout plays a failed generation.
 """
 
@@ -21,9 +21,10 @@ from collections.abc import Iterator
 
 from pydantic import Field
 
-from collabrl.config import load_recipe
+from collabrl.config import Recipe, load_recipe
 from collabrl.errors import missing_extra
-from collabrl.interop.session import CollabSession, EpisodeSpec, episode_specs
+from collabrl.interop.partners import with_partner
+from collabrl.interop.session import CollabSession, EpisodeSpec, openings
 
 try:
     import verifiers.v1 as vf
@@ -40,6 +41,14 @@ class CollabTasksetConfig(vf.TasksetConfig):
     """key=value overrides of the recipe, as on collabrl's command line."""
     episodes: int = Field(64, ge=1)
     """How many episodes (tasks) to draw, as collabrl's trainer draws its groups."""
+    partner: str | None = None
+    """The partner kind (persona, llm, expert, human_proxy, population; :func:`with_partner`);
+    None: the recipe's. Its other keys go in ``overrides`` (``partner.population=DIR``)."""
+
+    def collab_recipe(self) -> Recipe:
+        """The recipe the tasks and the env play: ``recipe`` with ``overrides`` and ``partner``."""
+        recipe = load_recipe(self.recipe, self.overrides)
+        return recipe if self.partner is None else with_partner(recipe, self.partner)
 
 
 class CollabData(vf.TaskData):
@@ -54,20 +63,17 @@ class CollabTask(vf.Task[CollabData, vf.State, vf.TaskConfig]):
 
 class CollabTaskset(vf.Taskset[CollabTask, CollabTasksetConfig]):
     def load(self) -> Iterator[CollabTask]:
-        recipe = load_recipe(self.config.recipe, self.config.overrides)
-        session = CollabSession(recipe)
-        for spec in episode_specs(recipe, self.config.episodes):
-            prompt = session.reset(spec)
+        recipe = self.config.collab_recipe()
+        for spec, rules, observation in openings(recipe, self.config.episodes):
             yield CollabTask(
                 CollabData(
                     name=f"{recipe.game.name}:{spec.task}:{spec.profile}:{spec.seed}",
-                    prompt=prompt,
-                    system_prompt=session.system_prompt(),
+                    prompt=observation,
+                    system_prompt=rules,
                     info=spec.to_dict(),
                 ),
                 self.config.task,
             )
-        session.close()
 
 
 class CollabEnvConfig(vf.EnvConfig):
@@ -79,7 +85,7 @@ class CollabEnv(vf.Env[CollabEnvConfig]):
         taskset = self.config.taskset
         assert isinstance(taskset, CollabTasksetConfig), "CollabEnv plays CollabTaskset's tasks"
         assert isinstance(task.data, CollabData), "CollabEnv plays CollabTaskset's tasks"
-        session = CollabSession(load_recipe(taskset.recipe, taskset.overrides))
+        session = CollabSession(taskset.collab_recipe())
         session.reset(EpisodeSpec(**task.data.info))
         # the task's prompt is the first observation, so the model decides first
         async with agents.player.interaction(task) as interaction:

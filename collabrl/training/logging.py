@@ -8,7 +8,8 @@
 - ``tensorboard``: event files in ``<run>/tensorboard``, a local dashboard that needs no account
   (``tensorboard --logdir runs/``);
 - any other tracker accelerate supports (``mlflow``, ``aim``, ``clearml``, ``comet_ml``,
-  ``dvclive``, ``swanlab``, ``trackio``), each with its own extra (``collabrl[mlflow]``, ...).
+  ``dvclive``, ``swanlab``, ``trackio``), each with its own extra (``collabrl[mlflow]``, ...);
+  MLflow writes to ``<run>/mlflow.db`` unless ``MLFLOW_TRACKING_URI`` names a server.
 
 Each is an ``accelerate.tracking.GeneralTracker`` (accelerate's own, ours for the JSONL). The resolved recipe is logged once (W&B config, TensorBoard text); secrets are
 never part of it, since API keys live only in environment variables.
@@ -33,6 +34,7 @@ from collabrl.records import jsonl_line, read_jsonl, write_jsonl
 
 METRICS_FILE = "metrics.jsonl"
 TENSORBOARD_DIR = "tensorboard"
+MLFLOW_DB = "mlflow.db"
 DEFAULT_TRACKERS = ("jsonl", "wandb")
 
 
@@ -135,9 +137,8 @@ def _other(name: str, run_dir: Path, recipe: dict[str, Any], project: str) -> Ge
     run_name = recipe.get("name") or project
     cls = LOGGER_TYPE_TO_CLASS[name]
     if name == "mlflow":
-        tracker = cls(
-            experiment_name=project, logging_dir=str(run_dir / "mlruns"), run_name=run_name
-        )
+        _mlflow_store(run_dir)
+        tracker = cls(experiment_name=project, run_name=run_name)
     elif cls.requires_logging_directory:
         tracker = cls(run_name, logging_dir=run_dir)
     else:
@@ -145,6 +146,18 @@ def _other(name: str, run_dir: Path, recipe: dict[str, Any], project: str) -> Ge
     tracker.start()
     tracker.store_init_configuration(recipe)
     return tracker
+
+
+def _mlflow_store(run_dir: Path) -> None:
+    """MLflow's store: ``$MLFLOW_TRACKING_URI`` when set (a server), else a local SQLite file,
+    ``<run>/mlflow.db`` (offline; read it with ``mlflow ui --backend-store-uri sqlite:///...``).
+    accelerate's tracker ignores its ``logging_dir``, so without this MLflow would write to the
+    working directory; MLflow 3 refuses its old ``./mlruns`` file store unless
+    ``MLFLOW_ALLOW_FILE_STORE`` is set."""
+    if not os.environ.get("MLFLOW_TRACKING_URI"):
+        import mlflow
+
+        mlflow.set_tracking_uri(f"sqlite:///{(run_dir / MLFLOW_DB).resolve()}")
 
 
 def _tensorboard(run_dir: Path, recipe: dict[str, Any]) -> GeneralTracker:

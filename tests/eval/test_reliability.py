@@ -143,3 +143,25 @@ def test_the_table_joins_methods_with_br_prox() -> None:
 def test_a_bad_pass_k_is_one_error() -> None:
     with pytest.raises(CollabrlError, match="pass\\^5 needs 5 trials"):
         reliability_table.build({"mine": ROWS}, ks=(5,))
+
+
+def test_br_prox_takes_each_partners_best_response_from_whichever_method_reached_it() -> None:
+    # ZSC-Eval: each held-out partner has its own best response; none was trained, so it is the
+    # best method evaluated with that partner. Steps (lower is better) per method and partner:
+    means = {
+        "A": {"p1": 20, "p2": 40, "p3": 30, "p4": 10},
+        "B": {"p1": 40, "p2": 20, "p3": 30, "p4": 20},
+        "C": {"p1": 30, "p2": 30, "p3": 15, "p4": 40},
+    }
+    # best responses p1: 20 (A), p2: 20 (B), p3: 15 (C), p4: 10 (A); ratios best / score:
+    # A: 1, 1/2, 1/2, 1 -> IQM 3/4; B: 1/2, 1, 1/2, 1/2 -> 1/2; C: 2/3, 2/3, 1, 1/4 -> 2/3
+    # (the best method overall, A, as every partner's best response would give B 1/2, 2, 1, 1/2)
+    episodes = {
+        method: [episode(p, "t", 0, True, steps) for p, steps in by_partner.items()]
+        for method, by_partner in means.items()
+    }
+    rows = {r["method"]: r for r in reliability_table.build(episodes)}
+    assert rows["A"]["br_prox"] == pytest.approx(3 / 4)
+    assert rows["B"]["br_prox"] == pytest.approx(1 / 2)
+    assert rows["C"]["br_prox"] == pytest.approx(2 / 3)
+    assert all(r["br_prox_n"] == 4 for r in rows.values())

@@ -5,59 +5,26 @@ collabrl's own reward on the trace."""
 from __future__ import annotations
 
 import asyncio
-from contextlib import asynccontextmanager
 
 import pytest
 
 pytest.importorskip("verifiers", reason="pip install 'collabrl[verifiers]'")
 
-import verifiers.v1 as vf  # noqa: E402
-from verifiers.v1.agent import Segment  # noqa: E402
-from verifiers.v1.types import AssistantMessage  # noqa: E402
 from verifiers.v1.utils.loaders import environment_class, load_taskset  # noqa: E402
 
 from collabrl.config import load_recipe  # noqa: E402
-from collabrl.interop.session import CollabSession, EpisodeSpec, episode_specs  # noqa: E402
+from collabrl.interop.session import EpisodeSpec, episode_specs  # noqa: E402
 from collabrl.interop.verifiers_env import (  # noqa: E402
     CollabEnv,
     CollabEnvConfig,
     CollabTaskset,
     CollabTasksetConfig,
 )
-from tests.interop.conftest import RECIPE, ExpertReplies, collabrl_reward  # noqa: E402
+from tests.interop.conftest import RECIPE, collabrl_reward  # noqa: E402
+from tests.interop.vf_players import Agents, ExpertPlayer  # noqa: E402
 
 MODULE = "collabrl-verifiers"  # the top-level name verifiers loads (collabrl_verifiers)
 OVERRIDES = ["game.max_decisions=6"]
-
-
-class ExpertPlayer:
-    """Stands in for verifiers' agent (``agents.player``): each turn answers with the expert's
-    reply to the trained seat's observation, kept on a local copy of the episode."""
-
-    def __init__(self, spec: EpisodeSpec) -> None:
-        recipe = load_recipe(RECIPE, OVERRIDES)
-        self.local = CollabSession(recipe)
-        self.local.reset(spec)
-        self.reply = ExpertReplies(recipe, self.local.slot.policy_seat)
-        self.trace = vf.Trace.model_construct()  # a bare trace: the env records onto it
-        self.turns: list[str | None] = []
-
-    @asynccontextmanager
-    async def interaction(self, task):
-        yield self
-
-    async def turn(self, message: str | None = None) -> Segment:
-        self.turns.append(message)
-        if self.local.done:
-            return Segment(messages=[], terminated=True)
-        text = self.reply(self.local.slot.running.pending[self.local.slot.policy_seat])
-        self.local.act(text)
-        return Segment(messages=[AssistantMessage(content=text)])
-
-
-class Agents:
-    def __init__(self, player: ExpertPlayer) -> None:
-        self.player = player
 
 
 def _config(episodes: int = 2) -> CollabEnvConfig:
@@ -78,7 +45,7 @@ def test_verifiers_loads_the_taskset_and_plays_an_episode_with_collabrls_reward(
     assert tasks[0].data.system_prompt and tasks[0].data.prompt
 
     env = CollabEnv(config)
-    player = ExpertPlayer(specs[0])
+    player = ExpertPlayer(recipe, specs[0])
     asyncio.run(env.run(tasks[0], Agents(player)))
     own, summary = collabrl_reward(recipe, specs[0], player.reply.replies)
     rewards = player.trace.rewards
