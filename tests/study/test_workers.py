@@ -173,7 +173,11 @@ def test_serve_workers_moves_a_waiting_participant_to_the_group_s_worker(tmp_pat
         (first_at, first, first_saw), (second_at, second, second_saw) = asyncio.run(both())
     finally:
         server.send_signal(signal.SIGINT)
-        server.wait(30)
+        try:  # graceful shutdown of two workers on a loaded 2-core CI machine can take a while
+            server.wait(90)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            raise AssertionError(f"Ctrl-C did not stop the workers in 90 s:\n{log.read_text()}")
     assert first_at != second_at  # the joins went to the two workers
     assert first_saw == ["waiting", f"moved to {second_at}", "rounds.play1"], first_saw
     assert second_saw[-1] == "rounds.play1"
