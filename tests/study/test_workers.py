@@ -177,7 +177,9 @@ def test_serve_workers_moves_a_waiting_participant_to_the_group_s_worker(tmp_pat
             server.wait(90)
         except subprocess.TimeoutExpired:
             server.kill()
-            raise AssertionError(f"Ctrl-C did not stop the workers in 90 s:\n{log.read_text()}")
+            raise AssertionError(
+                f"Ctrl-C did not stop the workers in 90 s:\n{log.read_text()}"
+            ) from None
     assert first_at != second_at  # the joins went to the two workers
     assert first_saw == ["waiting", f"moved to {second_at}", "rounds.play1"], first_saw
     assert second_saw[-1] == "rounds.play1"
