@@ -127,6 +127,9 @@ def test_serve_workers_moves_a_waiting_participant_to_the_group_s_worker(tmp_pat
             stdout=out,
             stderr=subprocess.STDOUT,
             env={**os.environ, "COLLABRL_ADMIN_TOKEN": "x" * 20},
+            # Ctrl-C as at a terminal: a test run started in the background (`cmd &` in a script)
+            # hands its children SIGINT ignored, and the server would never see it
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
         )
     link = re.compile(r"participant link: open (http://[^/\s]+)\S*/join\?key=(\S+)")
     try:
