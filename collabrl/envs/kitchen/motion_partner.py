@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -114,7 +115,7 @@ def _featurizer(layout: str) -> Featurizer:
     return Featurizer(load_layout(layout))
 
 
-class MotionPartner:
+class MotionPartner(ABC):
     """A kitchen motion seat played by a :class:`MotionModel`: one sampled action per tick.
 
     Subclasses say which model plays an episode (:meth:`model`) and may reshape the distribution
@@ -133,8 +134,9 @@ class MotionPartner:
         self.seat, self.seed = seat, seed
         self.rng = np.random.default_rng(crc32(f"{self.stream}:{seed}:{seat}".encode()))
 
+    @abstractmethod
     def model(self, layout: str) -> MotionModel:
-        raise NotImplementedError
+        """The model that plays this seat on ``layout``."""
 
     def adjust(self, p: np.ndarray, state: KitchenState, chef: int) -> np.ndarray:
         """The distribution to sample from (default: the model's own)."""
@@ -142,6 +144,7 @@ class MotionPartner:
 
     def chose(self, state: KitchenState, chef: int, action: str) -> None:
         """Told the action sampled in ``state`` (default: nothing to remember)."""
+        return None
 
     def act(self, obs: Observation) -> str:
         layout, state, chef, x = motion_inputs(obs, self.who)
