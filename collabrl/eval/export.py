@@ -20,6 +20,7 @@ def trajectory(outcome: EpisodeOutcome, stamp: dict[str, Any]) -> dict[str, Any]
         "task": job.task,
         "profile": job.profile_id,
         "player_type": job.player_type,
+        "partner": outcome.partner,
         "seat": f"Agent {job.seat}",
         "seat_name": outcome.seat_name,
         "seed": job.seed,

@@ -171,7 +171,7 @@ def _played(outcome: EpisodeOutcome) -> dict[str, Any]:
         for v in outcome.views
     ]
     plain = {name: getattr(outcome, name) for name in _PLAYED}
-    return {**plain, "record": outcome.record.to_dict(), "views": views}
+    return {**plain, "partner": outcome.partner, "record": outcome.record.to_dict(), "views": views}
 
 
 def _outcome(job: Job, data: dict[str, Any]) -> EpisodeOutcome:
@@ -184,6 +184,7 @@ def _outcome(job: Job, data: dict[str, Any]) -> EpisodeOutcome:
         record=EpisodeRecord(**{**record, "turns": turns}),
         views=views,
         **{name: data[name] for name in _PLAYED},
+        partner=data.get("partner"),  # absent from journals written before it was recorded
     )
 
 

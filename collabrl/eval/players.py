@@ -8,7 +8,7 @@ needs the partner's profile and previous decision in the policy's prompt; wrappi
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from collabrl.agents.player import Player
@@ -90,6 +90,22 @@ class OraclePlayer:
     def act(self, obs: Observation) -> str:
         block = oracle_block(self.profile, self.partner.seat, self.partner.last_before(obs.tick))
         return self.inner.act(dataclasses.replace(obs, text=f"{block}\n\n{obs.text}"))
+
+
+def partner_names(kind: str, partners: Iterable[RecordingPlayer]) -> str | None:
+    """Which partners played an episode, for the partner kinds whose profile does not name them:
+    each seat's population member (``population:sp0_final``, drawn per episode seed) or human
+    proxy (``human_proxy``, one per task), seats joined by ``+``; None for the other kinds.
+
+    Why: robustness over a population (BR-Prox) counts each member as a held-out partner of its
+    own, and only the played episode knows which member its seed drew (the player's ``member``)."""
+    if kind not in MOTION_PARTNERS:
+        return None
+    names = []
+    for seat in partners:
+        member = getattr(seat.inner, "member", "")
+        names.append(f"{kind}:{member}" if member else kind)
+    return "+".join(names)
 
 
 def generated_tokens(player: Player) -> int:

@@ -18,7 +18,9 @@ whom it does well:
 - **worst type**: the player type with the largest drop.
 - **BR-Prox** (ZSC-Eval's best-response proximity, :func:`br_proximity`): over a partner
   population, each partner's score as a fraction of the best response's score to that partner,
-  aggregated by the interquartile mean, with a percentile bootstrap interval over partners.
+  aggregated by the interquartile mean, with a percentile bootstrap interval over partners. A
+  partner is a test profile, or a population member or human proxy on one task
+  (:func:`held_out_partner`).
 """
 
 from __future__ import annotations
@@ -159,14 +161,26 @@ def br_proximity(
     return Interval(len(ratios), point, float(ci.low), float(ci.high))
 
 
+def held_out_partner(row: Mapping[str, Any]) -> str | None:
+    """The held-out partner an episode row was played with: its population member or human proxy
+    on its task (the ``partner`` column; a member of one layout is another partner than the
+    same-named member of the next), else its profile; None when neither is known.
+
+    Exports written before the ``partner`` column existed name their partners by profile alone."""
+    if row.get("partner"):
+        return f"{row['partner']} on {row.get('task')}"
+    return str(row["profile"]) if row.get("profile") else None
+
+
 def partner_means(rows: Iterable[Mapping[str, Any]]) -> dict[str, float]:
-    """partner profile -> mean efficiency of its finished episodes (rows without a profile are
-    left out)."""
+    """held-out partner (:func:`held_out_partner`) -> mean efficiency of its finished episodes
+    (rows that name no partner are left out)."""
     by_partner: dict[str, list[float]] = defaultdict(list)
     for r in rows:
         e = _number(r.get("efficiency"))
-        if r.get("profile") and e is not None and not _flag(r.get("stalled")):
-            by_partner[str(r["profile"])].append(e)
+        partner = held_out_partner(r)
+        if partner and e is not None and not _flag(r.get("stalled")):
+            by_partner[partner].append(e)
     return {p: math.fsum(v) / len(v) for p, v in by_partner.items()}
 
 

@@ -271,6 +271,7 @@ def episode_rows(outcomes: Sequence[EpisodeOutcome]) -> list[dict[str, Any]]:
             "task": o.job.task,
             "profile": o.job.profile_id,
             "player_type": o.job.player_type,
+            "partner": o.partner,
             "seat": f"Agent {o.job.seat}",
             "seed": o.job.seed,
             "efficiency": o.efficiency,

@@ -27,6 +27,7 @@ from collabrl.eval.players import (
     PolicyFactory,
     RecordingPlayer,
     generated_tokens,
+    partner_names,
 )
 from collabrl.eval.process import JUDGEMENT_KEYS, episode_process
 from collabrl.eval.tokens import reply_tokens
@@ -69,6 +70,7 @@ class EpisodeOutcome:
     tokens_per_step_k: float
     stalled: bool = False  # ended by the decision safety cap: reported apart, not as a failure
     efficiency_reward: float = 0.0  # the episode's training efficiency reward (R_e, the game's)
+    partner: str | None = None  # a population member or human proxy (players.partner_names)
     windows: list[list[int]] = field(default_factory=list)  # decision indices per window
     judgements: list[dict[str, WindowJudgement]] = field(default_factory=list)
     scores: dict[str, float | None] = field(default_factory=dict)
@@ -321,6 +323,7 @@ def play_job(
             p.seat: [o.text for o in p.observations] for p in (recorder, *partners.values())
         },
         process=episode_process(job.game, record.summary, me),
+        partner=partner_names(spec.partner.kind, partners.values()),
     )
 
 

@@ -34,7 +34,7 @@ def motion_partner_moves_every_tick(tmp_path: Path) -> MotionPartnerEval:
     """Checks a motion-level kitchen partner (a population member, a human proxy) end to end:
     ``collabrl eval`` of :func:`kitchen_partner_args` with the partner's own settings, then, in
     each of the two records (the policy in either seat), the partner's chef is the one motion seat
-    and moves on every tick of the horizon. One check, so every such partner is held to the same
+    and moves on every tick of the horizon, and the record names it. One check, so every such partner is held to the same
     bar."""
 
     def check(kind: str, horizon: int, partner_settings: list[str]) -> None:
@@ -48,6 +48,7 @@ def motion_partner_moves_every_tick(tmp_path: Path) -> MotionPartnerEval:
         for record in records:
             mate = next(s for s in record["summary"]["decisions"] if s != record["seat_name"])
             assert record["summary"]["motion_seats"] == [mate]
+            assert record["partner"].partition(":")[0] == kind  # the member or proxy that played
             moves = [t["action"] for t in record["turns"] if t["seat"] == mate]
             assert len(moves) == horizon and set(moves) <= set(ACTIONS)
 

@@ -14,6 +14,7 @@ from collabrl.eval.reliability import (
     best_responses,
     br_proximity,
     default_ks,
+    held_out_partner,
     pass_hat_k,
     pass_k,
     type_drops,
@@ -165,3 +166,30 @@ def test_br_prox_takes_each_partners_best_response_from_whichever_method_reached
     assert rows["B"]["br_prox"] == pytest.approx(1 / 2)
     assert rows["C"]["br_prox"] == pytest.approx(2 / 3)
     assert all(r["br_prox_n"] == 4 for r in rows.values())
+
+
+def test_br_prox_counts_each_population_member_on_each_task_as_a_partner() -> None:
+    # one test profile throughout; the partners are population members, and member "a" of task
+    # t2 is another partner than "a" of t1. Steps (lower is better) per (task, member):
+    means = {
+        "M": {("t1", "a"): 10, ("t1", "b"): 40, ("t2", "a"): 20},
+        "N": {("t1", "a"): 20, ("t1", "b"): 20, ("t2", "a"): 40},
+    }
+    # best responses: t1/a 10 (M), t1/b 20 (N), t2/a 20 (M); ratios best / score:
+    # M: 1, 1/2, 1 -> IQM of three (none trimmed) 5/6; N: 1/2, 1, 1/2 -> 2/3
+    # (grouped by the one profile, M would be the best response, 1, and N 70/80)
+    episodes = {
+        method: [
+            {**episode("p1", "t", 0, True, steps), "task": task, "partner": f"population:{m}"}
+            for (task, m), steps in by_partner.items()
+        ]
+        for method, by_partner in means.items()
+    }
+    rows = {r["method"]: r for r in reliability_table.build(episodes)}
+    assert (rows["M"]["br_prox"], rows["M"]["br_prox_n"]) == (pytest.approx(5 / 6), 3)
+    assert (rows["N"]["br_prox"], rows["N"]["br_prox_n"]) == (pytest.approx(2 / 3), 3)
+    assert held_out_partner(episodes["M"][2]) == "population:a on t2"
+    # an export written before the partner column (or a persona partner) names it by profile
+    assert held_out_partner({"profile": "p1", "task": "t1"}) == "p1"
+    assert held_out_partner({"profile": "p1", "partner": "", "task": "t1"}) == "p1"
+    assert held_out_partner({"profile": "", "task": "t1"}) is None
