@@ -22,6 +22,7 @@ from collabrl.envs.base import Observation, sends_message
 from collabrl.episode import Episode, EpisodeRecord, Turn
 from collabrl.errors import CollabrlError
 from collabrl.factory import EngineCache, make_judge
+from collabrl.interop.partners import EXPORT_PARTNERS
 from collabrl.profiles import get_profile
 from collabrl.rewards.judges.views import step_views
 from collabrl.training.groups import GroupPlan, make_slots, partner_profiles, plan_groups
@@ -84,7 +85,7 @@ class CollabSession:
         if recipe.partner.kind in ("self", "none"):
             raise CollabrlError(
                 f"partner.kind={recipe.partner.kind} has no partner an export can play: "
-                "use persona, llm, expert or human_proxy"
+                f"use one of {', '.join(EXPORT_PARTNERS)}"
             )
         self.recipe = recipe
         self.profiles = partner_profiles(recipe)

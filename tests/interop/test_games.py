@@ -2,7 +2,7 @@
 analysis games played through the OpenEnv environment and through the verifiers env scores what
 collabrl's own rollout scores for the same replies; :func:`with_partner` seats each partner kind
 the game has (the kitchen's motion partners from the tiny population and proxy the kitchen tests
-train)."""
+train; the LLM partner answered by the fake OpenAI-compatible server)."""
 
 from __future__ import annotations
 
@@ -19,7 +19,8 @@ from collabrl.envs.kitchen.ppo import PPOSettings
 from collabrl.errors import CollabrlError
 from collabrl.interop.partners import with_partner
 from collabrl.interop.session import CollabSession, episode_specs
-from tests.interop.conftest import ExpertReplies, collabrl_reward
+from collabrl.testing.fake_openai import FakeOpenAIServer
+from tests.interop.conftest import LLM_PARTNER, ExpertReplies, collabrl_reward
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "human_trials"
 TINY = PPOSettings(updates=1, envs=1, horizon=20, hidden=8, minibatch=64, epochs=1)
@@ -28,15 +29,28 @@ KITCHEN = ["rollout.tasks=[cramped_room]"]  # the layout the tiny population and
 CASES = [
     ("cwah_gigpo_cpu", "persona", ["game.max_decisions=6"]),
     ("cwah_gigpo_cpu", "expert", ["game.max_decisions=6"]),
+    ("cwah_gigpo_cpu", "llm", ["game.max_decisions=6", LLM_PARTNER]),
     ("cook_gigpo_cpu", "persona", KITCHEN),
     ("cook_gigpo_cpu", "expert", KITCHEN),
     ("cook_gigpo_cpu", "population", KITCHEN),
     ("cook_gigpo_cpu", "human_proxy", KITCHEN),
+    ("cook_gigpo_cpu", "llm", [*KITCHEN, LLM_PARTNER]),
     ("analysis_gigpo_cpu", "expert", []),
     ("analysis_gigpo_cpu", "persona", []),
+    ("analysis_gigpo_cpu", "llm", [LLM_PARTNER]),
 ]
-"""(recipe, partner kind, overrides): every partner kind each built-in game fields, but llm
-(an LLM partner needs a model server; it is seated like persona)."""
+"""(recipe, partner kind, overrides): every partner kind each built-in game fields."""
+
+
+@pytest.fixture
+def partner_server(request, kind: str) -> FakeOpenAIServer | None:
+    """The fake OpenAI-compatible server, started for the LLM partner's cases only."""
+    return request.getfixturevalue("fake_partner_server") if kind == "llm" else None
+
+
+def _asked(server: FakeOpenAIServer | None) -> bool:
+    """Whether an LLM partner's server, if any, was asked (the partner played)."""
+    return server is None or server.requests > 0
 
 
 @pytest.fixture(scope="module")
@@ -75,7 +89,9 @@ def test_a_kind_no_export_or_game_seats_is_a_one_line_error():
 
 @pytest.mark.slow
 @pytest.mark.parametrize(("name", "kind", "overrides"), CASES)
-def test_openenv_episode_reward_equals_collabrls_own(name, kind, overrides, motion_partners):
+def test_openenv_episode_reward_equals_collabrls_own(
+    name, kind, overrides, motion_partners, partner_server
+):
     pytest.importorskip("openenv", reason="pip install 'collabrl[openenv]'")
     from collabrl.interop.openenv_server import CollabAction, CollabEnvironment
 
@@ -95,11 +111,14 @@ def test_openenv_episode_reward_equals_collabrls_own(name, kind, overrides, moti
     assert result.summary == summary
     assert set(result.reward_parts) >= {"efficiency", "format", "judge"}
     assert env.session.slot.game.name == recipe.game.name
+    assert _asked(partner_server)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize(("name", "kind", "overrides"), CASES)
-def test_verifiers_episode_reward_equals_collabrls_own(name, kind, overrides, motion_partners):
+def test_verifiers_episode_reward_equals_collabrls_own(
+    name, kind, overrides, motion_partners, partner_server
+):
     pytest.importorskip("verifiers", reason="pip install 'collabrl[verifiers]'")
     from collabrl.interop.verifiers_env import (
         CollabEnv,
@@ -125,3 +144,4 @@ def test_verifiers_episode_reward_equals_collabrls_own(name, kind, overrides, mo
     own, summary = collabrl_reward(recipe, spec, player.reply.replies)
     assert player.trace.reward == pytest.approx(own)
     assert player.trace.info["summary"] == summary
+    assert _asked(partner_server)
