@@ -9,7 +9,8 @@
   (``tensorboard --logdir runs/``);
 - any other tracker accelerate supports (``mlflow``, ``aim``, ``clearml``, ``comet_ml``,
   ``dvclive``, ``swanlab``, ``trackio``), each with its own extra (``collabrl[mlflow]``, ...);
-  MLflow writes to ``<run>/mlflow.db`` unless ``MLFLOW_TRACKING_URI`` names a server.
+  MLflow writes to ``<run>/mlflow.db`` unless ``MLFLOW_TRACKING_URI`` names a server; Aim to the
+  repository ``<run>/.aim`` (``aim up --repo <run>``), its run indexed when it finishes.
 
 Each is an ``accelerate.tracking.GeneralTracker`` (accelerate's own, ours for the JSONL). The resolved recipe is logged once (W&B config, TensorBoard text); secrets are
 never part of it, since API keys live only in environment variables.
@@ -25,6 +26,7 @@ from typing import Any
 import yaml
 from accelerate.tracking import (
     LOGGER_TYPE_TO_CLASS,
+    AimTracker,
     GeneralTracker,
     TensorBoardTracker,
     WandBTracker,
@@ -114,6 +116,29 @@ class RunLogger:
             tracker.finish()
 
 
+class IndexedAimTracker(AimTracker):
+    """accelerate's Aim tracker, whose run is added to its repository's index when it finishes.
+
+    Why: Aim (3.29) writes a run into its own chunk and leaves indexing to a background manager
+    that only ``aim up`` or ``aim server`` start; until then ``aim.Repo``'s queries
+    (``iter_runs``, ``query_metrics``) find no runs. Indexing at the end, as Aim's own
+    ``aim storage`` commands do after they write, makes the run readable offline at once."""
+
+    def finish(self) -> None:
+        from aim.sdk.index_manager import RepoIndexManager
+
+        run_hash, repo = self.writer.hash, self.writer.repo
+        super().finish()
+        RepoIndexManager.get_index_manager(repo).index(run_hash)
+
+
+TRACKER_CLASSES: dict[str, type[GeneralTracker]] = {
+    **LOGGER_TYPE_TO_CLASS,
+    "aim": IndexedAimTracker,
+}
+"""The tracker class of each name accelerate knows (Aim's indexed when it finishes)."""
+
+
 def _start(
     name: str, run_dir: Path, recipe: dict[str, Any], mode: str, project: str
 ) -> GeneralTracker | None:
@@ -124,9 +149,9 @@ def _start(
         return _tensorboard(run_dir, recipe)
     if name == "wandb":
         return _wandb(run_dir, recipe, mode, project)
-    if name in LOGGER_TYPE_TO_CLASS:
+    if name in TRACKER_CLASSES:
         return _other(name, run_dir, recipe, project)
-    known = ", ".join(["jsonl", *LOGGER_TYPE_TO_CLASS])
+    known = ", ".join(["jsonl", *TRACKER_CLASSES])
     raise ValueError(f"unknown tracker {name!r}; choose from {known}")
 
 
@@ -135,7 +160,7 @@ def _other(name: str, run_dir: Path, recipe: dict[str, Any], project: str) -> Ge
     server, project and keys come from its own environment variables (never the recipe), local
     files go under ``run_dir`` (the trainers checked the package: Recipe.check_extras)."""
     run_name = recipe.get("name") or project
-    cls = LOGGER_TYPE_TO_CLASS[name]
+    cls = TRACKER_CLASSES[name]
     if name == "mlflow":
         _mlflow_store(run_dir)
         tracker = cls(experiment_name=project, run_name=run_name)

@@ -1,6 +1,6 @@
 """The trackers a recipe names: every tracker accelerate supports is a valid ``train.trackers``
-entry, a missing package is one error naming its extra, and what the TensorBoard tracker logged
-reads back (through tensorboard's own event reader) with no secret in it."""
+entry, a missing package is one error naming its extra, and what the TensorBoard, MLflow and Aim
+trackers logged reads back (through each one's own reader) with no secret in it."""
 
 from __future__ import annotations
 
@@ -87,4 +87,22 @@ def test_mlflow_logs_read_back_from_its_local_store(tmp_path, monkeypatch) -> No
     }
     assert history == {"reward/efficiency": [(1, 0.25), (2, 0.5)], "loss": [(1, 1.5), (2, 1.25)]}
     assert run.data.params["name"] == "cwah_gigpo_cpu"  # the recipe is the run's configuration
+    _no_secret_under(run_dir)
+
+
+def test_aim_logs_read_back_from_its_repository(tmp_path, monkeypatch) -> None:
+    aim = pytest.importorskip("aim", reason="pip install 'collabrl[aim]'")
+
+    monkeypatch.chdir(tmp_path)  # nothing may land in the working directory
+    run_dir = tmp_path / "run"
+    _log_two_iterations(run_dir, "aim", monkeypatch)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["run"]
+    (run,) = aim.Repo(str(run_dir)).iter_runs()  # indexed: aim up is not needed to see it
+    history = {
+        m.name: [(step, value) for step, (value, *_) in m.data.items()]
+        for m in run.metrics()
+        if not m.name.startswith("__system__")
+    }
+    assert history == {"reward/efficiency": [(1, 0.25), (2, 0.5)], "loss": [(1, 1.5), (2, 1.25)]}
+    assert run.name == "cwah_gigpo_cpu" and run["hparams"]["name"] == "cwah_gigpo_cpu"
     _no_secret_under(run_dir)
