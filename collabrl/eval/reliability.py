@@ -9,9 +9,9 @@ whom it does well:
   the jobs with at least ``k`` trials, with a Student-t interval over jobs (clipped to [0, 1]). pass^1 is the
   success rate; pass^k falls with k unless every job either always or never succeeds.
   Stalled episodes count as failures. Games without a ``success`` summary have none.
-- **player-type drops** (tau-Trait's trait stress): for each partner player type, how much worse
-  the policy does with it than on average, relative to the mean of every finished episode
-  of the same game and seat: ``(mean - type mean) / |mean|`` where higher is better, the sign
+- **player-type drops** (tau-Trait's trait stress): for each partner player type
+  (:func:`partner_type`), how much worse the policy does with it than on average, relative to
+  the mean of every finished episode of the same game and seat: ``(mean - type mean) / |mean|`` where higher is better, the sign
   turned where lower is better (Step), so a positive drop always means "worse with this type".
   Its interval is the Student-t interval of the type's per-episode relative differences (the
   overall mean taken as the reference, as tau-Trait compares each trait with the baseline).
@@ -95,7 +95,7 @@ def type_drops(rows: Sequence[Mapping[str, Any]], lower_is_better: bool) -> dict
     """player type -> its relative drop against the mean efficiency of all finished ``rows``
     (positive: worse with that type), with its interval; empty without types or a zero mean."""
     finished = [
-        (str(r.get("player_type") or ""), e)
+        (partner_type(r), e)
         for r in rows
         if not _flag(r.get("stalled")) and (e := _number(r.get("efficiency"))) is not None
     ]
@@ -110,6 +110,16 @@ def type_drops(rows: Sequence[Mapping[str, Any]], lower_is_better: bool) -> dict
         if player_type:
             by_type[player_type].append(sign * (e - mean) / abs(mean))
     return {t: mean_ci(values) for t, values in sorted(by_type.items())}
+
+
+def partner_type(row: Mapping[str, Any]) -> str:
+    """The player type an episode row's partner was: the partner kind where the ``partner``
+    column names a population member or human proxy (``population``, ``human_proxy``; the
+    profile only seeded its draw), else the profile's player type ("" when unknown)."""
+    if row.get("partner"):
+        kinds = (seat.partition(":")[0] for seat in str(row["partner"]).split("+"))
+        return "+".join(dict.fromkeys(kinds))
+    return str(row.get("player_type") or "")
 
 
 def worst_type(drops: Mapping[str, Interval]) -> str | None:

@@ -15,6 +15,7 @@ from collabrl.eval.reliability import (
     br_proximity,
     default_ks,
     held_out_partner,
+    partner_type,
     pass_hat_k,
     pass_k,
     type_drops,
@@ -193,3 +194,13 @@ def test_br_prox_counts_each_population_member_on_each_task_as_a_partner() -> No
     assert held_out_partner({"profile": "p1", "task": "t1"}) == "p1"
     assert held_out_partner({"profile": "p1", "partner": "", "task": "t1"}) == "p1"
     assert held_out_partner({"profile": "", "task": "t1"}) is None
+
+
+def test_a_population_member_or_proxy_is_typed_by_its_kind_not_the_profile_it_was_drawn_for():
+    # the profile's player type only seeded the member's draw: the partner was a population member
+    row = {**episode("p1", "hesitant_laggard", 0, True, 30), "partner": "population:sp0_final"}
+    assert partner_type(row) == "population"
+    assert partner_type({**row, "partner": "human_proxy+human_proxy"}) == "human_proxy"
+    assert partner_type(episode("p1", "hesitant_laggard", 0, True, 30)) == "hesitant_laggard"
+    rows = [row, {**row, "efficiency": "50", "partner": "human_proxy"}]
+    assert set(type_drops(rows, lower_is_better=True)) == {"population", "human_proxy"}
