@@ -19,13 +19,15 @@ match score for Default-D/R/DR against Single-agent (process loss: negative) and
 Scaffolded against Default with the same collaborators (recovery: positive).
 
     python benchmarks/team_structures.py [--seeds 0 1 2] [--partners expert persona]
-        [--agents expert novice] [--reliability 1.0 0.8 0.6]
+        [--agents expert novice] [--reliability 1.0 0.8 0.6] [--collaborators D R DR]
         [--tasks discoverybench --root PATH/discoverybench/real/test]
 
 ``--tasks discoverybench`` plays the grid on the real DiscoveryBench tasks of ``--root`` (or of
 ``$COLLABRL_DISCOVERYBENCH``) instead of the shipped ones: their D/R guidance and traps are
 derived from each task's metadata (:mod:`collabrl.envs.analysis.real_workflows`); they have no
-test profiles, so persona collaborators play them profile-free.
+test profiles, so only the expert collaborators play them (a persona needs a profile).
+``--collaborators DR`` plays only the D+R teams beside the single agent (the finding's teams:
+less than half the episodes, for a machine that cannot afford the whole grid).
 
 Each configuration also gets the process-loss decomposition per team variant (the gap between
 the team's potential and its score, split into notes never surfaced, surfaced but not used and
@@ -76,18 +78,26 @@ SHIPPED_PREFIX = (
 )
 
 
+COMPOSITIONS = {"D": ["D"], "R": ["R"], "DR": ["D", "R"]}  # --collaborators -> the teammates
 SUMMARY = (("Default-DR", SINGLE), ("Gates-DR", "Default-DR"), ("Memory-DR", "Default-DR"),
            ("Scaffolded-DR", "Default-DR"))  # fmt: skip
 """The differences of HMS the closing summary shows, (variant, baseline)."""
 
 
 def play(
-    agent: str, partners: str, seeds: list[int], reliability: float, tasks: list[str] | None
+    agent: str,
+    partners: str,
+    seeds: list[int],
+    reliability: float,
+    tasks: list[str] | None,
+    collaborators: Sequence[str] = tuple(COMPOSITIONS),
 ) -> list[EpisodeOutcome]:
-    """The grid's episodes with the ``agent`` analyst beside ``partners`` collaborators whose
-    trap notes are right with probability ``reliability``, on ``tasks`` (None: the shipped test
-    tasks)."""
+    """The grid's episodes with the ``agent`` analyst alone and beside each of ``collaborators``
+    (keys of :data:`COMPOSITIONS`) played by ``partners`` collaborators whose trap notes are right
+    with probability ``reliability``, on ``tasks`` (None: the shipped test tasks)."""
+    teams = ", ".join(f"[{', '.join(COMPOSITIONS[c])}]" for c in collaborators)
     overrides = [
+        f"eval.teams.compositions=[[], {teams}]",
         f"eval.partner.kind={partners}",
         f"eval.max_profiles={PROFILE_TEAMS[partners]}",
         f"eval.seeds={seeds}",
@@ -139,13 +149,13 @@ def finding(outcomes: Sequence[EpisodeOutcome]) -> str:
     rows = []
     for key in METRICS:
         means = task_means(outcomes, key)
-        pairs = [(f"Default-{c}", SINGLE) for c in ("D", "R", "DR")]
+        pairs = [(f"Default-{c}", SINGLE) for c in COMPOSITIONS]
         pairs += [
             (f"{s}-{c}", f"Default-{c}")
             for s in ("Memory", "Gates", "Scaffolded")
-            for c in ("D", "R", "DR")
+            for c in COMPOSITIONS
         ]
-        for variant, base in pairs:
+        for variant, base in (p for p in pairs if p[0] in means):
             diff = difference(means, variant, base)
             rows.append([key, f"{variant} - {base}", diff.cell(), diff.excludes_zero])
     head = ["metric", "difference", "mean [95% CI] over tasks", "excludes 0"]
@@ -171,6 +181,9 @@ def summary_row(outcomes: Sequence[EpisodeOutcome]) -> list[str]:
     means = task_means(outcomes, "score")
     cells = []
     for variant, base in SUMMARY:
+        if variant not in means:  # --collaborators without DR
+            cells.append("not played")
+            continue
         diff = difference(means, variant, base)
         cells.append(diff.cell() + (" *" if diff.excludes_zero else ""))
     return cells
@@ -182,17 +195,22 @@ def main() -> None:
     parser.add_argument("--partners", nargs="+", default=list(PROFILE_TEAMS))
     parser.add_argument("--agents", nargs="+", default=list(AGENTS))
     parser.add_argument("--reliability", type=float, nargs="+", default=[1.0])
+    parser.add_argument("--collaborators", nargs="+", choices=list(COMPOSITIONS),
+                        default=list(COMPOSITIONS))  # fmt: skip
     parser.add_argument("--tasks", choices=("shipped", "discoverybench"), default="shipped")
     parser.add_argument("--root", type=Path, default=None,
                         help=f"the DiscoveryBench folder (default: ${DISCOVERYBENCH_ENV})")  # fmt: skip
     args = parser.parse_args()
     tasks = discoverybench_tasks(args.root) if args.tasks == "discoverybench" else None
+    if tasks is not None and args.partners != ["expert"]:
+        raise SystemExit("--tasks discoverybench plays --partners expert only: the real tasks "
+                         "have no test profiles, and a persona collaborator needs one")  # fmt: skip
     summary = []
     for reliability in args.reliability:
         for partners in args.partners:
             for agent in args.agents:
                 start = time.perf_counter()
-                outcomes = play(agent, partners, args.seeds, reliability, tasks)
+                outcomes = play(agent, partners, args.seeds, reliability, tasks, args.collaborators)
                 took = time.perf_counter() - start
                 title = f"{agent} agent, {partners} collaborators, reliability {reliability:g}"
                 print(f"\n## {title} ({len(outcomes)} episodes, {took:.0f}s)\n")
