@@ -24,8 +24,10 @@ Scaffolded against Default with the same collaborators (recovery: positive).
 
 ``--tasks discoverybench`` plays the grid on the real DiscoveryBench tasks of ``--root`` (or of
 ``$COLLABRL_DISCOVERYBENCH``) instead of the shipped ones: their D/R guidance and traps are
-derived from each task's metadata (:mod:`collabrl.envs.analysis.real_workflows`); they have no
-test profiles, so only the expert collaborators play them (a persona needs a profile).
+derived from each task's metadata (:mod:`collabrl.envs.analysis.real_workflows`). They have no
+test profiles, so persona collaborators borrow them: the k-th real task (in name order) is played
+by the profile teams of the k-th shipped test task, the same simulated people on another task
+(a persona's behaviour comes from its traits alone; its guidance from the task it plays).
 ``--collaborators DR`` plays only the D+R teams beside the single agent (the finding's teams:
 less than half the episodes, for a machine that cannot afford the whole grid).
 
@@ -42,19 +44,21 @@ import os
 import time
 from collections import defaultdict
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from tabulate import tabulate
 
 from collabrl.agents.player import Player
 from collabrl.config import load_recipe
+from collabrl.config.evaluation import EvalSpec
 from collabrl.envs.analysis.expert import AnalysisExpert, AnalysisNovice
 from collabrl.envs.analysis.process_loss import LOSS_KEYS, decompose, mean_loss
 from collabrl.envs.analysis.tasks import DISCOVERYBENCH_ENV, get_task, load_tasks, task_names
 from collabrl.envs.base import Game
 from collabrl.envs.registry import GameSection
 from collabrl.eval.players import partner_factory
-from collabrl.eval.runner import EpisodeOutcome, play_all, select_jobs
+from collabrl.eval.runner import EpisodeOutcome, Job, play_all, select_jobs
 from collabrl.eval.team_study import SINGLE, study_markdown, study_rows, variant_label
 from collabrl.factory import EngineCache
 from collabrl.stats import Interval, paired_difference
@@ -103,17 +107,26 @@ def play(
         f"eval.seeds={seeds}",
         f"eval.game_options={{analysis: {{reliability: {{D: {reliability}, R: {reliability}}}}}}}",
     ]
-    if tasks is not None:
-        overrides.append(f"eval.tasks=[{', '.join(tasks)}]")
     spec = load_recipe("analysis_teams", overrides).evaluation()
+    jobs = select_jobs(spec) if tasks is None else borrowed_jobs(spec, tasks)
     analyst = AGENTS[agent]
 
     def policy(_game: Game, _section: GameSection, _seed: int) -> Player:
         return analyst()
 
-    return play_all(
-        spec, select_jobs(spec), policy, partner_factory(spec.partner, EngineCache(), policy)
-    )
+    return play_all(spec, jobs, policy, partner_factory(spec.partner, EngineCache(), policy))
+
+
+def borrowed_jobs(spec: EvalSpec, tasks: list[str]) -> list[Job]:
+    """The grid's jobs on the shipped test tasks, each re-pointed at the real task of the same
+    position in name order (the profile teams borrowed: the real tasks have none)."""
+    shipped = sorted(t for t in task_names("test") if t.startswith(SHIPPED_PREFIX))
+    if len(shipped) < len(tasks):
+        raise SystemExit(f"{len(tasks)} real tasks, but only {len(shipped)} shipped test tasks "
+                         "to borrow profile teams from")  # fmt: skip
+    real_of = dict(zip(shipped, sorted(tasks), strict=False))
+    jobs = select_jobs(spec.model_copy(update={"tasks": list(real_of)}))
+    return [replace(job, task=real_of[job.task]) for job in jobs]
 
 
 def discoverybench_tasks(root: Path | None) -> list[str]:
@@ -202,9 +215,6 @@ def main() -> None:
                         help=f"the DiscoveryBench folder (default: ${DISCOVERYBENCH_ENV})")  # fmt: skip
     args = parser.parse_args()
     tasks = discoverybench_tasks(args.root) if args.tasks == "discoverybench" else None
-    if tasks is not None and args.partners != ["expert"]:
-        raise SystemExit("--tasks discoverybench plays --partners expert only: the real tasks "
-                         "have no test profiles, and a persona collaborator needs one")  # fmt: skip
     summary = []
     for reliability in args.reliability:
         for partners in args.partners:
