@@ -18,8 +18,9 @@ its passes and prints the first failures; the script exits 1 when any check fail
 - **play**: the reference analyst (two seats) plays every task to a submission, with no wasted
   cell and a sentence that fits the editor; how often it reaches the gold by analysis is reported
   (a task gets steps where :mod:`collabrl.envs.analysis.real_workflows` reads its query);
-- **judge**: the offline trace judge (``eval.trace_judge=rules``) reads every played episode
-  (it needs the task's workflow in the analysis language, not free text).
+- **judge**: the offline trace judge (``eval.trace_judge=rules``) reads every played episode: a
+  derived workflow step by step, DiscoveryBench's free-text one by the kinds of analysis it names
+  (:mod:`collabrl.envs.analysis.free_text_workflow`); the mean scores of each are reported.
 """
 
 from __future__ import annotations
@@ -149,11 +150,15 @@ def check_perturbations(tasks: Iterable[AnalysisTask]) -> tuple[Check, dict[str,
     return check, applied
 
 
-def check_play(tasks: Iterable[AnalysisTask]) -> tuple[Check, Check, list[float]]:
-    """The reference analyst's episodes: played to a clean submission; read by the trace judge."""
+def check_play(
+    tasks: Iterable[AnalysisTask],
+) -> tuple[Check, Check, list[float], list[dict[str, float | None]]]:
+    """The reference analyst's episodes: played to a clean submission; read by the trace judge
+    (its scores per task, empty where it could not read the episode)."""
     play = Check("play (reference analyst submits, no wasted cell, sentence fits)")
     judge = Check("judge (offline trace judge reads the episode)")
-    scores = []
+    scores: list[float] = []
+    judgements: list[dict[str, float | None]] = []
     for task in tasks:
         game = AnalysisSection(task=task.name).make_game()
         summary = play_episode(game, {"Ada": AnalysisExpert(), "Bea": AnalysisExpert()}, 0).summary
@@ -166,11 +171,24 @@ def check_play(tasks: Iterable[AnalysisTask]) -> tuple[Check, Check, list[float]
             judged = judge_trace(summary).as_dict()
         except UnreadableWorkflow as err:
             judge.tally(False, f"{task.name}: {err}")
+            judgements.append({})
             continue
         judge.tally(
             all(v is None or 0 <= v <= 1 for v in judged.values()), f"{task.name}: {judged}"
         )
-    return play, judge, scores
+        judgements.append(judged)
+    return play, judge, scores, judgements
+
+
+def judged_means(judgements: list[dict[str, float | None]], label: str) -> str:
+    """``label: n episodes, coverage C, support S`` (means over the episodes judged)."""
+    read = [j for j in judgements if j]
+    parts = [f"{label}: {len(read)} judged"]
+    for key in ("workflow_coverage", "hypothesis_support"):
+        values = [float(v) for j in read if (v := j[key]) is not None]
+        if values:
+            parts.append(f"mean {key} {sum(values) / len(values):.2f}")
+    return ", ".join(parts)
 
 
 def main() -> int:
@@ -189,12 +207,15 @@ def main() -> int:
     load_tasks.cache_clear()
     names = {t.name for t in tasks}
     played = [t for t in load_tasks() if t.name in names]
-    play, judge, scores = check_play(played)
+    play, judge, scores, judgements = check_play(played)
     checks += [play, judge]
     for check in checks:
         print(check.line())
     print("perturbations applied: " + ", ".join(f"{k} {v}" for k, v in applied.items()))
     derived = [is_step(t.workflow[0].step) for t in played]
+    for flag, label in ((True, "derived workflows"), (False, "free-text workflows")):
+        chosen = [j for j, d in zip(judgements, derived, strict=True) if d is flag]
+        print(f"trace judge on the reference analyst, {judged_means(chosen, label)}")
     reached = sum(s >= PERTURBED_BELOW and d for s, d in zip(scores, derived, strict=True))
     print(
         f"reference analyst: a workflow derived for {sum(derived)}/{len(played)} tasks; HMS >= "

@@ -19,13 +19,17 @@ match score for Default-D/R/DR against Single-agent (process loss: negative) and
 Scaffolded against Default with the same collaborators (recovery: positive).
 
     python benchmarks/team_structures.py [--seeds 0 1 2] [--partners expert persona]
-        [--agents expert novice] [--reliability 1.0 0.8 0.6]
+        [--agents expert novice] [--reliability 1.0 0.8 0.6] [--collaborators D R DR]
         [--tasks discoverybench --root PATH/discoverybench/real/test]
 
 ``--tasks discoverybench`` plays the grid on the real DiscoveryBench tasks of ``--root`` (or of
 ``$COLLABRL_DISCOVERYBENCH``) instead of the shipped ones: their D/R guidance and traps are
-derived from each task's metadata (:mod:`collabrl.envs.analysis.real_workflows`); they have no
-test profiles, so persona collaborators play them profile-free.
+derived from each task's metadata (:mod:`collabrl.envs.analysis.real_workflows`). They have no
+test profiles, so persona collaborators borrow them: the k-th real task (in name order) is played
+by the profile teams of the k-th shipped test task, the same simulated people on another task
+(a persona's behaviour comes from its traits alone; its guidance from the task it plays).
+``--collaborators DR`` plays only the D+R teams beside the single agent (the finding's teams:
+less than half the episodes, for a machine that cannot afford the whole grid).
 
 Each configuration also gets the process-loss decomposition per team variant (the gap between
 the team's potential and its score, split into notes never surfaced, surfaced but not used and
@@ -40,19 +44,21 @@ import os
 import time
 from collections import defaultdict
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from tabulate import tabulate
 
 from collabrl.agents.player import Player
 from collabrl.config import load_recipe
+from collabrl.config.evaluation import EvalSpec
 from collabrl.envs.analysis.expert import AnalysisExpert, AnalysisNovice
 from collabrl.envs.analysis.process_loss import LOSS_KEYS, decompose, mean_loss
 from collabrl.envs.analysis.tasks import DISCOVERYBENCH_ENV, get_task, load_tasks, task_names
 from collabrl.envs.base import Game
 from collabrl.envs.registry import GameSection
 from collabrl.eval.players import partner_factory
-from collabrl.eval.runner import EpisodeOutcome, play_all, select_jobs
+from collabrl.eval.runner import EpisodeOutcome, Job, play_all, select_jobs
 from collabrl.eval.team_study import SINGLE, study_markdown, study_rows, variant_label
 from collabrl.factory import EngineCache
 from collabrl.stats import Interval, paired_difference
@@ -76,34 +82,51 @@ SHIPPED_PREFIX = (
 )
 
 
+COMPOSITIONS = {"D": ["D"], "R": ["R"], "DR": ["D", "R"]}  # --collaborators -> the teammates
 SUMMARY = (("Default-DR", SINGLE), ("Gates-DR", "Default-DR"), ("Memory-DR", "Default-DR"),
            ("Scaffolded-DR", "Default-DR"))  # fmt: skip
 """The differences of HMS the closing summary shows, (variant, baseline)."""
 
 
 def play(
-    agent: str, partners: str, seeds: list[int], reliability: float, tasks: list[str] | None
+    agent: str,
+    partners: str,
+    seeds: list[int],
+    reliability: float,
+    tasks: list[str] | None,
+    collaborators: Sequence[str] = tuple(COMPOSITIONS),
 ) -> list[EpisodeOutcome]:
-    """The grid's episodes with the ``agent`` analyst beside ``partners`` collaborators whose
-    trap notes are right with probability ``reliability``, on ``tasks`` (None: the shipped test
-    tasks)."""
+    """The grid's episodes with the ``agent`` analyst alone and beside each of ``collaborators``
+    (keys of :data:`COMPOSITIONS`) played by ``partners`` collaborators whose trap notes are right
+    with probability ``reliability``, on ``tasks`` (None: the shipped test tasks)."""
+    teams = ", ".join(f"[{', '.join(COMPOSITIONS[c])}]" for c in collaborators)
     overrides = [
+        f"eval.teams.compositions=[[], {teams}]",
         f"eval.partner.kind={partners}",
         f"eval.max_profiles={PROFILE_TEAMS[partners]}",
         f"eval.seeds={seeds}",
         f"eval.game_options={{analysis: {{reliability: {{D: {reliability}, R: {reliability}}}}}}}",
     ]
-    if tasks is not None:
-        overrides.append(f"eval.tasks=[{', '.join(tasks)}]")
     spec = load_recipe("analysis_teams", overrides).evaluation()
+    jobs = select_jobs(spec) if tasks is None else borrowed_jobs(spec, tasks)
     analyst = AGENTS[agent]
 
     def policy(_game: Game, _section: GameSection, _seed: int) -> Player:
         return analyst()
 
-    return play_all(
-        spec, select_jobs(spec), policy, partner_factory(spec.partner, EngineCache(), policy)
-    )
+    return play_all(spec, jobs, policy, partner_factory(spec.partner, EngineCache(), policy))
+
+
+def borrowed_jobs(spec: EvalSpec, tasks: list[str]) -> list[Job]:
+    """The grid's jobs on the shipped test tasks, each re-pointed at the real task of the same
+    position in name order (the profile teams borrowed: the real tasks have none)."""
+    shipped = sorted(t for t in task_names("test") if t.startswith(SHIPPED_PREFIX))
+    if len(shipped) < len(tasks):
+        raise SystemExit(f"{len(tasks)} real tasks, but only {len(shipped)} shipped test tasks "
+                         "to borrow profile teams from")  # fmt: skip
+    real_of = dict(zip(shipped, sorted(tasks), strict=False))
+    jobs = select_jobs(spec.model_copy(update={"tasks": list(real_of)}))
+    return [replace(job, task=real_of[job.task]) for job in jobs]
 
 
 def discoverybench_tasks(root: Path | None) -> list[str]:
@@ -139,13 +162,13 @@ def finding(outcomes: Sequence[EpisodeOutcome]) -> str:
     rows = []
     for key in METRICS:
         means = task_means(outcomes, key)
-        pairs = [(f"Default-{c}", SINGLE) for c in ("D", "R", "DR")]
+        pairs = [(f"Default-{c}", SINGLE) for c in COMPOSITIONS]
         pairs += [
             (f"{s}-{c}", f"Default-{c}")
             for s in ("Memory", "Gates", "Scaffolded")
-            for c in ("D", "R", "DR")
+            for c in COMPOSITIONS
         ]
-        for variant, base in pairs:
+        for variant, base in (p for p in pairs if p[0] in means):
             diff = difference(means, variant, base)
             rows.append([key, f"{variant} - {base}", diff.cell(), diff.excludes_zero])
     head = ["metric", "difference", "mean [95% CI] over tasks", "excludes 0"]
@@ -171,6 +194,9 @@ def summary_row(outcomes: Sequence[EpisodeOutcome]) -> list[str]:
     means = task_means(outcomes, "score")
     cells = []
     for variant, base in SUMMARY:
+        if variant not in means:  # --collaborators without DR
+            cells.append("not played")
+            continue
         diff = difference(means, variant, base)
         cells.append(diff.cell() + (" *" if diff.excludes_zero else ""))
     return cells
@@ -182,6 +208,8 @@ def main() -> None:
     parser.add_argument("--partners", nargs="+", default=list(PROFILE_TEAMS))
     parser.add_argument("--agents", nargs="+", default=list(AGENTS))
     parser.add_argument("--reliability", type=float, nargs="+", default=[1.0])
+    parser.add_argument("--collaborators", nargs="+", choices=list(COMPOSITIONS),
+                        default=list(COMPOSITIONS))  # fmt: skip
     parser.add_argument("--tasks", choices=("shipped", "discoverybench"), default="shipped")
     parser.add_argument("--root", type=Path, default=None,
                         help=f"the DiscoveryBench folder (default: ${DISCOVERYBENCH_ENV})")  # fmt: skip
@@ -192,7 +220,7 @@ def main() -> None:
         for partners in args.partners:
             for agent in args.agents:
                 start = time.perf_counter()
-                outcomes = play(agent, partners, args.seeds, reliability, tasks)
+                outcomes = play(agent, partners, args.seeds, reliability, tasks, args.collaborators)
                 took = time.perf_counter() - start
                 title = f"{agent} agent, {partners} collaborators, reliability {reliability:g}"
                 print(f"\n## {title} ({len(outcomes)} episodes, {took:.0f}s)\n")

@@ -14,6 +14,7 @@ from collabrl.envs.analysis.counterclaims import counterclaims
 from collabrl.envs.analysis.discoverybench import load_discoverybench
 from collabrl.envs.analysis.schema import Hypothesis
 from collabrl.envs.analysis.scoring import score_hypothesis
+from collabrl.envs.analysis.tasks import DISCOVERYBENCH_ENV, load_tasks
 from collabrl.errors import CollabrlError
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -97,3 +98,20 @@ def test_a_gold_without_a_leading_clause_changes_in_every_field() -> None:
     period = changed["wrong period"]
     assert period.context == period.relation == "Dagger deposition is highest around 2600 BCE"
     assert all(score_hypothesis(h, gold).hms == 0.0 for h in changed.values())
+
+
+def test_the_judge_reads_every_played_episode_free_text_included(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Two derived workflows and one free text ("time series, peak detection"): all three read;
+    the analyst runs no cell on the free-text task, so it covers none of it."""
+    monkeypatch.setenv(DISCOVERYBENCH_ENV, str(FIXTURE))
+    load_tasks.cache_clear()
+    try:
+        play, judge, _scores, judgements = check.check_play(
+            [t for t in load_tasks() if t.name.startswith("archaeology-")]
+        )
+    finally:
+        load_tasks.cache_clear()
+    assert (play.failures, judge.failures, judge.passed) == ([], [], 3)
+    assert [j["workflow_coverage"] for j in judgements] == [1.0, 0.0, 1.0]

@@ -303,9 +303,11 @@ def test_a_free_text_workflow_is_judged(server, scripted, judge, discoverybench)
             }
         ],
     }
-    assert trace_judgements(summary) == dict.fromkeys(
-        ("workflow_coverage", "hypothesis_support", "profile_alignment")
-    )  # the rules cannot read it
+    assert trace_judgements(summary) == {  # the rules read the kind of analysis its tags name
+        "workflow_coverage": 0.5,  # a time-series operation, on no column the task names
+        "hypothesis_support": 0.0,
+        "profile_alignment": None,
+    }
     prompt = trace_messages(TraceCase(task, summary))[-1]["content"]
     assert f"node 0: {task.workflow[0].step}" in prompt and "node 1:" not in prompt
     scripted.script(

@@ -66,7 +66,9 @@ class Derived:
     traps: list[Trap]
 
 
-def _words(text: str) -> Counter[str]:
+def content_words(text: str) -> Counter[str]:
+    """The words of ``text`` that can name a column (lower case, a plural's s dropped, no
+    function words), counted."""
     words = (w.removesuffix("s") if len(w) > 3 else w for w in _WORD.findall(text.lower()))
     return Counter(w for w in words if w not in _DULL)
 
@@ -78,12 +80,12 @@ def time_table(tables: list[Table]) -> Table | None:
 
 def query_column(query: str, table: Table) -> str | None:
     """The column whose description shares the most words with ``query`` (None: none does)."""
-    asked = _words(query)
+    asked = content_words(query)
     best, name = 0, None
     for column in table.columns:
         if column.name == KEY:
             continue
-        shared = sum((asked & _words(f"{column.description} {column.name}")).values())
+        shared = sum((asked & content_words(f"{column.description} {column.name}")).values())
         if shared > best:
             best, name = shared, column.name
     return name

@@ -18,8 +18,19 @@ lineage: a task table by its name, an earlier result as *the workflow node its c
 to* (the node where that cell's label is highest); a filter's result reads as the filter's own
 input, since a filter changes the scope (judged at its node and by Hypothesis Support), not what
 the steps after it compute. A pandas cell is not read (it matches nothing). The reference
-workflow is run once per task (cached) for each node's value; a task whose workflow is free text
-(DiscoveryBench's) is a ValueError here, for only an LLM judge can read it.
+workflow is run once per task (cached) for each node's value.
+
+**A free-text workflow** (DiscoveryBench's) is read by what it names
+(:mod:`collabrl.envs.analysis.free_text_workflow`): one node per kind of analysis it names that the
+language can do, on the columns the task names (its query, gold relation and variables). Such a
+node is satisfied by an error-free cell of one of the kind's operations that reads one of those
+columns (or shows or counts a table holding one), partial for such a cell on other columns or one
+that failed, else missing. Hypothesis Support's relation needs, on the answer cell's path, the
+kinds that give a stated value (time series, correlation); where the relation states no value (a
+direction, a co-occurrence), its answer cells are the cells of such a kind that read a column the
+relation names. Scope does not count a filter as beyond the context (the text does not say which
+filters the context needs). A text that names no such kind is an :class:`UnreadableWorkflow`, for
+only an LLM judge can read it.
 
 **Workflow Coverage** C_wf: each node of the task's workflow gets the best label over the notebook's
 cells, and C_wf is the mean over nodes (1, 0.5, 0). A node's alternatives are equally acceptable
@@ -42,7 +53,8 @@ at the precision written), or, for a relation worded otherwise, a value appearin
 *path* is the cell and the cells that produced its inputs, back to the tables.
 
 - relation (0/1): some answer cell's path satisfies every non-filter node (the workflow's final
-  node included): the stated value is what an acceptable analysis computed.
+  node included; of a free-text workflow, every kind that gives a stated value): the stated value
+  is what an acceptable analysis computed.
 - scope (0/1): the submitted context is the gold one (normalised) and the analysis applied just
   those filters: every ``filter`` node is satisfied on the answer cell's path (on the notebook
   when there is no answer cell) and the path holds no filter the workflow lacks.
@@ -77,6 +89,12 @@ from functools import cache
 from typing import Any
 
 from collabrl.envs.analysis.expertise import PROFILES, note_profiles, trap_profile
+from collabrl.envs.analysis.free_text_workflow import (
+    holding,
+    named_columns,
+    named_kinds,
+    task_columns,
+)
 from collabrl.envs.analysis.judgements import (
     LABELS,
     SCORE_KEYS,
@@ -199,9 +217,13 @@ class _Node:
     forms: tuple[Form, ...]  # the step, then its alternatives
     loose: frozenset[Form]  # the same with result names not compared
     naive: tuple[tuple[str, Form], ...]  # (trap kind, its naive step) at this node
-    root: str  # the task table the node's data comes from
+    root: str  # the task table the node's data comes from ("" for a kind of analysis)
     columns: frozenset[str]
     value: Value  # the reference value here (None: a table)
+    answers: bool  # the stated value must come through this node (Hypothesis Support's relation)
+    kind: tuple[frozenset[str], frozenset[str]] | None = None
+    """A free-text workflow's kind of analysis: (its operations, the tables holding the columns
+    the task names); None for a step."""
 
 
 class UnreadableWorkflow(ValueError):
@@ -214,13 +236,19 @@ class _Reference:
     task: AnalysisTask
     nodes: tuple[_Node, ...]
 
+    @property
+    def free_text(self) -> bool:
+        return any(n.kind is not None for n in self.nodes)
+
 
 @cache
 def _reference(task_name: str) -> _Reference:
     """The task's workflow read as forms, with each node's value from one reference run
-    (the only pandas use: once per task). A workflow of free text (DiscoveryBench's) is
-    :class:`UnreadableWorkflow`: only an LLM judge can read it."""
+    (the only pandas use: once per task); a free-text workflow read by the kinds of analysis it
+    names (:func:`_free_text_reference`)."""
     task = get_task(task_name)
+    if all(_parse(step.step) is None for step in task.workflow):
+        return _free_text_reference(task)
     workspace = Workspace(frames(task))
     tables = {t.name for t in task.tables}
     reads: dict[str, Ref] = {}  # result name -> how a later step's table argument reads it
@@ -251,11 +279,31 @@ def _reference(task_name: str) -> _Reference:
                 root=roots.get(main.table, main.table),
                 columns=main.columns,
                 value=outcome.value,
+                answers=main.op != FILTER,
             )
         )
         if main.name:
             reads[main.name] = ref if main.op == FILTER else ("node", index)
             roots[main.name] = roots.get(main.table, main.table)
+    return _Reference(task, tuple(nodes))
+
+
+def _free_text_reference(task: AnalysisTask) -> _Reference:
+    """One node per kind of analysis the free-text workflow names that the language can do."""
+    text = " ".join(f"{s.step} {s.why} {' '.join(s.alternatives)}" for s in task.workflow)
+    kinds = named_kinds(text)
+    if not kinds:
+        raise UnreadableWorkflow(
+            f"analysis task {task.name!r}: its free-text workflow names no kind of analysis the "
+            "analysis language can do, so the rule-based judgements cannot read its traces"
+        )
+    columns = task_columns(task)
+    tables = holding(columns, task.tables)
+    nodes = (
+        _Node(step=k.name, op=k.name, forms=(), loose=frozenset(), naive=(), root="",
+              columns=columns, value=None, answers=k.answers, kind=(k.operations, tables))
+        for k in kinds
+    )  # fmt: skip
     return _Reference(task, tuple(nodes))
 
 
@@ -358,6 +406,8 @@ def _label(
     node: _Node, step: _Step, strict: Form, loose: Form, root: str | None, ok: bool, value: Value
 ) -> tuple[float, str]:
     """One cell against one node: (1, 0.5 or 0, why); see the module docstring."""
+    if node.kind is not None:
+        return _kind_label(node.kind, node.columns, step, root, ok)
     if ok and strict in node.forms:
         return 1.0, "the node's step" if strict == node.forms[0] else "an alternative step"
     same_op = step.op == node.op
@@ -373,6 +423,25 @@ def _label(
     if same_op and root == node.root and family:
         return 0.5, "the node's operation on the same table, other arguments"
     return 0.0, ""
+
+
+def _kind_label(
+    kind: tuple[frozenset[str], frozenset[str]],
+    columns: frozenset[str],
+    step: _Step,
+    root: str | None,
+    ok: bool,
+) -> tuple[float, str]:
+    """One cell against a free-text workflow's kind of analysis (see the module docstring)."""
+    operations, holding = kind
+    if step.op not in operations:
+        return 0.0, ""
+    if not ok:
+        return 0.5, "an operation of this kind, but it failed"
+    reads = step.columns & columns or (step.op in WHOLE_TABLE and root in holding)
+    if reads:
+        return 1.0, "an operation of this kind on a column the task names"
+    return 0.5, "an operation of this kind on other columns"
 
 
 # ------------------------------------------------------------------------------ coverage
@@ -397,23 +466,29 @@ def _support(summary: Mapping[str, Any], reading: _Reading) -> HypothesisSupport
     if not hypothesis:
         return support_of(None)
     task, nodes = reading.reference.task, reading.reference.nodes
-    answers = _answer_cells(reading, hypothesis.get("relation") or "", task.relation_template)
-    needed = [k for k, n in enumerate(nodes) if n.op != FILTER]
+    relation_text = hypothesis.get("relation") or ""
+    answers = _answer_cells(reading, relation_text, task.relation_template)
+    stated = bool(answers) or not reading.reference.free_text
+    if not stated:
+        answers = _claim_cells(reading, relation_text)
+    source = "its value comes from" if stated else "what it claims rests on"
+    needed = [k for k, n in enumerate(nodes) if n.answers]
     best, missed = None, needed
     for cell in reversed(answers):  # the latest supporting cell, else the one missing least
         gaps = [k for k in needed if not _covers(reading.path(cell), k)]
         if best is None or len(gaps) < len(missed):
             best, missed = cell, gaps
     if best is None:
-        relation = SupportPart("relation", 0.0, "no error-free cell produced the value it states")
+        what = "the value it states" if stated else "a result on the columns it names"
+        relation = SupportPart("relation", 0.0, f"no error-free cell produced {what}")
     elif missed:
         where = ", ".join(nodes[k].step for k in missed)
         relation = SupportPart(
-            "relation", 0.0, f"its value comes from cell {best.index}, whose path misses {where}"
+            "relation", 0.0, f"{source} cell {best.index}, whose path misses {where}"
         )
     else:
         relation = SupportPart(
-            "relation", 1.0, f"its value comes from cell {best.index}, on an acceptable path"
+            "relation", 1.0, f"{source} cell {best.index}, on an acceptable path"
         )
     return support_of(
         (
@@ -435,6 +510,18 @@ def _answer_cells(reading: _Reading, relation: str, template: str) -> list[_Cell
         return any(f" {t} " in text for t in _spellings(value))
 
     return [c for c in reading.cells if c.ok and c.value is not None and states(c.value)]
+
+
+def _claim_cells(reading: _Reading, relation: str) -> list[_Cell]:
+    """A free-text workflow's relation that states no value (a direction, a co-occurrence): the
+    error-free cells of a kind that gives a stated value which read a column the relation names."""
+    columns = named_columns(relation, reading.reference.task.tables)
+    operations = {op for n in reading.reference.nodes if n.answers and n.kind for op in n.kind[0]}
+    return [
+        c
+        for c in reading.cells
+        if c.ok and c.step is not None and c.step.op in operations and c.step.columns & columns
+    ]
 
 
 def _slot(relation: str, template: str) -> str | None:
@@ -486,7 +573,7 @@ def _scope(
     unapplied = [nodes[k].step for k in filters if not _covers(cells, k)]
     if unapplied:
         return SupportPart("scope", 0.0, f"filter(s) not applied: {', '.join(unapplied)}")
-    if answer is not None:
+    if answer is not None and not reading.reference.free_text:
         extra = [
             c.index
             for c in cells

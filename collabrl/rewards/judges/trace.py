@@ -3,8 +3,9 @@ study makes them (its section 4.6: a judge labels trace events given the session
 information and the reference workflow graph).
 
 Why beside the rules (:mod:`collabrl.envs.analysis.workflow`): the rules read the analysis language
-only, so a task whose reference workflow is free text (DiscoveryBench's) has no judgement there,
-and they read a message only for a note's exact words. The model reads both. It returns labels,
+only, so of a task whose reference workflow is free text (DiscoveryBench's) they judge only the
+kinds of analysis it names, not the steps it describes, and they read a message only for a note's
+exact words. The model reads both. It returns labels,
 never scores: per reference node satisfied/partial/missing with a reason (and the cell that
 earned it), the support parts relation (0/1), scope (0/1) and evidence (0..1), and per D/R
 collaborator an alignment in [0, 1] (null: nothing to judge) with a reason. The scores come from

@@ -67,24 +67,18 @@ def test_the_reference_analyst_reaches_the_gold_only_by_its_analysis(
     assert judge_trace(summary).coverage.score == 1.0  # the trace judge reads its steps
 
 
-CAPITAL = Table(
-    name="capital",
-    description="Time slices.",
-    columns=[
-        Column(name="BCE", description="Before Common Era"),
-        Column(name="ZDolch", description="Z values for Daggers"),
-    ],  # fmt: skip
-    rows=[[2400, 0.1], [2300, 0.9], [2200, 0.4], [2100, 1.2]],
-)
-YEARLY = Table(
-    name="ts",
-    description="Years.",
-    columns=[
-        Column(name="CE", description="Common Era"),
-        Column(name="Dagger_inter", description="Interpolated z values for Daggers"),
-    ],  # fmt: skip
-    rows=[[-2400, 0.1], [-2300, 0.9]],
-)
+def series(
+    name: str, time: tuple[str, str], value: tuple[str, str], rows: list[list[float]]
+) -> Table:
+    """A two-column table: a time column and a value series, each (name, description)."""
+    columns = [Column(name=n, description=d) for n, d in (time, value)]
+    return Table(name=name, description=f"{name} rows.", columns=columns, rows=rows)
+
+
+CAPITAL = series("capital", ("BCE", "Before Common Era"), ("ZDolch", "Z values for Daggers"),
+                 [[2400, 0.1], [2300, 0.9], [2200, 0.4], [2100, 1.2]])  # fmt: skip
+YEARLY = series("ts", ("CE", "Common Era"), ("Dagger_inter", "Interpolated z values for Daggers"),
+                [[-2400, 0.1], [-2300, 0.9]])  # fmt: skip
 PEAK = Hypothesis(context="Around 2100 BCE", variables=[], relation="daggers peak",
                   sentence="Around 2100 BCE, daggers peak.")  # fmt: skip
 

@@ -6,6 +6,7 @@ novice alone falls into the traps."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from statistics import mean
 
@@ -13,6 +14,7 @@ import pytest
 
 from collabrl.envs.analysis import discoverybench, workflow
 from collabrl.envs.analysis.expert import AnalysisExpert, AnalysisNovice
+from collabrl.envs.analysis.schema import AnalysisTask, Step
 from collabrl.envs.analysis.section import AnalysisSection
 from collabrl.envs.analysis.tasks import get_task, task_names
 from collabrl.envs.analysis.workflow import (
@@ -121,12 +123,66 @@ def test_the_three_entry_points_agree_with_judge_trace() -> None:
     assert profile_alignment(summary) == judged.alignment
 
 
-def test_a_free_text_workflow_is_refused_in_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
-    """DiscoveryBench's workflows are free text: only an LLM judge can read such a trace."""
-    task = discoverybench.load_discoverybench(FIXTURES / "discoverybench")[1]  # none derived
-    monkeypatch.setattr(workflow, "get_task", lambda name: task)
+@pytest.fixture
+def free_text_task(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., AnalysisTask]]:
+    """Serves the judge the fixture's DiscoveryBench task whose workflow stays free text ("time
+    series, peak detection"), or that task with another workflow text; the judge's cached
+    reading of it is dropped before and after."""
+
+    def serve(workflow_text: str | None = None) -> AnalysisTask:
+        task = discoverybench.load_discoverybench(FIXTURES / "discoverybench")[1]  # none derived
+        if workflow_text is not None:
+            task = task.model_copy(update={"workflow": [Step(step=workflow_text, why="text")]})
+        monkeypatch.setattr(workflow, "get_task", lambda name: task)
+        workflow._reference.cache_clear()
+        return task
+
+    yield serve
+    workflow._reference.cache_clear()
+
+
+def cell(tick: int, step: str) -> dict:
+    return {"tick": tick, "seat": "Ada", "step": step, "name": None, "value": None, "error": None}
+
+
+def test_a_free_text_workflow_is_judged_by_the_analysis_and_columns_it_names(
+    free_text_task: Callable[..., AnalysisTask],
+) -> None:
+    """Its tags name time series analysis; the task names daggers and amber. A sort by the time
+    key alone is that kind of operation on other columns (partial); the differences of both
+    series satisfy it, and the relation (two directions, no value) rests on them."""
+    task = free_text_task()
+    gold = task.gold
+    hypothesis = {"context": gold.context, "variables": ", ".join(gold.variables),
+                  "relation": gold.relation, "sentence": gold.sentence}  # fmt: skip
+    notebook = [
+        cell(1, "s = sort(capital_phases, BCE, desc)"),
+        cell(2, "d = diff(s, ZAmber)"),
+        cell(3, "e = diff(s, ZDagger)"),
+    ]
+    summary = {"task": task.name, "hypothesis": hypothesis, "trace": [], "roles": {}}
+    sorted_only = judge_trace(summary | {"notebook": notebook[:1]})
+    assert [(n.step, n.label) for n in sorted_only.coverage.nodes] == [
+        ("time series analysis", "partial")
+    ]
+    relation, scope, evidence = sorted_only.support.parts
+    assert (relation.score, scope.score, evidence.score) == (0.0, 1.0, 1.0)
+    analysed = judge_trace(summary | {"notebook": notebook})
+    assert analysed.as_dict() == {
+        "workflow_coverage": 1.0,
+        "hypothesis_support": 1.0,
+        "profile_alignment": None,
+    }
+    assert "rests on cell 2" in analysed.support.parts[0].reason
+
+
+def test_a_free_text_workflow_naming_no_analysis_the_language_does_is_refused(
+    free_text_task: Callable[..., AnalysisTask],
+) -> None:
+    """Only an LLM judge can read a text that names no kind of analysis the language can do."""
+    task = free_text_task("dimensionality reduction, pollen modelling")
     summary = {"task": task.name, "hypothesis": None, "notebook": [], "trace": [], "roles": {}}
-    with pytest.raises(ValueError, match="not a step of the analysis language"):
+    with pytest.raises(ValueError, match="names no kind of analysis the analysis language can do"):
         judge_trace(summary)
 
 
