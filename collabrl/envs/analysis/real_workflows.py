@@ -12,7 +12,12 @@ language on the task's real columns:
 - the **operation**, by the query's words: a first (second) increase or decrease is the first
   (second) run of positive (negative) ``diff`` in time order (``event``); a peak, the most
   frequent or the highest is ``extrema(..., max)``; a collapse, decline or the lowest is the
-  largest fall (``extrema`` of the ``diff``, ``min``).
+  largest fall (``extrema`` of the ``diff``, ``min``); the first (second) peak of a z-value
+  series (its description says "Z values") is its first (second) run above its mean, 0, in time
+  order (``event``), for a peak on a z scale is a stretch above the average, not one maximum;
+- a **simultaneous** change of several series the query names ("pottery form collapses and
+  decoration increases simultaneously") is the first slice where each moves its way at once: the
+  series' changes, ``filter`` on all but the last, ``event`` on the last (:func:`co_changes`).
 
 Every task gets **guidance** for the team-structures study's collaborators (:func:`guidance`),
 so that D and R hold what a data-side and a research-side expert would know about it, and a
