@@ -16,8 +16,8 @@ language on the task's real columns:
   series (its description says "Z values") is its first (second) run above its mean, 0, in time
   order (``event``), for a peak on a z scale is a stretch above the average, not one maximum;
 - a **simultaneous** change of several series the query names ("pottery form collapses and
-  decoration increases simultaneously") is the first slice where each moves its way at once: the
-  series' changes, ``filter`` on all but the last, ``event`` on the last (:func:`co_changes`).
+  decoration increases simultaneously") is the n-th run of slices where each moves its way at
+  once: the series' changes, a ``flag`` where all move, its ``event`` (:func:`co_changes`).
 
 Every task gets **guidance** for the team-structures study's collaborators (:func:`guidance`),
 so that D and R hold what a data-side and a research-side expert would know about it, and a
@@ -175,25 +175,20 @@ def co_changes(query: str, table: Table) -> list[tuple[str, str]]:
     return [(c, own.get(c) or inherited[c]) for c in named] if len(named) > 1 else []
 
 
-def co_change_steps(query: str, table: str, changes: list[tuple[str, str]]) -> list[Step] | None:
-    """The steps for the first slice where every series of ``changes`` moves its way at once:
-    the slices in time order, each series' change, the slices where all but the last move their
-    way (``filter``), and the first of those where the last does too. None for a later time than
-    the first (a filtered table's runs join slices that are not neighbours in time)."""
-    if ordinal(query) not in (None, 1):
-        return None
+def co_change_steps(query: str, table: str, changes: list[tuple[str, str]]) -> list[Step]:
+    """The steps for the n-th time (the query's ordinal, else the first) every series of
+    ``changes`` moves its way at once: the slices in time order, each series' change, a ``flag``
+    on the slices where all move their way, and the n-th run of flagged slices (``event``)."""
+    n = ordinal(query) or 1
     steps = [_order(table)] + [
         _change(SORTED if i == 0 else "d", column) for i, (column, _) in enumerate(changes)
     ]
-    source = "d"
-    for column, cmp in changes[:-1]:
-        steps.append(Step(step=f"f = filter({source}, {column}_diff {cmp} 0)",
-                          why=f"the slices where {column} {_MOVES[cmp]}"))  # fmt: skip
-        source = "f"
-    last, cmp = changes[-1]
-    steps.append(Step(step=f"event(f, {last}_diff {cmp} 0, {KEY}, 1)",
-                      why=f"the first of them where {last} {_MOVES[cmp]} too"))  # fmt: skip
-    return steps
+    moves = ", ".join(f"{column}_diff {cmp} 0" for column, cmp in changes)
+    said = " and ".join(f"{column} {_MOVES[cmp]}" for column, cmp in changes)
+    return [*steps,
+            Step(step=f"m = flag(d, {moves})", why=f"the slices where {said}"),
+            Step(step=f"event(m, flag == 1, {KEY}, {n})",
+                 why=f"the slice where they move together for time number {n}")]  # fmt: skip
 
 
 _MOVES = {">": "rises", "<": "falls"}
@@ -250,9 +245,12 @@ def derive(query: str, gold: Hypothesis, tables: list[Table]) -> Derived | None:
     if year is None or table is None or column is None:
         return None
     changes = co_changes(query, table)
-    z_scores = next(c.description for c in table.columns if c.name == column)
-    steps = (changes and co_change_steps(query, table.name, changes)) or query_steps(
-        query, table.name, column, z_scores=z_scores.lower().startswith("z value")
+    described = next(c.description for c in table.columns if c.name == column).lower()
+    z_scores = described.startswith("z value")
+    steps = (
+        co_change_steps(query, table.name, changes)
+        if changes
+        else query_steps(query, table.name, column, z_scores=z_scores)
     )
     if steps is None:
         return None

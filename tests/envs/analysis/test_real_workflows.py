@@ -15,7 +15,6 @@ from collabrl.envs.analysis.expertise import note_profiles
 from collabrl.envs.analysis.language import Value, Workspace
 from collabrl.envs.analysis.real_workflows import (
     Derived,
-    co_change_steps,
     co_changes,
     derive,
     guidance,
@@ -169,11 +168,25 @@ def test_a_simultaneous_change_is_the_first_slice_where_each_series_moves_its_wa
     ]  # fmt: skip
     derived = derive(query, gold("Around 1700 BCE, form collapses."), [SLICES])
     assert derived is not None and [s.step for s in derived.steps][3:] == [
-        "f = filter(d, ZKeform_diff < 0)",
-        "event(f, Zkeverz_diff > 0, BCE, 1)",
+        "m = flag(d, ZKeform_diff < 0, Zkeverz_diff > 0)",
+        "event(m, flag == 1, BCE, 1)",
     ]
     # 3400 and 3300 each move one series only; 1700 moves both its way
     assert run_steps(derived, [SLICES]) == 1700
     assert [t.kind for t in derived.traps] == ["bce_order"]
-    assert co_change_steps(f"{query} for the second time", "capital", [("ZKeform", "<")]) is None
     assert co_changes("When did pottery form collapse?", SLICES) == []
+
+
+def test_a_second_simultaneous_change_counts_runs_of_neighbouring_slices() -> None:
+    falls = "When did copper and pottery form decrease simultaneously for the second time?"
+    derived = derive(falls, gold("Around 1700 BCE, both fall."), [SLICES])
+    assert derived is not None and derived.steps[-1].step == "event(m, flag == 1, BCE, 2)"
+    # both fall at 3400 (0.7 to 0.7: no) ... 3300 (-1.2, +0.1: no), 1700 (-3.2, -1.8): the
+    # first; 1600 (-0.1, 0.0: no); so no second run, and the step says so
+    frames = {"capital": pd.DataFrame(SLICES.rows, columns=[c.name for c in SLICES.columns])}
+    workspace = Workspace(frames)
+    outcomes = [workspace.run(s.step) for s in derived.steps]
+    assert outcomes[-1].error == "event: flag == 1 starts 1 event(s), not 2"
+    rows = [*SLICES.rows[:4], [3200, -0.9, 0.8, 0.0], *SLICES.rows[4:]]
+    twice = SLICES.model_copy(update={"rows": rows})
+    assert run_steps(derived, [twice]) == 1700  # 3200 falls both: the first; 1700 the second
