@@ -20,6 +20,9 @@ Operations (T: a table or named result; c: a column of it):
 - ``sort(T, c, asc|desc)``: rows ordered by ``c`` (stable; empty cells last);
 - ``group(T, by, c, sum|mean|count|min|max)``: one row per value of ``by``, in order of first
   appearance, with the aggregate of ``c`` (a column other than ``by``) in a column named ``c``;
+- ``flag(T, c1 OP literal, c2 OP literal, ...)``: adds ``flag`` = 1 on the rows where every
+  condition holds, else 0 (so that ``event`` can find runs of rows where several things happen
+  at once: a ``filter`` would join rows that are not neighbours);
 - ``bin(T, c, width)``: adds ``c_bin`` = floor(c / width) * width;
 - ``diff(T, c)``: adds ``c_diff`` = c minus the previous row's c (first row empty);
 - ``rolling(T, c, window, mean|sum)``: adds ``c_rolling`` over the last ``window`` rows (empty
@@ -394,6 +397,18 @@ def _filter(table: Frame, condition: tuple[str, str, Value]) -> Frame:
     )
 
 
+def _flag(table: Frame, *conditions: tuple[str, str, Value]) -> Frame:
+    """Adds ``flag``: 1 where every condition holds (never on an empty cell), else 0."""
+    tests = [(table.data[column], _COMPARE[cmp], literal) for column, cmp, literal in conditions]
+    return table.with_column(
+        "flag",
+        [
+            int(all(v[i] is not None and test(v[i], literal) for v, test, literal in tests))
+            for i in range(table.rows)
+        ],
+    )
+
+
 def _sort(table: Frame, column: str, order: str) -> Frame:
     """Rows ordered by ``column``; Python's sort is stable in both directions."""
     values: list[Any] = table.data[column]
@@ -635,6 +650,7 @@ OPS: dict[str, _Op] = {
         _Op("show", _show),
         _Op("select", _select, (_C,), variadic=True),
         _Op("filter", _filter, (("c OP literal", _condition),)),
+        _Op("flag", _flag, (("c OP literal", _condition),), variadic=True),
         _Op("sort", _sort, (_C, ("asc|desc", _word(("asc", "desc"))))),
         _Op(
             "group",

@@ -12,7 +12,12 @@ language on the task's real columns:
 - the **operation**, by the query's words: a first (second) increase or decrease is the first
   (second) run of positive (negative) ``diff`` in time order (``event``); a peak, the most
   frequent or the highest is ``extrema(..., max)``; a collapse, decline or the lowest is the
-  largest fall (``extrema`` of the ``diff``, ``min``).
+  largest fall (``extrema`` of the ``diff``, ``min``); the first (second) peak of a z-value
+  series (its description says "Z values") is its first (second) run above its mean, 0, in time
+  order (``event``), for a peak on a z scale is a stretch above the average, not one maximum;
+- a **simultaneous** change of several series the query names ("pottery form collapses and
+  decoration increases simultaneously") is the n-th run of slices where each moves its way at
+  once: the series' changes, a ``flag`` where all move, its ``event`` (:func:`co_changes`).
 
 Every task gets **guidance** for the team-structures study's collaborators (:func:`guidance`),
 so that D and R hold what a data-side and a research-side expert would know about it, and a
@@ -43,9 +48,11 @@ from dataclasses import dataclass
 
 from collabrl.envs.analysis.schema import Hypothesis, Note, Step, Table, Trap
 
-YEAR = re.compile(r"(?<![\w.])(\d{3,4})(?=\s*(?:/\d{3,4}\s*)?(?:-\s*\d{3,4}\s*)?(?:bce|bc)\b)",
+YEAR = re.compile(r"(?<![\w.])(\d{3,4})"
+                  r"(?=\s*(?:/\d{3,4}\s*)?(?:(?:-|to\b|and\b|&)\s*\d{3,4}\s*)?(?:bce|bc)\b)",
                   re.IGNORECASE)  # fmt: skip
-"""A year BCE as the golds write it: "1100 BCE", "2300/2200 BCE", "3300 to 3000BCE"'s first."""
+"""A year BCE as the golds write it: "1100 BCE", "2300/2200 BCE"; a range's first year ("3300 to
+3000BCE", "between 3500 and 3300 BCE"), where a time-ordered analysis finds its start."""
 KEY = "BCE"
 SORTED = "s"  # the name of the time-ordered slices in a derived workflow
 NO_GUIDANCE = "Nothing beyond the data card: the query names no column of the time slices."
@@ -91,19 +98,41 @@ def query_column(query: str, table: Table) -> str | None:
     return name
 
 
-def query_steps(query: str, table: str, column: str) -> list[Step] | None:
-    """The steps the query's words call for on ``table.column`` (see the module docstring)."""
+def ordinal(query: str) -> int | None:
+    """The n of "the first (second) time" in ``query``; None where it names no ordinal."""
     text = query.lower()
-    n = next((k for word, k in _ORDINAL.items() if word in text), 1)
-    change = Step(step=f"d = diff({SORTED}, {column})",
-                  why=f"the change of {column} from one time slice to the next")  # fmt: skip
-    order = Step(step=f"{SORTED} = sort({table}, {KEY}, desc)",
-                 why="the slices in time order: years BCE, the earliest (largest) first")  # fmt: skip
+    return next((k for word, k in _ORDINAL.items() if re.search(rf"\b{word}\b", text)), None)
+
+
+def _order(table: str) -> Step:
+    return Step(step=f"{SORTED} = sort({table}, {KEY}, desc)",
+                why="the slices in time order: years BCE, the earliest (largest) first")  # fmt: skip
+
+
+def _change(source: str, column: str) -> Step:
+    return Step(step=f"d = diff({source}, {column})",
+                why=f"the change of {column} from one time slice to the next")  # fmt: skip
+
+
+def query_steps(
+    query: str, table: str, column: str, *, z_scores: bool = False
+) -> list[Step] | None:
+    """The steps the query's words call for on ``table.column`` (see the module docstring);
+    ``z_scores``: the column holds z values (its description says so), so that its n-th peak is
+    its n-th run above its mean, 0."""
+    text = query.lower()
+    n = ordinal(query)
+    order, change = _order(table), _change(SORTED, column)
     for pattern, cmp, what in ((r"\bincreas", ">", "rise"), (r"\bdecreas", "<", "fall")):
         if re.search(pattern, text):
             return [order, change,
-                    Step(step=f"event(d, {column}_diff {cmp} 0, {KEY}, {n})",
-                         why=f"the slice where {what} number {n} starts, in time order")]  # fmt: skip
+                    Step(step=f"event(d, {column}_diff {cmp} 0, {KEY}, {n or 1})",
+                         why=f"the slice where {what} number {n or 1} starts, in time order")]  # fmt: skip
+    if re.search(r"\bpeak", text) and n is not None and z_scores:
+        return [order,
+                Step(step=f"event({SORTED}, {column} > 0, {KEY}, {n})",
+                     why=f"the slice where {column}'s peak number {n} starts: a run above "
+                         "its mean, in time order")]  # fmt: skip
     if re.search(r"\b(?:peak|most|highest)", text):
         return [Step(step=f"extrema({table}, {column}, {KEY}, max)",
                      why=f"the slice where {column} is highest")]  # fmt: skip
@@ -112,6 +141,57 @@ def query_steps(query: str, table: str, column: str) -> list[Step] | None:
                 Step(step=f"extrema(d, {column}_diff, {KEY}, min)",
                      why=f"the slice of {column}'s largest fall")]  # fmt: skip
     return None
+
+
+_CLAUSE = re.compile(r",|\band\b|\bwhile\b|\bwith\b")
+_DIRECTIONS = ((re.compile(r"\b(?:increas|ris(?:e|es|ing)\b)"), ">"),
+               (re.compile(r"\b(?:decreas|declin|collaps|fall|drop)"), "<"))  # fmt: skip
+
+
+def _direction(clause: str) -> str | None:
+    """``>`` (``<``) where ``clause`` says a series rises (falls), else None."""
+    return next((cmp for pattern, cmp in _DIRECTIONS if pattern.search(clause.lower())), None)
+
+
+def co_changes(query: str, table: Table) -> list[tuple[str, str]]:
+    """(column, ``>`` or ``<``) for each series a query about a simultaneous change names, in
+    order of mention: the query split into clauses (at commas, "and", "while", "with"), each
+    clause's column read as :func:`query_column` reads a query, its direction from its own words
+    or else from the next clause that has one ("house sizes and daggers decrease": both fall);
+    a column's own direction wins over one it inherits. Empty where the query is not about a
+    simultaneous change of two series or more."""
+    if not re.search(r"simultane", query.lower()):
+        return []
+    clauses = [(query_column(c, table), _direction(c)) for c in _CLAUSE.split(query)]
+    inherited: dict[str, str] = {}
+    own: dict[str, str] = {}
+    for i, (column, cmp) in enumerate(clauses):
+        later = next((c for _, c in clauses[i:] if c is not None), None)
+        if column is not None and cmp is not None:
+            own.setdefault(column, cmp)
+        elif column is not None and later is not None:
+            inherited.setdefault(column, later)
+    named = list(dict.fromkeys(c for c, _ in clauses if c is not None and c in own | inherited))
+    return [(c, own.get(c) or inherited[c]) for c in named] if len(named) > 1 else []
+
+
+def co_change_steps(query: str, table: str, changes: list[tuple[str, str]]) -> list[Step]:
+    """The steps for the n-th time (the query's ordinal, else the first) every series of
+    ``changes`` moves its way at once: the slices in time order, each series' change, a ``flag``
+    on the slices where all move their way, and the n-th run of flagged slices (``event``)."""
+    n = ordinal(query) or 1
+    steps = [_order(table)] + [
+        _change(SORTED if i == 0 else "d", column) for i, (column, _) in enumerate(changes)
+    ]
+    moves = ", ".join(f"{column}_diff {cmp} 0" for column, cmp in changes)
+    said = " and ".join(f"{column} {_MOVES[cmp]}" for column, cmp in changes)
+    return [*steps,
+            Step(step=f"m = flag(d, {moves})", why=f"the slices where {said}"),
+            Step(step=f"event(m, flag == 1, {KEY}, {n})",
+                 why=f"the slice where they move together for time number {n}")]  # fmt: skip
+
+
+_MOVES = {">": "rises", "<": "falls"}
 
 
 def twin(table: Table, column: str, tables: list[Table]) -> tuple[str, str] | None:
@@ -164,7 +244,14 @@ def derive(query: str, gold: Hypothesis, tables: list[Table]) -> Derived | None:
     column = query_column(query, table) if table else None
     if year is None or table is None or column is None:
         return None
-    steps = query_steps(query, table.name, column)
+    changes = co_changes(query, table)
+    described = next(c.description for c in table.columns if c.name == column).lower()
+    z_scores = described.startswith("z value")
+    steps = (
+        co_change_steps(query, table.name, changes)
+        if changes
+        else query_steps(query, table.name, column, z_scores=z_scores)
+    )
     if steps is None:
         return None
     slot = year.group(1)

@@ -208,6 +208,27 @@ def test_event_n_counts_runs_not_rows(ws: Workspace) -> None:
     assert outcome.error == "event: count > 5 starts 3 event(s), not 4"
 
 
+def test_flag_marks_rows_where_every_condition_holds_so_event_counts_their_runs(
+    ws: Workspace,
+) -> None:
+    # count > 5 on periods 2, 4, 5, 7; pollen > 4 on 5, 6, 7, 8 (period 3 empty): both on 5, 7
+    assert column(ws, "m = flag(samples, count > 5, pollen > 4)", "flag") == [
+        0,
+        0,
+        0,
+        0,
+        1,
+        0,
+        1,
+        0,
+    ]
+    assert value(ws, "event(m, flag == 1, period, 2)") == 7  # a filter would join 5 and 7
+    assert column(ws, 'flag(samples, site == "A")', "flag") == [1, 0, 1, 0, 1, 0, 1, 0]
+    assert ws.run("flag(samples, count)").error == (
+        'flag: c OP literal must be a condition like count > 3 or site == "A"'
+    )
+
+
 def test_an_empty_cell_ends_an_event(ws: Workspace) -> None:
     # pollen > 2 holds on periods 2 and 4-8; the empty period 3 splits them into two events
     assert value(ws, "event(samples, pollen, >, 2, period, 2)") == 4

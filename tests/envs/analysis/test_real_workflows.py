@@ -7,11 +7,20 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from collabrl.envs.analysis.expert import AnalysisExpert
 from collabrl.envs.analysis.expertise import note_profiles
-from collabrl.envs.analysis.real_workflows import derive, guidance, query_column, query_steps
+from collabrl.envs.analysis.language import Value, Workspace
+from collabrl.envs.analysis.real_workflows import (
+    Derived,
+    co_changes,
+    derive,
+    guidance,
+    query_column,
+    query_steps,
+)
 from collabrl.envs.analysis.schema import Column, Hypothesis, Table
 from collabrl.envs.analysis.section import AnalysisSection
 from collabrl.envs.analysis.tasks import DISCOVERYBENCH_ENV, get_task, load_tasks
@@ -101,3 +110,83 @@ def test_each_profile_holds_its_guidance_and_the_trap_it_avoids() -> None:
     owners = note_profiles(get_task("archaeology-0-0"))
     assert (owners["g1"], owners["g2"]) == ("D", "R")
     assert sorted(owners.values()) == ["D", "D", "R", "R", "R", "agent"]  # statistics: D
+
+
+def run_steps(derived: Derived | None, tables: list[Table]) -> Value:
+    """The last step's value when ``derived``'s steps run in a notebook over ``tables``."""
+    assert derived is not None
+    frames = {t.name: pd.DataFrame(t.rows, columns=[c.name for c in t.columns]) for t in tables}
+    workspace = Workspace(frames)
+    outcomes = [workspace.run(s.step) for s in derived.steps]
+    assert [o.error for o in outcomes] == [None] * len(outcomes)
+    return outcomes[-1].value
+
+
+SLICES = Table(
+    name="capital",
+    description="capital rows.",
+    columns=[Column(name=n, description=d) for n, d in (
+        ("BCE", "Before Common Era"), ("ZCU_AU", "Z values for Copper and Gold"),
+        ("ZKeform", "Z values for Pottery Form"), ("Zkeverz", "Z values for Pottery Decoration"),
+    )],
+    rows=[[3600, -0.5, 0.9, -0.4], [3500, 0.7, 1.1, -0.2], [3400, 0.7, 0.9, -0.4],
+          [3300, -0.5, 1.0, -0.3], [1800, 2.9, 0.7, -0.5], [1700, -0.3, -1.1, 1.0],
+          [1600, -0.4, -1.1, 1.0]],
+)  # fmt: skip
+
+
+def gold(sentence: str) -> Hypothesis:
+    return Hypothesis(context="", variables=[], relation=sentence, sentence=sentence)
+
+
+def test_a_range_slots_its_first_year_and_a_z_series_first_peak_is_its_first_run_above_0() -> None:
+    derived = derive(
+        "In which century did copper have its first peak?",
+        gold("Copper has its first peak between 3500 and 3300 BCE."),
+        [SLICES],
+    )
+    assert derived is not None
+    assert derived.relation_template == "Copper has its first peak between {value} and 3300 BCE."
+    assert [s.step for s in derived.steps] == [
+        "s = sort(capital, BCE, desc)",
+        "event(s, ZCU_AU > 0, BCE, 1)",
+    ]
+    assert run_steps(derived, [SLICES]) == 3500  # the highest value, 2.9, is at 1800
+    ranged = derive("When did copper peak?", gold("Its peak is 3500 to 3300BCE."), [SLICES])
+    assert ranged is not None and ranged.relation_template == "Its peak is {value} to 3300BCE."
+    assert run_steps(ranged, [SLICES]) == 1800  # no ordinal: the highest value
+
+
+def test_a_simultaneous_change_is_the_first_slice_where_each_series_moves_its_way() -> None:
+    query = (
+        "In which century did the Diversity in Pottery Form collapse and Diversity in Pottery "
+        "Decoration increase simultaneously?"
+    )
+    assert co_changes(query, SLICES) == [("ZKeform", "<"), ("Zkeverz", ">")]
+    assert co_changes("When did pottery form and decoration decrease simultaneously?", SLICES) == [
+        ("ZKeform", "<"), ("Zkeverz", "<")
+    ]  # fmt: skip
+    derived = derive(query, gold("Around 1700 BCE, form collapses."), [SLICES])
+    assert derived is not None and [s.step for s in derived.steps][3:] == [
+        "m = flag(d, ZKeform_diff < 0, Zkeverz_diff > 0)",
+        "event(m, flag == 1, BCE, 1)",
+    ]
+    # 3400 and 3300 each move one series only; 1700 moves both its way
+    assert run_steps(derived, [SLICES]) == 1700
+    assert [t.kind for t in derived.traps] == ["bce_order"]
+    assert co_changes("When did pottery form collapse?", SLICES) == []
+
+
+def test_a_second_simultaneous_change_counts_runs_of_neighbouring_slices() -> None:
+    falls = "When did copper and pottery form decrease simultaneously for the second time?"
+    derived = derive(falls, gold("Around 1700 BCE, both fall."), [SLICES])
+    assert derived is not None and derived.steps[-1].step == "event(m, flag == 1, BCE, 2)"
+    # both fall at 3400 (0.7 to 0.7: no) ... 3300 (-1.2, +0.1: no), 1700 (-3.2, -1.8): the
+    # first; 1600 (-0.1, 0.0: no); so no second run, and the step says so
+    frames = {"capital": pd.DataFrame(SLICES.rows, columns=[c.name for c in SLICES.columns])}
+    workspace = Workspace(frames)
+    outcomes = [workspace.run(s.step) for s in derived.steps]
+    assert outcomes[-1].error == "event: flag == 1 starts 1 event(s), not 2"
+    rows = [*SLICES.rows[:4], [3200, -0.9, 0.8, 0.0], *SLICES.rows[4:]]
+    twice = SLICES.model_copy(update={"rows": rows})
+    assert run_steps(derived, [twice]) == 1700  # 3200 falls both: the first; 1700 the second
