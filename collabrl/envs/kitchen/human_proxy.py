@@ -27,8 +27,8 @@ from typing import Any
 
 import numpy as np
 
-from collabrl.envs.kitchen.engine import ACTIONS, KitchenState
-from collabrl.envs.kitchen.human_data import HumanTrial
+from collabrl.envs.kitchen.engine import ACTIONS, INTERACT, MOVES, STAY, KitchenEngine, KitchenState
+from collabrl.envs.kitchen.human_data import HumanTrial, copy_state
 from collabrl.envs.kitchen.layouts import LAYOUT_NAMES, load_layout
 from collabrl.envs.kitchen.motion_partner import (
     MotionModel,
@@ -47,6 +47,8 @@ LEARNING_RATE = 1e-3
 WEIGHT_DECAY = 1e-4
 FOLDER_VARIABLE = "COLLABRL_HUMAN_PROXIES"
 STUCK_TICKS = 3  # ticks without a change of the chef's cell, facing and item: it is stuck
+TEMPERATURE = 1.0  # play samples p ** (1 / TEMPERATURE), renormalised
+SKIP_FUTILE = False  # whether play never samples an action that changes nothing
 BUILD_HINT = "build them with: collabrl partners build-human-proxy"
 
 
@@ -154,9 +156,19 @@ class HumanProxy(MotionPartner):
     who = "a human proxy"
     stream = "human-proxy"
 
-    def __init__(self, folder: Path | None = None) -> None:
+    def __init__(
+        self,
+        folder: Path | None = None,
+        *,
+        temperature: float = TEMPERATURE,
+        skip_futile: bool = SKIP_FUTILE,
+    ) -> None:
         super().__init__()
+        if temperature <= 0:
+            raise CollabrlError(f"a human proxy's temperature must be above 0, got {temperature}")
         self.folder = folder
+        self.temperature = temperature
+        self.skip_futile = skip_futile
         self.recent: list[tuple[Any, str]] = []  # (own chef's state, action taken there)
 
     def reset(self, seat: str, seed: int) -> None:
@@ -166,7 +178,12 @@ class HumanProxy(MotionPartner):
     def model(self, layout: str) -> MotionModel:
         return load_proxy(layout, self.folder)
 
-    def adjust(self, p: np.ndarray, state: KitchenState, chef: int) -> np.ndarray:
+    def adjust(self, p: np.ndarray, layout: str, state: KitchenState, chef: int) -> np.ndarray:
+        if self.temperature != 1.0:
+            p = p ** (1.0 / self.temperature)
+        if self.skip_futile:
+            for action in futile_actions(_engine(layout), state, chef):
+                p[ACTIONS.index(action)] = 0.0
         here = _chef_state(state, chef)
         self.recent = [r for r in self.recent[-STUCK_TICKS:] if r[0] == here]
         if len(self.recent) >= STUCK_TICKS:
@@ -179,6 +196,43 @@ class HumanProxy(MotionPartner):
 
     def chose(self, state: KitchenState, chef: int, action: str) -> None:
         self.recent.append((_chef_state(state, chef), action))
+
+
+def futile_actions(engine: KitchenEngine, state: KitchenState, chef: int) -> list[str]:
+    """The actions of ``chef`` that would change nothing whatever the other chef does: an
+    interact that leaves every item where it was, a press into a counter or station it already
+    faces. People rarely press them (6-12% of their interactions change nothing); a clone
+    presses them in half its interactions. (A press into the other chef, already faced, is not
+    one: the other chef may step away; forbidding it raised blocking in closed loop.)"""
+    me = state.chefs[chef]
+    out = []
+    for action, delta in MOVES.items():
+        target = (me.pos[0] + delta[0], me.pos[1] + delta[1])
+        if delta == me.facing and (target not in engine.layout.floor):
+            out.append(action)
+    probe = copy_state(state)
+    joint = [STAY] * len(state.chefs)
+    joint[chef] = INTERACT
+    engine.step(probe, joint)
+    if _items(probe) == _items(state):
+        out.append(INTERACT)
+    return out
+
+
+def _items(state: KitchenState) -> tuple[Any, ...]:
+    """Where every item is: what each chef holds, each counter's item, each pot's onions and
+    whether it has started cooking (not how far: the clock runs on whatever a chef does)."""
+    return (
+        [str(c.held) for c in state.chefs],
+        {cell: str(item) for cell, item in state.counters.items()},
+        {cell: (soup.onions, soup.idle) for cell, soup in state.pots.items()},
+    )
+
+
+@cache
+def _engine(layout: str) -> KitchenEngine:
+    """The rules proxies learnt from: the 2019 trials' (a full pot starts cooking by itself)."""
+    return KitchenEngine(load_layout(layout))
 
 
 def _chef_state(state: KitchenState, chef: int) -> tuple[Any, ...]:
