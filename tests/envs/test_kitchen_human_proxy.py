@@ -11,13 +11,14 @@ import pytest
 
 from collabrl.envs.base import Decision
 from collabrl.envs.kitchen.board import BOARD
-from collabrl.envs.kitchen.engine import ACTIONS
+from collabrl.envs.kitchen.engine import ACTIONS, Chef, KitchenEngine, KitchenState
 from collabrl.envs.kitchen.expert import KitchenExpert
 from collabrl.envs.kitchen.game import KitchenGame
 from collabrl.envs.kitchen.human_data import read_frame, trials_of
 from collabrl.envs.kitchen.human_partners import HUMAN_PARTNERS
 from collabrl.envs.kitchen.human_proxy import (
     HumanProxy,
+    futile_actions,
     load_proxy,
     samples,
     save_proxy,
@@ -92,6 +93,42 @@ def test_a_stored_proxy_loads_back_and_plays_seeded(tmp_path: Path) -> None:
     assert len(first) == 40 and set(first) <= set(ACTIONS)
     assert moves(3) == first
     assert moves(4) != first
+
+
+def cramped(me: Chef, other: Chef) -> KitchenState:
+    return KitchenState(chefs=[me, other])
+
+
+def test_futile_actions_are_the_presses_that_change_nothing() -> None:
+    engine = KitchenEngine(load_layout("cramped_room"))
+    onion_box = Chef((1, 1), (-1, 0))  # facing the onion dispenser west of it
+    other = Chef((3, 2))
+    assert futile_actions(engine, cramped(onion_box, other), 0) == ["west"]
+    loaded = Chef((1, 1), (-1, 0), "onion")  # an onion in hand: the dispenser gives nothing
+    assert futile_actions(engine, cramped(loaded, other), 0) == ["west", "interact"]
+    state = cramped(Chef((2, 1), (0, -1), "onion"), other)  # facing the pot north of it
+    assert futile_actions(engine, state, 0) == ["north"]  # the onion goes in
+    facing_chef = cramped(Chef((2, 2), (1, 0)), Chef((3, 2)))
+    assert "east" not in futile_actions(engine, facing_chef, 0)  # the other chef may step away
+
+
+def test_play_leaves_out_futile_presses_and_steps_into_the_other_chef(tmp_path: Path) -> None:
+    state = cramped(Chef((1, 1), (-1, 0), "onion"), Chef((2, 1)))
+    uniform = np.full(len(ACTIONS), 1 / len(ACTIONS))
+    proxy = HumanProxy(tmp_path)
+    proxy.reset("Player 0", 0)
+    p = proxy.adjust(uniform.copy(), "cramped_room", state, 0)
+    left_out = {a for a, q in zip(ACTIONS, p, strict=True) if q == 0}
+    assert left_out == {"west", "interact", "east"}  # east: the other chef's cell
+    plain = HumanProxy(tmp_path, temperature=1.0, skip_futile=False, avoid_other=False)
+    plain.reset("Player 0", 0)
+    assert plain.adjust(uniform.copy(), "cramped_room", state, 0) == pytest.approx(uniform)
+    sharp = HumanProxy(tmp_path, temperature=0.5, skip_futile=False, avoid_other=False)
+    sharp.reset("Player 0", 0)
+    q = sharp.adjust(np.array([0.4, 0.2, 0.1, 0.1, 0.1, 0.1]), "cramped_room", state, 0)
+    assert q / q.sum() == pytest.approx(np.array([16, 4, 1, 1, 1, 1]) / 24)
+    with pytest.raises(CollabrlError, match="temperature must be above 0, got 0"):
+        HumanProxy(tmp_path, temperature=0)
 
 
 def test_missing_and_damaged_proxies_are_one_line_errors(tmp_path: Path) -> None:
