@@ -212,3 +212,32 @@ def test_records_without_kitchen_play_are_refused(tmp_path: Path) -> None:
     with pytest.raises(CollabrlError, match="skip ticks"):
         record = synthetic_export(5)
         HUMAN_PARTNERS.build(tmp_path, records=[{**record, "frames": record["frames"][::2]}])
+
+
+def test_the_game_plays_a_proxy_pair_as_a_bare_engine_loop_does(tmp_path: Path) -> None:
+    """What a proxy pair does through the kitchen game (motion seats, frames read back into
+    states) is what its model does on the engine's own states: same seed, same moves."""
+    save_proxy(train_proxy("forced_coordination", train_trials(), epochs=5, hidden=8), tmp_path)
+    seats = ["Player 0", "Player 1"]
+    game = KitchenGame("forced_coordination", horizon=60, motion_seats=seats)
+    through_game = play_episode(game, {s: HumanProxy(tmp_path) for s in seats}, 7)
+    game_moves = [t.action for t in through_game.turns]
+
+    engine = KitchenEngine(load_layout("forced_coordination"))
+    featurizer = Featurizer(engine.layout)
+    model = load_proxy("forced_coordination", tmp_path)
+    players = [HumanProxy(tmp_path) for _ in seats]
+    for seat, player in zip(seats, players, strict=True):
+        player.reset(seat, 7)
+    state, bare_moves = engine.start_state(), []
+    for _ in range(60):
+        joint = []
+        for chef, player in enumerate(players):
+            p = model.probabilities(featurizer.features(state, chef)[None, :])[0].astype(float)
+            p = player.adjust(p, "forced_coordination", state, chef)
+            joint.append(ACTIONS[int(player.rng.choice(len(ACTIONS), p=p / p.sum()))])
+            player.chose(state, chef, joint[-1])
+        bare_moves += joint
+        engine.step(state, joint)
+    assert game_moves == bare_moves
+    assert through_game.summary["score"] == state.score
