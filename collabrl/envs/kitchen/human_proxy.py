@@ -248,7 +248,9 @@ def _items(state: KitchenState) -> tuple[Any, ...]:
 
 @cache
 def _engine(layout: str) -> KitchenEngine:
-    """The rules proxies learnt from: the 2019 trials' (a full pot starts cooking by itself)."""
+    """The rules proxies learnt from: the 2019 trials' (a full pot starts cooking by itself). In a
+    game whose pots start on an interact (``cooking=interact``) that press counts as futile, so a
+    proxy never starts a pot there: people never had to, so it never learnt to."""
     return KitchenEngine(load_layout(layout))
 
 
