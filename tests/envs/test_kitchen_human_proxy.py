@@ -11,13 +11,15 @@ import pytest
 
 from collabrl.envs.base import Decision
 from collabrl.envs.kitchen.board import BOARD
-from collabrl.envs.kitchen.engine import ACTIONS, Chef, KitchenEngine, KitchenState
+from collabrl.envs.kitchen.engine import ACTIONS, Chef, KitchenEngine, KitchenState, Soup
 from collabrl.envs.kitchen.expert import KitchenExpert
 from collabrl.envs.kitchen.game import KitchenGame
 from collabrl.envs.kitchen.human_data import read_frame, trials_of
 from collabrl.envs.kitchen.human_partners import HUMAN_PARTNERS
 from collabrl.envs.kitchen.human_proxy import (
     HumanProxy,
+    early_pickup,
+    early_pickups,
     futile_actions,
     load_proxy,
     samples,
@@ -112,7 +114,27 @@ def test_futile_actions_are_the_presses_that_change_nothing() -> None:
     assert "east" not in futile_actions(engine, facing_chef, 0)  # the other chef may step away
 
 
+def test_early_pickups_are_dishes_before_a_full_pot_and_onions_when_all_are_full() -> None:
+    engine = KitchenEngine(load_layout("cramped_room"))
+    at_dishes = cramped(Chef((1, 2), (0, 1)), Chef((3, 1)))  # facing the dish dispenser south
+    assert early_pickup(engine, at_dishes, 0)
+    at_dishes.pots[(2, 0)] = Soup(3, 5)  # a pot cooking: a dish has a use
+    assert not early_pickup(engine, at_dishes, 0)
+    at_onions = cramped(Chef((1, 1), (-1, 0)), Chef((3, 1)))
+    at_onions.pots[(2, 0)] = Soup(3, 5)
+    assert early_pickup(engine, at_onions, 0)  # the one pot is full
+    at_onions.pots.clear()
+    assert not early_pickup(engine, at_onions, 0)
+    assert early_pickups(train_trials()) == pytest.approx(0.0)  # the fixture's people: none
+
+
 def test_play_leaves_out_futile_presses_and_steps_into_the_other_chef(tmp_path: Path) -> None:
+    model = train_proxy("forced_coordination", train_trials(), epochs=1, hidden=8)
+    model.layout, model.facts["early_pickups"] = "cramped_room", 0.0
+    save_proxy(model, tmp_path)  # adjust reads only its facts (early pickups: people never)
+    at_dishes = cramped(Chef((1, 2), (0, 1)), Chef((3, 1)))
+    early = HumanProxy(tmp_path).left_out("cramped_room", at_dishes, 0)
+    assert early == {"interact", "south"}  # an early pickup; a press into the dispenser faced
     state = cramped(Chef((1, 1), (-1, 0), "onion"), Chef((2, 1)))
     uniform = np.full(len(ACTIONS), 1 / len(ACTIONS))
     proxy = HumanProxy(tmp_path)
@@ -120,7 +142,7 @@ def test_play_leaves_out_futile_presses_and_steps_into_the_other_chef(tmp_path: 
     p = proxy.adjust(uniform.copy(), "cramped_room", state, 0)
     left_out = {a for a, q in zip(ACTIONS, p, strict=True) if q == 0}
     assert left_out == {"west", "interact", "east"}  # east: the other chef's cell
-    plain = HumanProxy(tmp_path, temperature=1.0, skip_futile=False, avoid_other=False)
+    plain = HumanProxy(tmp_path, skip_futile=False, avoid_other=False)
     plain.reset("Player 0", 0)
     assert plain.adjust(uniform.copy(), "cramped_room", state, 0) == pytest.approx(uniform)
     sharp = HumanProxy(tmp_path, temperature=0.5, skip_futile=False, avoid_other=False)
