@@ -12,13 +12,14 @@ cell, facing and item unchanged) does not stand still or repeat what it tried th
 et al.'s behaviour-cloning agent did: a clone otherwise stays put for good in states people
 rarely left it in.
 
-Play sharpens the clone's distribution and leaves out two kinds of moves people rarely make
-(``TEMPERATURE``, ``SKIP_FUTILE``, ``AVOID_OTHER``; each a :class:`HumanProxy` option): sampled
-as learnt, a clone presses buttons that change nothing in half its interactions (people 6-12%)
-and walks into the other chef in 16-28% of its moves on cramped_room (people 6.5%), and pairs of
-clones scored half of what people do or less. With the three rules, chosen on the train trials
-only, pairs of proxies score like the train humans on three of the five layouts (the measured
-figures: the docs' results page).
+Play leaves out moves people rarely make (``SKIP_FUTILE``, ``AVOID_OTHER``; options of
+:class:`HumanProxy`, as is a sampling ``TEMPERATURE``): a press that changes nothing (a clone's
+interactions change nothing half the time, people's 6-12%), a step into the other chef (a clone's
+moves on cramped_room are blocked 16-35% of the time, people's 6.5%), and, on layouts where
+people rarely did it (the proxy's ``early_pickups`` fact), taking a dish or an onion before it
+has a use: without it clones hold such an item for good and forced_coordination's hand-over
+chain breaks. The rules were chosen on the train trials only; the measured figures are on the
+docs' results page.
 
 Training runs on a CPU in seconds per layout (torch, fixed seed); the weights are stored per
 layout as ``<layout>.safetensors`` with a ``<layout>.json`` of facts (trials, samples, accuracy
