@@ -13,7 +13,7 @@ et al.'s behaviour-cloning agent did: a clone otherwise stays put for good in st
 rarely left it in.
 
 Play leaves out moves people rarely make (``SKIP_FUTILE``, ``AVOID_OTHER``; options of
-:class:`HumanProxy`, as is a sampling ``TEMPERATURE``): a press that changes nothing (a clone's
+:class:`HumanProxy`, as is a sampling temperature, ``TEMPERATURES`` per layout by default): a press that changes nothing (a clone's
 interactions change nothing half the time, people's 6-12%), a step into the other chef (a clone's
 moves on cramped_room are blocked 16-35% of the time, people's 6.5%), and, on layouts where
 people rarely did it (the proxy's ``early_pickups`` fact), taking a dish or an onion before it
@@ -65,7 +65,9 @@ LEARNING_RATE = 1e-3
 WEIGHT_DECAY = 1e-4
 FOLDER_VARIABLE = "COLLABRL_HUMAN_PROXIES"
 STUCK_TICKS = 3  # ticks without a change of the chef's cell, facing and item: it is stuck
-TEMPERATURE = 1.0  # play samples p ** (1 / TEMPERATURE), renormalised (1: as learnt)
+# Play samples p ** (1 / temperature), renormalised (1: as learnt). Chosen per layout on the
+# train trials (pairs of proxies, 16 episodes: the median nearest the train humans'); 1 elsewhere.
+TEMPERATURES = {"cramped_room": 0.5, "forced_coordination": 0.75}
 SKIP_FUTILE = True  # play never samples an action that changes nothing
 EARLY_PICKUPS = 0.2  # where fewer of people's pickups are early, play leaves early pickups out
 AVOID_OTHER = True  # play never steps into the cell the other chef stands on
@@ -181,12 +183,12 @@ class HumanProxy(MotionPartner):
         self,
         folder: Path | None = None,
         *,
-        temperature: float = TEMPERATURE,
+        temperature: float | None = None,
         skip_futile: bool = SKIP_FUTILE,
         avoid_other: bool = AVOID_OTHER,
     ) -> None:
         super().__init__()
-        if temperature <= 0:
+        if temperature is not None and temperature <= 0:
             raise CollabrlError(f"a human proxy's temperature must be above 0, got {temperature}")
         self.folder = folder
         self.temperature = temperature
@@ -202,8 +204,9 @@ class HumanProxy(MotionPartner):
         return load_proxy(layout, self.folder)
 
     def adjust(self, p: np.ndarray, layout: str, state: KitchenState, chef: int) -> np.ndarray:
-        if self.temperature != 1.0:
-            p = p ** (1.0 / self.temperature)
+        temperature = self.temperature or TEMPERATURES.get(layout, 1.0)
+        if temperature != 1.0:
+            p = p ** (1.0 / temperature)
         for action in self.left_out(layout, state, chef):
             p[ACTIONS.index(action)] = 0.0
         here = _chef_state(state, chef)
