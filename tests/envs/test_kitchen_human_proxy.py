@@ -142,7 +142,7 @@ def test_play_leaves_out_futile_presses_and_steps_into_the_other_chef(tmp_path: 
     p = proxy.adjust(uniform.copy(), "cramped_room", state, 0)
     left_out = {a for a, q in zip(ACTIONS, p, strict=True) if q == 0}
     assert left_out == {"west", "interact", "east"}  # east: the other chef's cell
-    plain = HumanProxy(tmp_path, skip_futile=False, avoid_other=False)
+    plain = HumanProxy(tmp_path, temperature=1.0, skip_futile=False, avoid_other=False)
     plain.reset("Player 0", 0)
     assert plain.adjust(uniform.copy(), "cramped_room", state, 0) == pytest.approx(uniform)
     sharp = HumanProxy(tmp_path, temperature=0.5, skip_futile=False, avoid_other=False)
