@@ -11,13 +11,16 @@ import pytest
 
 from collabrl.envs.base import Decision
 from collabrl.envs.kitchen.board import BOARD
-from collabrl.envs.kitchen.engine import ACTIONS
+from collabrl.envs.kitchen.engine import ACTIONS, Chef, KitchenEngine, KitchenState, Soup
 from collabrl.envs.kitchen.expert import KitchenExpert
 from collabrl.envs.kitchen.game import KitchenGame
 from collabrl.envs.kitchen.human_data import read_frame, trials_of
 from collabrl.envs.kitchen.human_partners import HUMAN_PARTNERS
 from collabrl.envs.kitchen.human_proxy import (
     HumanProxy,
+    early_pickup,
+    early_pickups,
+    futile_actions,
     load_proxy,
     samples,
     save_proxy,
@@ -92,6 +95,62 @@ def test_a_stored_proxy_loads_back_and_plays_seeded(tmp_path: Path) -> None:
     assert len(first) == 40 and set(first) <= set(ACTIONS)
     assert moves(3) == first
     assert moves(4) != first
+
+
+def cramped(me: Chef, other: Chef) -> KitchenState:
+    return KitchenState(chefs=[me, other])
+
+
+def test_futile_actions_are_the_presses_that_change_nothing() -> None:
+    engine = KitchenEngine(load_layout("cramped_room"))
+    onion_box = Chef((1, 1), (-1, 0))  # facing the onion dispenser west of it
+    other = Chef((3, 2))
+    assert futile_actions(engine, cramped(onion_box, other), 0) == ["west"]
+    loaded = Chef((1, 1), (-1, 0), "onion")  # an onion in hand: the dispenser gives nothing
+    assert futile_actions(engine, cramped(loaded, other), 0) == ["west", "interact"]
+    state = cramped(Chef((2, 1), (0, -1), "onion"), other)  # facing the pot north of it
+    assert futile_actions(engine, state, 0) == ["north"]  # the onion goes in
+    facing_chef = cramped(Chef((2, 2), (1, 0)), Chef((3, 2)))
+    assert "east" not in futile_actions(engine, facing_chef, 0)  # the other chef may step away
+
+
+def test_early_pickups_are_dishes_before_a_full_pot_and_onions_when_all_are_full() -> None:
+    engine = KitchenEngine(load_layout("cramped_room"))
+    at_dishes = cramped(Chef((1, 2), (0, 1)), Chef((3, 1)))  # facing the dish dispenser south
+    assert early_pickup(engine, at_dishes, 0)
+    at_dishes.pots[(2, 0)] = Soup(3, 5)  # a pot cooking: a dish has a use
+    assert not early_pickup(engine, at_dishes, 0)
+    at_onions = cramped(Chef((1, 1), (-1, 0)), Chef((3, 1)))
+    at_onions.pots[(2, 0)] = Soup(3, 5)
+    assert early_pickup(engine, at_onions, 0)  # the one pot is full
+    at_onions.pots.clear()
+    assert not early_pickup(engine, at_onions, 0)
+    assert early_pickups(train_trials()) == pytest.approx(0.0)  # the fixture's people: none
+
+
+def test_play_leaves_out_futile_presses_and_steps_into_the_other_chef(tmp_path: Path) -> None:
+    model = train_proxy("forced_coordination", train_trials(), epochs=1, hidden=8)
+    model.layout, model.facts["early_pickups"] = "cramped_room", 0.0
+    save_proxy(model, tmp_path)  # adjust reads only its facts (early pickups: people never)
+    at_dishes = cramped(Chef((1, 2), (0, 1)), Chef((3, 1)))
+    early = HumanProxy(tmp_path).left_out("cramped_room", at_dishes, 0)
+    assert early == {"interact", "south"}  # an early pickup; a press into the dispenser faced
+    state = cramped(Chef((1, 1), (-1, 0), "onion"), Chef((2, 1)))
+    uniform = np.full(len(ACTIONS), 1 / len(ACTIONS))
+    proxy = HumanProxy(tmp_path)
+    proxy.reset("Player 0", 0)
+    p = proxy.adjust(uniform.copy(), "cramped_room", state, 0)
+    left_out = {a for a, q in zip(ACTIONS, p, strict=True) if q == 0}
+    assert left_out == {"west", "interact", "east"}  # east: the other chef's cell
+    plain = HumanProxy(tmp_path, temperature=1.0, skip_futile=False, avoid_other=False)
+    plain.reset("Player 0", 0)
+    assert plain.adjust(uniform.copy(), "cramped_room", state, 0) == pytest.approx(uniform)
+    sharp = HumanProxy(tmp_path, temperature=0.5, skip_futile=False, avoid_other=False)
+    sharp.reset("Player 0", 0)
+    q = sharp.adjust(np.array([0.4, 0.2, 0.1, 0.1, 0.1, 0.1]), "cramped_room", state, 0)
+    assert q / q.sum() == pytest.approx(np.array([16, 4, 1, 1, 1, 1]) / 24)
+    with pytest.raises(CollabrlError, match="temperature must be above 0, got 0"):
+        HumanProxy(tmp_path, temperature=0)
 
 
 def test_missing_and_damaged_proxies_are_one_line_errors(tmp_path: Path) -> None:
@@ -175,3 +234,32 @@ def test_records_without_kitchen_play_are_refused(tmp_path: Path) -> None:
     with pytest.raises(CollabrlError, match="skip ticks"):
         record = synthetic_export(5)
         HUMAN_PARTNERS.build(tmp_path, records=[{**record, "frames": record["frames"][::2]}])
+
+
+def test_the_game_plays_a_proxy_pair_as_a_bare_engine_loop_does(tmp_path: Path) -> None:
+    """What a proxy pair does through the kitchen game (motion seats, frames read back into
+    states) is what its model does on the engine's own states: same seed, same moves."""
+    save_proxy(train_proxy("forced_coordination", train_trials(), epochs=5, hidden=8), tmp_path)
+    seats = ["Player 0", "Player 1"]
+    game = KitchenGame("forced_coordination", horizon=60, motion_seats=seats)
+    through_game = play_episode(game, {s: HumanProxy(tmp_path) for s in seats}, 7)
+    game_moves = [t.action for t in through_game.turns]
+
+    engine = KitchenEngine(load_layout("forced_coordination"))
+    featurizer = Featurizer(engine.layout)
+    model = load_proxy("forced_coordination", tmp_path)
+    players = [HumanProxy(tmp_path) for _ in seats]
+    for seat, player in zip(seats, players, strict=True):
+        player.reset(seat, 7)
+    state, bare_moves = engine.start_state(), []
+    for _ in range(60):
+        joint = []
+        for chef, player in enumerate(players):
+            p = model.probabilities(featurizer.features(state, chef)[None, :])[0].astype(float)
+            p = player.adjust(p, "forced_coordination", state, chef)
+            joint.append(ACTIONS[int(player.rng.choice(len(ACTIONS), p=p / p.sum()))])
+            player.chose(state, chef, joint[-1])
+        bare_moves += joint
+        engine.step(state, joint)
+    assert game_moves == bare_moves
+    assert through_game.summary["score"] == state.score

@@ -138,7 +138,7 @@ class MotionPartner(ABC):
     def model(self, layout: str) -> MotionModel:
         """The model that plays this seat on ``layout``."""
 
-    def adjust(self, p: np.ndarray, state: KitchenState, chef: int) -> np.ndarray:
+    def adjust(self, p: np.ndarray, layout: str, state: KitchenState, chef: int) -> np.ndarray:
         """The distribution to sample from (default: the model's own)."""
         return p
 
@@ -149,7 +149,7 @@ class MotionPartner(ABC):
     def act(self, obs: Observation) -> str:
         layout, state, chef, x = motion_inputs(obs, self.who)
         p = self.model(layout).probabilities(x[None, :])[0].astype(np.float64)
-        p = self.adjust(p, state, chef)
+        p = self.adjust(p, layout, state, chef)
         action = ACTIONS[int(self.rng.choice(len(ACTIONS), p=p / p.sum()))]
         self.chose(state, chef, action)
         return format_response("", "", action)
