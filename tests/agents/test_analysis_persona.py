@@ -284,6 +284,7 @@ def test_eval_with_a_persona_partner(tmp_path) -> None:
     assert result.stamp["partner_set"]["kind"] == "persona"
 
 
+@pytest.mark.slow
 def test_collabrl_play_with_a_persona_lead(tmp_path) -> None:
     profile = profile_of("arch-test-05", "proactive_leader").id
     out = subprocess.run(
