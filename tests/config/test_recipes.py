@@ -116,6 +116,7 @@ def run_cli(*args: str) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.slow
 def test_cli_lint_prints_resolved_recipe() -> None:
     out = run_cli("lint", "household_experts", "seed=5")
     assert out.returncode == 0, out.stderr

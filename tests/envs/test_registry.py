@@ -133,6 +133,7 @@ def test_commands_on_the_shipped_games_work_beside_broken_plugins(plugins, tmp_p
     assert "must declare the fields name, task, seats first, in that order" in unordered
 
 
+@pytest.mark.slow
 def test_using_a_broken_game_is_a_one_line_error(plugins) -> None:
     result = collabrl(plugins, "tasks", "--game", "crashing")
     assert result.returncode != 0

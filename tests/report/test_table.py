@@ -216,6 +216,7 @@ def test_base_and_trained_can_be_named(eval_dirs, tmp_path) -> None:
     assert "--trained" in run_cli("report", "table", str(d["base"]), "--trained", "nowhere", code=2)
 
 
+@pytest.mark.slow
 def test_different_settings_are_refused_unless_forced(eval_dirs, tmp_path) -> None:
     other = evaluate(tmp_path / "two_profiles", "policy.kind=expert", "max_profiles=2")
     text = run_cli("report", "table", str(eval_dirs["base"]), str(other), code=2)
