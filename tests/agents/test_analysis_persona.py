@@ -230,6 +230,7 @@ def test_a_leading_lead_plans_and_an_agreeable_teammate_honours_its_request() ->
     assert mate.stats["withheld"] == 0 and record.summary["score"] == 1.0
 
 
+@pytest.mark.slow
 def test_player_types_over_the_test_tasks() -> None:
     """Golden per-type figures: the library's persona holding the notes beside the
     knowledge-limited reference lead, over the 38 test tasks."""

@@ -63,7 +63,12 @@ def moves(record: EpisodeRecord) -> list[tuple[str, int, str | None]]:
 
 
 @pytest.mark.parametrize(
-    "game", ["household", pytest.param("kitchen", marks=pytest.mark.slow), "analysis"]
+    "game",
+    [
+        pytest.param("household", marks=pytest.mark.slow),
+        pytest.param("kitchen", marks=pytest.mark.slow),
+        "analysis",
+    ],
 )
 def test_no_repeated_line_and_the_same_actions(game: str) -> None:
     repeated_before = 0

@@ -109,6 +109,7 @@ def test_the_callers_environment_is_not_passed_on(monkeypatch: pytest.MonkeyPatc
     assert cell('import os\nos.environ.get("COLLABRL_TEST_SECRET", "absent")').text == "'absent'"
 
 
+@pytest.mark.slow
 def test_a_runaway_loop_is_stopped_at_the_time_limit() -> None:
     result = cell("while True:\n    pass", time_s=1)
     refused(result, "time limit")
@@ -140,6 +141,7 @@ def test_allocating_two_gigabytes_is_stopped_by_the_memory_limit() -> None:
     assert cell("a = np.ones(2**20)\na.sum()", memory_mb=512).error is None  # 8 MB is fine
 
 
+@pytest.mark.slow
 def test_output_is_truncated() -> None:
     result = cell('print("x" * 10_000)', output_chars=100)
     assert result.error is None
