@@ -230,6 +230,7 @@ def test_a_leading_lead_plans_and_an_agreeable_teammate_honours_its_request() ->
     assert mate.stats["withheld"] == 0 and record.summary["score"] == 1.0
 
 
+@pytest.mark.slow
 def test_player_types_over_the_test_tasks() -> None:
     """Golden per-type figures: the library's persona holding the notes beside the
     knowledge-limited reference lead, over the 38 test tasks."""
@@ -284,6 +285,7 @@ def test_eval_with_a_persona_partner(tmp_path) -> None:
     assert result.stamp["partner_set"]["kind"] == "persona"
 
 
+@pytest.mark.slow
 def test_collabrl_play_with_a_persona_lead(tmp_path) -> None:
     profile = profile_of("arch-test-05", "proactive_leader").id
     out = subprocess.run(

@@ -62,7 +62,14 @@ def moves(record: EpisodeRecord) -> list[tuple[str, int, str | None]]:
     return [(t.seat, t.tick, t.action) for t in record.turns]
 
 
-@pytest.mark.parametrize("game", ["household", "kitchen", "analysis"])
+@pytest.mark.parametrize(
+    "game",
+    [
+        pytest.param("household", marks=pytest.mark.slow),
+        pytest.param("kitchen", marks=pytest.mark.slow),
+        "analysis",
+    ],
+)
 def test_no_repeated_line_and_the_same_actions(game: str) -> None:
     repeated_before = 0
     for first, second, seed in pairs(game):

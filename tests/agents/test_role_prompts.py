@@ -85,6 +85,7 @@ def test_homogeneous_training_partner_is_the_player_prompt_without_profile() -> 
     assert partner.role == "player" and partner.persona is None
 
 
+@pytest.mark.slow
 def test_self_play_partner_plays_from_the_policy_weights(tmp_path) -> None:
     """The partner's reply is what the policy's own weights generate, and it follows them when
     they change (the rollout engine shares the trained model object)."""

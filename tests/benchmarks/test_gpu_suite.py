@@ -17,6 +17,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 import gpu_suite  # noqa: E402
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(torch.cuda.is_available(), reason="a GPU is here: the suite would run")
 def test_the_gpu_mode_refuses_a_cpu_in_one_line(tmp_path: Path) -> None:
     out = tmp_path / "out"

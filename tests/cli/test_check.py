@@ -7,6 +7,7 @@ from collabrl.cli import cli, main
 from collabrl.envs.checker import RULES
 
 
+@pytest.mark.slow
 def test_check_passes_the_shipped_games_on_a_train_and_a_test_task() -> None:
     out = CliRunner().invoke(cli, ["check", "kitchen", "--seeds", "0"])
     assert out.exit_code == 0, out.output

@@ -178,12 +178,14 @@ def run_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
     )
 
 
-@pytest.mark.parametrize("command", ["lint", "eval"])
+@pytest.mark.parametrize("command", ["lint", pytest.param("eval", marks=pytest.mark.slow)])
 @pytest.mark.parametrize(
     ("document", "expected"),
     [
         (laughs(9), "once its aliases are expanded"),
-        (doubling(40), "interpolations would expand past 1000000"),
+        pytest.param(
+            doubling(40), "interpolations would expand past 1000000", marks=pytest.mark.slow
+        ),
     ],
     ids=["billion laughs", "interpolation doubling"],
 )

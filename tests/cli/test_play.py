@@ -4,6 +4,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 from collabrl.agents.prompts import build_messages
 from collabrl.envs.base import format_response
 from collabrl.envs.household.game import HouseholdGame
@@ -11,6 +13,7 @@ from collabrl.envs.kitchen.game import KitchenGame
 from collabrl.episode import format_transcript, play_episode
 
 
+@pytest.mark.slow
 def test_play_household_from_another_directory(tmp_path) -> None:
     out = subprocess.run(
         [

@@ -116,6 +116,7 @@ def run_cli(*args: str) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.slow
 def test_cli_lint_prints_resolved_recipe() -> None:
     out = run_cli("lint", "household_experts", "seed=5")
     assert out.returncode == 0, out.stderr
@@ -126,9 +127,9 @@ def test_cli_lint_prints_resolved_recipe() -> None:
     "args",
     [
         ("lint", "household_experts", "game.max_tick=3"),
-        ("lint", "no_such_recipe"),
-        ("lint",),
-        ("train", "recipe=household_experts", "algo.lr=-1"),
+        pytest.param(("lint", "no_such_recipe"), marks=pytest.mark.slow),
+        pytest.param(("lint",), marks=pytest.mark.slow),
+        pytest.param(("train", "recipe=household_experts", "algo.lr=-1"), marks=pytest.mark.slow),
     ],
 )
 def test_cli_errors_are_one_line_without_traceback(args: tuple[str, ...]) -> None:
@@ -138,6 +139,7 @@ def test_cli_errors_are_one_line_without_traceback(args: tuple[str, ...]) -> Non
     assert "Traceback" not in out.stderr and len(out.stderr.strip().splitlines()) == 1
 
 
+@pytest.mark.slow
 def test_train_script_fails_cleanly(tmp_path) -> None:
     from pathlib import Path
 

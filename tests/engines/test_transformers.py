@@ -76,6 +76,7 @@ def test_stop_string_inclusive_and_tokens_cut(engine):
     assert decoded.startswith(c.text)  # the last token may run past the stop string
 
 
+@pytest.mark.slow
 def test_length_finish_and_eos_masking(engine):
     (r,) = engine.generate(CONVS[:1], SamplingParams(temperature=0, max_new_tokens=5, stop=()))
     assert r.completions[0].finish_reason == "length" and len(r.completions[0].token_ids) == 5
@@ -90,6 +91,7 @@ def test_length_finish_and_eos_masking(engine):
         assert (ids[-1] == eos) == (r.completions[0].finish_reason == "stop")
 
 
+@pytest.mark.slow
 def test_n_samples_and_seed_reproducibility(engine):
     params = SamplingParams(temperature=1.0, max_new_tokens=16, n=3, seed=11, stop=())
     a = engine.generate(CONVS, params)

@@ -36,9 +36,21 @@ GAMES: dict[str, Callable[[], Game]] = {
         "counter_circuit", horizon=TRAIN_HORIZON, motion="cooperative", cook_mode="interact"
     ),
 }
+SLOW_TO_CHECK = {
+    "kitchen-cramped_room-cooperative",
+    "kitchen-forced_coordination-reference",
+    "kitchen-counter_circuit-cooperative",
+}
+"""Games whose full check takes seconds: only the full run checks them (one kitchen stays)."""
 
 
-@pytest.mark.parametrize("make_game", GAMES.values(), ids=GAMES.keys())
+@pytest.mark.parametrize(
+    "make_game",
+    [
+        pytest.param(make, id=name, marks=[pytest.mark.slow] if name in SLOW_TO_CHECK else [])
+        for name, make in GAMES.items()
+    ],
+)
 def test_shipped_games_pass_the_checker(make_game: Callable[[], Game]) -> None:
     check_game(make_game, seeds=(0, 1, 2))
 

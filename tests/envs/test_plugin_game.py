@@ -82,6 +82,7 @@ def test_lint_and_play(tmp_path: Path, game: str) -> None:
     assert episode["summary"]["success"] and episode["turns"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("game", plugin_params(PLUGINS))
 def test_eval_without_profiles_plays_each_test_task(tmp_path: Path, game: str) -> None:
     plugin, out = PLUGINS[game], tmp_path / "eval"

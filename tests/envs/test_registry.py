@@ -104,10 +104,13 @@ def collabrl(plugins: Path, *args: str) -> subprocess.CompletedProcess:
 @pytest.mark.parametrize(
     "args",
     [
-        ["--help"],
+        pytest.param(["--help"], marks=pytest.mark.slow),
         ["tasks", "--game", "household"],
-        ["lint", "household_experts"],
-        ["play", "household_experts", "game.max_ticks=30", "output_dir={out}"],
+        pytest.param(["lint", "household_experts"], marks=pytest.mark.slow),
+        pytest.param(
+            ["play", "household_experts", "game.max_ticks=30", "output_dir={out}"],
+            marks=pytest.mark.slow,
+        ),
     ],
 )
 def test_commands_on_the_shipped_games_work_beside_broken_plugins(plugins, tmp_path, args):
@@ -130,6 +133,7 @@ def test_commands_on_the_shipped_games_work_beside_broken_plugins(plugins, tmp_p
     assert "must declare the fields name, task, seats first, in that order" in unordered
 
 
+@pytest.mark.slow
 def test_using_a_broken_game_is_a_one_line_error(plugins) -> None:
     result = collabrl(plugins, "tasks", "--game", "crashing")
     assert result.returncode != 0

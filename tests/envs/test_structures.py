@@ -177,7 +177,7 @@ def test_structure_rules_reach_the_prompt_and_the_anchor() -> None:
 
 
 @pytest.mark.parametrize("structure", STRUCTURES[1:])
-@pytest.mark.parametrize("seats", [1, 3])
+@pytest.mark.parametrize("seats", [1, pytest.param(3, marks=pytest.mark.slow)])
 def test_household_structures_pass_the_checker(structure: str, seats: int) -> None:
     check_game(
         lambda: HouseholdGame("10_put_dishwasher", seats=seats, structure=structure),
@@ -185,7 +185,11 @@ def test_household_structures_pass_the_checker(structure: str, seats: int) -> No
     )
 
 
-@pytest.mark.parametrize("structure", STRUCTURES[1:])
+@pytest.mark.parametrize(
+    "structure",
+    # a kitchen's check takes seconds: gates in the inner loop, the others in the full run only
+    [pytest.param(s, marks=[] if s == "gates" else [pytest.mark.slow]) for s in STRUCTURES[1:]],
+)
 def test_kitchen_structures_pass_the_checker(structure: str) -> None:
     check_game(
         lambda: KitchenGame("cramped_room", horizon=TRAIN_HORIZON, structure=structure),

@@ -25,6 +25,7 @@ def test_distance_is_wasserstein_in_human_standard_deviations() -> None:
     assert math.isnan(distance([math.nan], [1.0]).distance)
 
 
+@pytest.mark.slow
 def test_compare_writes_the_report_for_every_partner_type(tmp_path: Path) -> None:
     trials = [
         t for t in trials_of(read_frame("test", FIXTURE), "test") if t.layout == "cramped_room"

@@ -60,6 +60,7 @@ def test_leaders_talk_most_and_loners_least(game: str, request) -> None:
     assert max(table, key=lambda k: table[k]["instructions"]) == "proactive_leader"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("game", ["household", "kitchen"])
 def test_anxious_doubters_ask_for_reassurance_most(game: str, request) -> None:
     table = request.getfixturevalue(f"{game}_table")

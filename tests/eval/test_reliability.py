@@ -147,6 +147,7 @@ def test_a_bad_pass_k_is_one_error() -> None:
         reliability_table.build({"mine": ROWS}, ks=(5,))
 
 
+@pytest.mark.slow
 def test_br_prox_takes_each_partners_best_response_from_whichever_method_reached_it() -> None:
     # ZSC-Eval: each held-out partner has its own best response; none was trained, so it is the
     # best method evaluated with that partner. Steps (lower is better) per method and partner:

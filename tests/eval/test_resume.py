@@ -130,6 +130,7 @@ def test_a_run_killed_while_playing_resumes_to_the_same_tables(reference, out, c
     assert sum("played" in r for r in journal(out)) == JOBS
 
 
+@pytest.mark.slow
 def test_a_run_killed_while_judging_resumes_without_replaying(reference, out, counted) -> None:
     trajectories = [json.loads(line) for line in (reference / "trajectories.jsonl").open()]
     windows = [len(t["windows"]) for t in trajectories]

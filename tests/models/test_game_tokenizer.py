@@ -61,6 +61,7 @@ def test_game_text_costs_several_times_fewer_tokens(household_texts) -> None:
     assert ratio > 3.0
 
 
+@pytest.mark.slow
 def test_the_shipped_corpus_is_what_the_script_writes() -> None:
     out = subprocess.run(
         [sys.executable, str(ROOT / "scripts" / "make_game_corpus.py"), "--check"],

@@ -29,6 +29,7 @@ def test_pearson_with_fisher_interval() -> None:
     assert all(np.isnan(v) for v in pearson([1.0, 1.0, 1.0], [1.0, 2.0, 3.0]))
 
 
+@pytest.mark.slow
 def test_correlation_of_two_evaluations(eval_dirs, tmp_path) -> None:
     a, b = eval_dirs["trained"], eval_dirs["silent"]
     text = run_cli("report", "correlate", str(a), str(b), "--out", str(tmp_path))

@@ -11,6 +11,7 @@ import pytest
 from tests.report.conftest import run_cli
 
 
+@pytest.mark.slow
 def test_report_table_prints_pass_k_and_the_worst_type(eval_dirs, tmp_path) -> None:
     d = eval_dirs
     out = tmp_path / "table"

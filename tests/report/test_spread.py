@@ -49,6 +49,7 @@ def test_profile_library_spread_is_pinned_for_the_bundled_embedder() -> None:
             assert got[group][key] == pytest.approx(value, abs=5e-5), (group, key)
 
 
+@pytest.mark.slow
 def test_spread_command_on_the_library(tmp_path) -> None:
     text = run_cli(
         "report",

@@ -91,6 +91,7 @@ def test_headline_is_the_abstracts_19_5_and_24_4_percent() -> None:
     assert round(figures["affective"], 3) == 0.244
 
 
+@pytest.mark.slow
 def test_three_folders_make_table_1(eval_dirs, tmp_path) -> None:
     d = eval_dirs
     out = tmp_path / "table1"
@@ -178,6 +179,7 @@ def test_three_folders_make_table_1(eval_dirs, tmp_path) -> None:
     assert f"efficiency {sum(steps) / len(steps):.1%}" in line and line in text
 
 
+@pytest.mark.slow
 def test_report_table_is_the_same_command_and_keeps_eval_compare_of_two(eval_dirs) -> None:
     d = eval_dirs
     a = run_cli("report", "table", str(d["base"]), str(d["trained"]), "--overall-only")
@@ -187,6 +189,7 @@ def test_report_table_is_the_same_command_and_keeps_eval_compare_of_two(eval_dir
     assert "paired jobs" in paired
 
 
+@pytest.mark.slow
 def test_base_and_trained_can_be_named(eval_dirs, tmp_path) -> None:
     d = eval_dirs
     run_cli(
@@ -213,6 +216,7 @@ def test_base_and_trained_can_be_named(eval_dirs, tmp_path) -> None:
     assert "--trained" in run_cli("report", "table", str(d["base"]), "--trained", "nowhere", code=2)
 
 
+@pytest.mark.slow
 def test_different_settings_are_refused_unless_forced(eval_dirs, tmp_path) -> None:
     other = evaluate(tmp_path / "two_profiles", "policy.kind=expert", "max_profiles=2")
     text = run_cli("report", "table", str(eval_dirs["base"]), str(other), code=2)

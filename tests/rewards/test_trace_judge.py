@@ -341,6 +341,7 @@ def test_lint_refuses_an_llm_trace_judge_without_an_llm_judge() -> None:
     assert spec.trace_judge == "llm"
 
 
+@pytest.mark.slow
 def test_a_team_structures_evaluation_reports_the_llm_judgements(
     server, scripted, tmp_path
 ) -> None:

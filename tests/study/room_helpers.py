@@ -10,6 +10,7 @@ from typing import Any
 import yaml
 
 from collabrl.study.live.runtime import StudyRuntime
+from collabrl.study.live.signals import run_coroutine
 from collabrl.study.spec.compile import compile_study
 from collabrl.study.spec.load import load_study
 from collabrl.study.store.db import open_database
@@ -70,6 +71,22 @@ async def consented(rt: StudyRuntime) -> str:
 async def say(rt: StudyRuntime, pid: str, text: str) -> None:
     await rt.submit(pid, {"node": rt.node(pid), "action": "say", "text": text})
     await settle(rt)
+
+
+def ended_chat(path: Path, db: Path, text: str) -> tuple[StudyRuntime, str]:
+    """A runtime over ``path`` after one participant consented, said ``text`` on the ``chat``
+    page and ended it, with that participant's id: the room has closed, so what its agents do at
+    the close has been done."""
+
+    async def scenario() -> tuple[StudyRuntime, str]:
+        rt = room_runtime(path, db)
+        await rt.recover()
+        pid = await consented(rt)
+        await say(rt, pid, text)
+        await rt.submit(pid, {"node": "chat", "action": "end"})
+        return rt, pid
+
+    return run_coroutine(scenario())
 
 
 def transcript(rt: StudyRuntime, pid: str) -> list[tuple[str, str]]:

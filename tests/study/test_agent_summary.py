@@ -9,12 +9,11 @@ import json
 import pytest
 
 from collabrl.errors import RecipeError
-from collabrl.study.live.signals import run_coroutine
 from collabrl.study.results.export import export_study
 from collabrl.study.spec.compile import compile_study
 from collabrl.study.spec.load import load_study
 from collabrl.testing.fake_openai import FakeOpenAIServer
-from tests.study.room_helpers import consented, room_runtime, say, write_study
+from tests.study.room_helpers import ended_chat, write_study
 
 ASK = "Summarise in one sentence what was agreed."
 AGENT = {
@@ -49,15 +48,7 @@ def server(monkeypatch):
 def test_an_llm_agent_summarises_the_chat_when_it_closes(tmp_path, server) -> None:
     path = write_study(tmp_path, [chat_page(AGENT)])
 
-    async def scenario():
-        rt = room_runtime(path, tmp_path / "study.sqlite")
-        await rt.recover()
-        pid = await consented(rt)
-        await say(rt, pid, "Rome")
-        await rt.submit(pid, {"node": "chat", "action": "end"})
-        return rt, pid
-
-    rt, pid = run_coroutine(scenario())
+    rt, pid = ended_chat(path, tmp_path / "study.sqlite", "Rome")
     assert rt.node(pid) == "done"
     lines = [(e["data"]["name"], e["data"]["text"]) for e in rt.db.events("chat_message")]
     assert lines == [

@@ -17,6 +17,7 @@ from collabrl.study.spec.agent_tools import ToolCall, tool_calls
 from collabrl.study.spec.forms import FormError
 from tests.study.room_helpers import (
     LLM,
+    ended_chat,
     room_runtime,
     say,
     settle,
@@ -180,14 +181,7 @@ def test_a_thread_carries_the_chat_to_the_next_page_without_counting_it(tmp_path
     }
     path = write_study(tmp_path, [first, second])
 
-    async def scenario():
-        rt = room_runtime(path, tmp_path / "db.sqlite")
-        pid = await at_chat(rt)
-        await say(rt, pid, "hello")
-        await rt.submit(pid, {"node": "chat", "action": "end"})
-        return rt, pid
-
-    rt, pid = run_coroutine(scenario())
+    rt, pid = ended_chat(path, tmp_path / "db.sqlite", "hello")
     assert rt.node(pid) == "more"
     assert transcript(rt, pid) == [
         ("Sam", "Hi."),

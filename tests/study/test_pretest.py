@@ -25,6 +25,7 @@ def read_csv(path) -> list[dict]:
         return list(csv.DictReader(f))
 
 
+@pytest.mark.slow
 def test_a_pretest_writes_the_export_and_the_report(tmp_path, capsys) -> None:
     out = tmp_path / "out"
     main(

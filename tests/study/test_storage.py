@@ -189,6 +189,7 @@ asyncio.run(main(Path(sys.argv[1]), sys.argv[2]))
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="RLIMIT_FSIZE is POSIX")
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["tight", "fixed"])
 def test_a_full_disk_loses_no_acknowledged_decision(tmp_path, mode: str) -> None:
     """A real file-size limit: SQLite cannot grow its log, as on a full disk. ``tight``: the

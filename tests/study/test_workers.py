@@ -9,6 +9,8 @@ import asyncio
 import threading
 import time
 
+import pytest
+
 from collabrl.study.live.runtime import StudyRuntime
 from collabrl.study.live.workers import Worker
 from collabrl.study.store.db import open_database
@@ -105,6 +107,7 @@ def test_joins_are_spread_and_a_moved_participant_is_sent_to_their_worker(tmp_pa
     db.close()
 
 
+@pytest.mark.slow
 def test_serve_workers_moves_a_waiting_participant_to_the_group_s_worker(tmp_path) -> None:
     """``collabrl study serve --workers 2`` as a lab runs it: two people join by the one link
     (spread over the two workers), the first waits, the second's worker forms the pair, and

@@ -266,6 +266,7 @@ COMPACT_GOLDEN = {
 }
 
 
+@pytest.mark.slow
 def test_compact_setup_seeded_run_matches_golden_numbers(tmp_path) -> None:
     out = tmp_path / "compact"
     cmd = train_cmd(out, *SEEDED, "train.iterations=2")

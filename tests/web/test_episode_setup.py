@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from playwright.sync_api import expect
 from starlette.testclient import TestClient
 
@@ -77,6 +78,7 @@ def test_a_changed_setup_is_sent_again(tmp_path) -> None:
         assert "names" not in decide(ws, session, expert)
 
 
+@pytest.mark.slow
 def test_the_page_draws_the_same_board_from_the_setup_sent_once(tmp_path, page) -> None:
     app = serve_app(tmp_path, *HOUSEHOLD)
     sockets: list[list[dict]] = []

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from playwright.sync_api import expect
 
 from collabrl.envs.household.expert import HouseholdExpert
@@ -18,6 +19,7 @@ def records(folder) -> list[dict]:
     return [json.loads(line) for line in lines]
 
 
+@pytest.mark.slow
 def test_household_episode_beside_the_expert_to_success(tmp_path, page, shot) -> None:
     app = serve_app(tmp_path, "household_human", "players.1.kind=expert", "players.1.profile=null")
     with background(app) as base:
@@ -63,6 +65,7 @@ def test_household_episode_beside_the_expert_to_success(tmp_path, page, shot) ->
     assert (tmp_path / "trajectories_hf" / "dataset_info.json").exists()
 
 
+@pytest.mark.slow
 def test_kitchen_episode_for_a_set_number_of_ticks(tmp_path, page, shot) -> None:
     app = serve_app(tmp_path, "kitchen_human", "game.horizon=30")
     with background(app) as base:
@@ -109,6 +112,7 @@ def test_kitchen_episode_for_a_set_number_of_ticks(tmp_path, page, shot) -> None
     assert sum(t["seat"] == "Player 0" for t in record["turns"]) == decisions
 
 
+@pytest.mark.slow
 def test_a_reload_resumes_the_same_episode(tmp_path, page) -> None:
     app = serve_app(tmp_path, "household_human")
     with background(app) as base:
@@ -128,6 +132,7 @@ def test_a_reload_resumes_the_same_episode(tmp_path, page) -> None:
         assert sum(t["seat"] == "Alice" for t in session.turns) == 3
 
 
+@pytest.mark.slow
 def test_analysis_episode_typed_into_the_text_boxes(tmp_path, page, shot) -> None:
     """The analysis game's text-argument actions (run(<step>), edit_*(<text>)) are typed into
     the boxes beside their buttons; the reference analyst's choices solve the task."""

@@ -106,6 +106,7 @@ def test_bad_input_gets_a_clear_error_never_a_traceback(client) -> None:
     assert store.all() == []
 
 
+@pytest.mark.slow
 def test_a_person_rates_two_windows_and_agreement_reads_them(
     evaluation, tmp_path, page, shot
 ) -> None:

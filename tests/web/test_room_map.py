@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
 from playwright.sync_api import expect
 
 from collabrl.agents.protocol import parse_observed
@@ -97,6 +98,7 @@ def test_frames_are_taken_only_where_a_person_decides() -> None:
     assert len(ticks) <= 7  # the first, then one per decision round at most
 
 
+@pytest.mark.slow
 def test_the_map_shows_rooms_and_a_click_walks_there(tmp_path, page) -> None:
     app = serve_app(tmp_path, "household_human", "players.1.kind=expert", "players.1.profile=null")
     with background(app) as base:

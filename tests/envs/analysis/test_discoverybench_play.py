@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "discoverybench"
 TASK = "archaeology-0-0"
 
@@ -21,6 +23,7 @@ def collabrl(*args: str, cwd: Path) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.slow
 def test_a_discoverybench_task_goes_through_lint_play_and_eval(tmp_path: Path) -> None:
     lint = collabrl("lint", "analysis_experts", f"game.task={TASK}", cwd=tmp_path)
     assert lint.returncode == 0, lint.stderr

@@ -120,6 +120,7 @@ def test_the_section_fields_teams_of_one_to_three() -> None:
     assert AnalysisSection().with_team(3, "default").seats == ["Ada", "Bea", "Cy"]
 
 
+@pytest.mark.slow
 def test_pandas_cells_are_offered_only_when_switched_on() -> None:
     assert "python(<code>)" not in AnalysisSection(task="arch-test-01").make_game().actions()
     game = AnalysisSection(task="arch-test-01", pandas_code=True).make_game()

@@ -479,6 +479,7 @@ def test_the_spec_lists_every_operation() -> None:
         assert f"``{name}(T" in (language.__doc__ or "")
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(
     st.lists(

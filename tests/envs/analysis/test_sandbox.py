@@ -38,6 +38,7 @@ def test_a_cell_without_a_final_expression_shows_only_its_output() -> None:
     assert cell("None").text == ""
 
 
+@pytest.mark.slow
 def test_errors_name_the_exception_and_the_line() -> None:
     refused(cell("x = 1\n1 / 0"), "ZeroDivisionError: division by zero (line 2)")
     refused(cell("def f(:\n    pass"), "SyntaxError: invalid syntax (line 1)")
@@ -46,6 +47,7 @@ def test_errors_name_the_exception_and_the_line() -> None:
     refused(result, "KeyError: 'nope' (line 2)")
 
 
+@pytest.mark.slow
 def test_the_network_is_refused() -> None:
     refused(cell('import socket\nsocket.create_connection(("127.0.0.1", 9))'), "network is off")
     refused(
@@ -57,6 +59,7 @@ def test_the_network_is_refused() -> None:
     refused(cell('import urllib.request\nurllib.request.urlopen("http://127.0.0.1:9")'))
 
 
+@pytest.mark.slow
 def test_files_outside_the_folder_cannot_be_read() -> None:
     refused(cell('open("/etc/passwd").read()'), "PermissionError", "/etc/passwd")
     refused(cell('pd.read_csv("/etc/passwd")'), "PermissionError")
@@ -68,6 +71,7 @@ def test_files_outside_the_folder_cannot_be_read() -> None:
     refused(cell(f"open({str(tasks)!r}).read()"), "PermissionError")
 
 
+@pytest.mark.slow
 def test_files_outside_the_folder_cannot_be_written(tmp_path: Path) -> None:
     target = tmp_path / "written.txt"
     refused(cell(f'open({str(target)!r}, "w").write("x")'), "PermissionError")
@@ -78,12 +82,14 @@ def test_files_outside_the_folder_cannot_be_written(tmp_path: Path) -> None:
     assert not target.exists() and keep.read_text() == "kept"
 
 
+@pytest.mark.slow
 def test_the_cell_folder_holds_the_tables_and_takes_small_files() -> None:
     assert cell('import os\nsorted(os.listdir("."))').text == "['samples.pkl']"
     assert cell('open("notes.txt", "w").write("ok")').text == "2"
     refused(cell('open("big.bin", "wb").write(b"x" * (2 << 20))'), "File too large")
 
 
+@pytest.mark.slow
 def test_programs_are_refused() -> None:
     refused(cell('import subprocess\nsubprocess.run(["echo", "hi"])'), "subprocess.Popen")
     refused(cell('import os\nos.system("echo hi")'), "os.system")
@@ -103,12 +109,14 @@ def test_the_callers_environment_is_not_passed_on(monkeypatch: pytest.MonkeyPatc
     assert cell('import os\nos.environ.get("COLLABRL_TEST_SECRET", "absent")').text == "'absent'"
 
 
+@pytest.mark.slow
 def test_a_runaway_loop_is_stopped_at_the_time_limit() -> None:
     result = cell("while True:\n    pass", time_s=1)
     refused(result, "time limit")
     assert result.seconds < 1 + 5  # start-up on a busy machine included
 
 
+@pytest.mark.slow
 def test_a_loop_swallowing_the_timer_is_stopped_by_the_cpu_limit() -> None:
     code = "while True:\n    try:\n        while True:\n            pass\n    except BaseException:\n        pass"
     result = cell(code, time_s=0.5)
@@ -126,12 +134,14 @@ def test_a_cell_ignoring_the_timer_without_cpu_is_killed_at_the_wall_limit(
     assert result.seconds < 2.5 + 2
 
 
+@pytest.mark.slow
 def test_allocating_two_gigabytes_is_stopped_by_the_memory_limit() -> None:
     refused(cell("b = bytearray(2 * 1024**3)"), "MemoryError", "512 MB")
     refused(cell("a = np.ones(2**28)"), "MemoryError")  # 2 GB of float64
     assert cell("a = np.ones(2**20)\na.sum()", memory_mb=512).error is None  # 8 MB is fine
 
 
+@pytest.mark.slow
 def test_output_is_truncated() -> None:
     result = cell('print("x" * 10_000)', output_chars=100)
     assert result.error is None

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 
+import pytest
 from playwright.sync_api import expect
 
 from collabrl.study.results.export import export_study
@@ -28,6 +29,7 @@ def rate(page, node: str, point: int) -> None:
     expect(page.locator("body")).not_to_have_attribute("data-node", node)
 
 
+@pytest.mark.slow
 def test_a_prolific_participant_chats_then_writes_under_a_path_prefix(
     tmp_path, new_page, shot
 ) -> None:
