@@ -213,7 +213,7 @@ POPULATION_OUT = click.option(
     "--out", type=click.Path(path_type=Path), default=None, help="Population folder."
 )
 UPDATES = click.option(
-    "--updates", type=click.IntRange(1, 100_000), default=None, help="PPO updates (default 60)."
+    "--updates", type=click.IntRange(1, 100_000), default=None, help="PPO updates (default 200)."
 )
 
 
