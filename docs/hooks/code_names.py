@@ -10,8 +10,10 @@ the Markdown files outside the site (README, CONTRIBUTING, benchmarks/README.md)
 
 from __future__ import annotations
 
+import ast
 import importlib
 import importlib.metadata
+import importlib.util
 import logging
 import re
 from functools import cache
@@ -39,16 +41,47 @@ def resolves(dotted: str) -> bool:
         return True
     parts = dotted.split(".")
     for cut in range(len(parts), 0, -1):
+        module = ".".join(parts[:cut])
         try:
-            target: Any = importlib.import_module(".".join(parts[:cut]))
+            target: Any = importlib.import_module(module)
         except ImportError:
             continue
+        except Exception:  # a module whose optional extra is missing: read its source instead
+            found = defined_at_top(module, parts[cut:])
+            if found is None:
+                continue
+            return found
         for attribute in parts[cut:]:
             if not hasattr(target, attribute):
                 return False
             target = getattr(target, attribute)
         return True
     return False
+
+
+def defined_at_top(module: str, names: list[str]) -> bool | None:
+    """Whether ``module``'s source defines ``names[0]`` at its top level, for a module that cannot
+    be imported here because an optional extra is not installed (deeper names are not followed);
+    None where ``module`` is no module file (its parent is what failed to import)."""
+    try:
+        spec = importlib.util.find_spec(module)
+    except Exception:
+        return None
+    if spec is None or spec.origin is None:
+        return None
+    if not names:
+        return True
+    tree = ast.parse(Path(spec.origin).read_text(encoding="utf-8"))
+    defined = set()
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            defined.add(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            defined.update(t.id for t in targets if isinstance(t, ast.Name))
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            defined.update((a.asname or a.name).split(".")[0] for a in node.names)
+    return names[0] in defined
 
 
 def path_exists(path: str) -> bool:

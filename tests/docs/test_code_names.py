@@ -6,6 +6,8 @@ and run it on the Markdown outside the site.
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 
 from tests.docs.markdown import OUTSIDE_SITE, REPO, SITE_PAGES, docs_hook
@@ -37,3 +39,17 @@ def test_stale_names_and_paths_are_found_and_live_ones_pass() -> None:
 @pytest.mark.parametrize("path", SITE_PAGES + OUTSIDE_SITE, ids=lambda p: str(p.relative_to(REPO)))
 def test_markdown_names_only_code_that_exists(path) -> None:
     assert code_names.stale_names(path.read_text(encoding="utf-8")) == []
+
+
+def test_names_in_a_module_whose_extra_is_missing_are_read_from_its_source(monkeypatch) -> None:
+    """Without the openenv extra the server module raises its one-line error on import; the check
+    then reads the module's source, so a live name passes and a stale one is still found."""
+    for name in ["openenv", *(n for n in sys.modules if n.startswith("openenv."))]:
+        monkeypatch.setitem(sys.modules, name, None)  # import openenv... -> ImportError
+    monkeypatch.delitem(sys.modules, "collabrl.interop.openenv_server", raising=False)
+    code_names.resolves.cache_clear()
+    try:
+        page = "`collabrl.interop.openenv_server.make_app` `collabrl.interop.openenv_server.gone`"
+        assert code_names.stale_names(page) == ["collabrl.interop.openenv_server.gone"]
+    finally:
+        code_names.resolves.cache_clear()
