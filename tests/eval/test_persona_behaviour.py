@@ -67,6 +67,7 @@ def test_anxious_doubters_ask_for_reassurance_most(game: str, request) -> None:
     assert max(table, key=lambda k: table[k]["doubts"]) == "anxious_doubter"
 
 
+@pytest.mark.slow  # builds both module tables (3.6 s): with the tests above, in the full suite
 def test_hesitant_laggards_are_slowest(household_table, kitchen_table) -> None:
     assert max(household_table, key=lambda k: household_table[k]["steps"]) == "hesitant_laggard"
     assert min(kitchen_table, key=lambda k: kitchen_table[k]["score"]) == "hesitant_laggard"

@@ -7,7 +7,6 @@ import pytest
 pytest.importorskip("openenv", reason="pip install 'collabrl[openenv]'")
 
 from collabrl.config import load_recipe  # noqa: E402
-from collabrl.interop.openenv_server import CollabAction, CollabClient, make_app  # noqa: E402
 from collabrl.interop.session import CollabSession, EpisodeSpec, episode_specs  # noqa: E402
 from collabrl.web.server import background  # noqa: E402
 from tests.interop.conftest import RECIPE, ExpertReplies, collabrl_reward  # noqa: E402
@@ -25,6 +24,8 @@ def _pending(spec: EpisodeSpec, recipe, replies: list[str]):
 
 @pytest.mark.slow
 def test_server_episode_reward_equals_collabrls_own():
+    from collabrl.interop.openenv_server import CollabAction, CollabClient, make_app
+
     recipe = load_recipe(RECIPE, ["game.max_decisions=8"])
     spec = episode_specs(recipe, 1)[0]
     with background(make_app(recipe)) as url, CollabClient(base_url=url).sync() as client:

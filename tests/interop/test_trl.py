@@ -9,9 +9,7 @@ import pytest
 pytest.importorskip("trl", reason="pip install 'collabrl[trl]'")
 
 from collabrl.config import load_recipe  # noqa: E402
-from collabrl.interop.openenv_server import make_app  # noqa: E402
 from collabrl.interop.session import EpisodeSpec  # noqa: E402
-from collabrl.interop.trl_env import CollabTRLEnv, dataset_rows  # noqa: E402
 from collabrl.web.server import background  # noqa: E402
 from tests.interop.conftest import RECIPE, collabrl_reward  # noqa: E402
 
@@ -35,29 +33,35 @@ def _tool_calling_tiny_model(directory):
     return model, tokenizer
 
 
-class RecordingEnv(CollabTRLEnv):
-    """The export's TRL class, keeping each episode's row, replies and reward."""
+def _recording_env(episodes: list[dict]):
+    """The export's TRL class, keeping each episode's row, replies and reward in ``episodes``
+    (built here: the export imports the OpenEnv client, which collection need not pay for)."""
+    from collabrl.interop.trl_env import CollabTRLEnv
 
-    episodes: list[dict] = []
+    class RecordingEnv(CollabTRLEnv):
+        def reset(self, **row) -> str:
+            self._episode = {"row": row, "replies": []}
+            episodes.append(self._episode)
+            return super().reset(**row)
 
-    def reset(self, **row) -> str:
-        self._episode = {"row": row, "replies": []}
-        RecordingEnv.episodes.append(self._episode)
-        return super().reset(**row)
+        def get_reward(self) -> float:
+            self._episode["reward"] = super().get_reward()
+            return self._episode["reward"]
 
-    def get_reward(self) -> float:
-        self._episode["reward"] = super().get_reward()
-        return self._episode["reward"]
+        def _step(self, reply: str) -> str:
+            self._episode["replies"].append(reply)
+            return super()._step(reply)
 
-    def _step(self, reply: str) -> str:
-        self._episode["replies"].append(reply)
-        return super()._step(reply)
+    return RecordingEnv
 
 
 @pytest.mark.slow
 def test_grpo_steps_on_household_rewards_equal_collabrls_own(tmp_path, monkeypatch):
     from datasets import Dataset
     from trl import GRPOConfig, GRPOTrainer
+
+    from collabrl.interop.openenv_server import make_app
+    from collabrl.interop.trl_env import dataset_rows
 
     monkeypatch.setenv("TRL_EXPERIMENTAL_SILENCE", "1")
     recipe = load_recipe(RECIPE, ["game.max_decisions=3", "reward.judge.kind=heuristic"])
@@ -76,17 +80,17 @@ def test_grpo_steps_on_household_rewards_equal_collabrls_own(tmp_path, monkeypat
         logging_steps=1,
         seed=0,
     )
-    RecordingEnv.episodes = []
+    episodes: list[dict] = []
+    recording_env = _recording_env(episodes)
     with background(make_app(recipe)) as url:
         trainer = GRPOTrainer(
             model=model,
             processing_class=tokenizer,
             args=args,
             train_dataset=Dataset.from_list(dataset_rows(recipe, 2)),
-            environment_factory=lambda: RecordingEnv(url),
+            environment_factory=lambda: recording_env(url),
         )
         trainer.train()
-    episodes = RecordingEnv.episodes
     assert len(episodes) == 4  # 2 steps x 2 generations
     for episode in episodes:
         row = episode["row"]

@@ -10,30 +10,29 @@ import pytest
 
 pytest.importorskip("verifiers", reason="pip install 'collabrl[verifiers]'")
 
-from verifiers.v1.utils.loaders import environment_class, load_taskset  # noqa: E402
 
 from collabrl.config import load_recipe  # noqa: E402
 from collabrl.interop.session import EpisodeSpec, episode_specs  # noqa: E402
-from collabrl.interop.verifiers_env import (  # noqa: E402
-    CollabEnv,
-    CollabEnvConfig,
-    CollabTaskset,
-    CollabTasksetConfig,
-)
 from tests.interop.conftest import RECIPE, collabrl_reward  # noqa: E402
-from tests.interop.vf_players import Agents, ExpertPlayer  # noqa: E402
 
 MODULE = "collabrl-verifiers"  # the top-level name verifiers loads (collabrl_verifiers)
 OVERRIDES = ["game.max_decisions=6"]
 
 
-def _config(episodes: int = 2) -> CollabEnvConfig:
+def _config(episodes: int = 2):
+    from collabrl.interop.verifiers_env import CollabEnvConfig, CollabTasksetConfig
+
     taskset = CollabTasksetConfig(id=MODULE, recipe=RECIPE, overrides=OVERRIDES, episodes=episodes)
     return CollabEnvConfig(taskset=taskset)
 
 
 @pytest.mark.slow
 def test_verifiers_loads_the_taskset_and_plays_an_episode_with_collabrls_reward():
+    from verifiers.v1.utils.loaders import environment_class, load_taskset
+
+    from collabrl.interop.verifiers_env import CollabEnv, CollabTaskset
+    from tests.interop.vf_players import Agents, ExpertPlayer
+
     assert environment_class(MODULE) is CollabEnv
     config = _config()
     taskset = load_taskset(config.taskset)

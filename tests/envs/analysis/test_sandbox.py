@@ -124,6 +124,7 @@ def test_a_loop_swallowing_the_timer_is_stopped_by_the_cpu_limit() -> None:
     assert result.seconds < 2.5 + 5
 
 
+@pytest.mark.slow  # waits out the 2 s start-up allowance
 def test_a_cell_ignoring_the_timer_without_cpu_is_killed_at_the_wall_limit(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
