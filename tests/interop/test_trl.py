@@ -4,9 +4,12 @@ episodes."""
 
 from __future__ import annotations
 
+import importlib.util
+
 import pytest
 
-pytest.importorskip("trl", reason="pip install 'collabrl[trl]'")
+if importlib.util.find_spec("trl") is None:  # not importorskip: importing TRL costs collection
+    pytest.skip("pip install 'collabrl[trl]'", allow_module_level=True)
 
 from collabrl.config import load_recipe  # noqa: E402
 from collabrl.interop.session import EpisodeSpec  # noqa: E402
