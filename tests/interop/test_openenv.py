@@ -47,6 +47,7 @@ def test_server_episode_reward_equals_collabrls_own():
     assert (state.task, state.seed, state.step_count) == (spec.task, spec.seed, len(rewards))
 
 
+@pytest.mark.slow  # importing the OpenEnv server (FastAPI, Gradio) costs 3 s
 def test_reset_without_a_task_plays_the_trainers_draw():
     from collabrl.interop.openenv_server import CollabEnvironment
 

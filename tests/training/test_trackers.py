@@ -70,6 +70,7 @@ def _no_secret_under(folder) -> None:
     assert b"secret_value_42" not in raw
 
 
+@pytest.mark.slow  # importing the tracker and reading its store back: 2 s
 def test_mlflow_logs_read_back_from_its_local_store(tmp_path, monkeypatch) -> None:
     mlflow = pytest.importorskip("mlflow", reason="pip install 'collabrl[mlflow]'")
 
@@ -90,6 +91,7 @@ def test_mlflow_logs_read_back_from_its_local_store(tmp_path, monkeypatch) -> No
     _no_secret_under(run_dir)
 
 
+@pytest.mark.slow  # importing the tracker and reading its store back: 2 s
 def test_aim_logs_read_back_from_its_repository(tmp_path, monkeypatch) -> None:
     aim = pytest.importorskip("aim", reason="pip install 'collabrl[aim]'")
 
