@@ -225,9 +225,10 @@ class HumanProxy(MotionPartner):
         out: set[str] = set()
         if self.skip_futile:
             engine = _engine(layout)
-            out.update(futile_actions(engine, state, chef))
+            after = _after_interact(engine, state, chef)  # one probe step for both rules
+            out.update(futile_actions(engine, state, chef, after))
             rare = self.model(layout).facts.get("early_pickups", 1.0) < EARLY_PICKUPS
-            if rare and early_pickup(engine, state, chef):
+            if rare and early_pickup(engine, state, chef, after):
                 out.add(INTERACT)
         if self.avoid_other:
             me, other = state.chefs[chef].pos, state.chefs[1 - chef].pos
@@ -238,29 +239,36 @@ class HumanProxy(MotionPartner):
         self.recent.append((_chef_state(state, chef), action))
 
 
-def futile_actions(engine: KitchenEngine, state: KitchenState, chef: int) -> list[str]:
+def futile_actions(
+    engine: KitchenEngine, state: KitchenState, chef: int, after: KitchenState | None = None
+) -> list[str]:
     """The actions of ``chef`` that would change nothing whatever the other chef does: an
     interact that leaves every item where it was, a press into a counter or station it already
     faces. People rarely press them (6-12% of their interactions change nothing); a clone
     presses them in half its interactions. A step into the other chef is not one (the other
-    chef may step away the same tick): ``avoid_other`` is a rule of its own."""
+    chef may step away the same tick): ``avoid_other`` is a rule of its own. ``after``: the state
+    after ``chef`` interacts (:func:`_after_interact`), where the caller has it already."""
     me = state.chefs[chef]
     out = []
     for action, delta in MOVES.items():
         target = (me.pos[0] + delta[0], me.pos[1] + delta[1])
         if delta == me.facing and target not in engine.layout.floor:
             out.append(action)
-    if _items(_after_interact(engine, state, chef)) == _items(state):
+    probe = after if after is not None else _after_interact(engine, state, chef)
+    if _items(probe) == _items(state):
         out.append(INTERACT)
     return out
 
 
-def early_pickup(engine: KitchenEngine, state: KitchenState, chef: int) -> bool:
+def early_pickup(
+    engine: KitchenEngine, state: KitchenState, chef: int, after: KitchenState | None = None
+) -> bool:
     """Whether ``chef``'s interact would take an item before it has a use: a dish while no pot
-    holds three onions, an onion while every pot does."""
+    holds three onions, an onion while every pot does (``after`` as in :func:`futile_actions`)."""
     if state.chefs[chef].held is not None:
         return False
-    taken = _after_interact(engine, state, chef).chefs[chef].held
+    probe = after if after is not None else _after_interact(engine, state, chef)
+    taken = probe.chefs[chef].held
     full = sum(1 for soup in state.pots.values() if soup.onions >= SOUP_ONIONS)
     if taken == "dish":
         return full == 0
