@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from collabrl.envs.base import Decision
+from collabrl.envs.kitchen import human_proxy
 from collabrl.envs.kitchen.board import BOARD
 from collabrl.envs.kitchen.engine import ACTIONS, Chef, KitchenEngine, KitchenState, Soup
 from collabrl.envs.kitchen.expert import KitchenExpert
@@ -128,13 +129,21 @@ def test_early_pickups_are_dishes_before_a_full_pot_and_onions_when_all_are_full
     assert early_pickups(train_trials()) == pytest.approx(0.0)  # the fixture's people: none
 
 
-def test_play_leaves_out_futile_presses_and_steps_into_the_other_chef(tmp_path: Path) -> None:
+def test_play_leaves_out_futile_presses_and_steps_into_the_other_chef(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     model = train_proxy("forced_coordination", train_trials(), epochs=1, hidden=8)
     model.layout, model.facts["early_pickups"] = "cramped_room", 0.0
     save_proxy(model, tmp_path)  # adjust reads only its facts (early pickups: people never)
     at_dishes = cramped(Chef((1, 2), (0, 1)), Chef((3, 1)))
+    probes = []
+    real_probe = human_proxy._after_interact
+    monkeypatch.setattr(
+        human_proxy, "_after_interact", lambda *a: probes.append(a) or real_probe(*a)
+    )
     early = HumanProxy(tmp_path).left_out("cramped_room", at_dishes, 0)
     assert early == {"interact", "south"}  # an early pickup; a press into the dispenser faced
+    assert len(probes) == 1  # one interact probe serves both rules
     state = cramped(Chef((1, 1), (-1, 0), "onion"), Chef((2, 1)))
     uniform = np.full(len(ACTIONS), 1 / len(ACTIONS))
     proxy = HumanProxy(tmp_path)
