@@ -1,7 +1,9 @@
 """Every command block the Markdown marks runnable runs, and exits 0.
 
 A block is marked by the line ``<!-- runnable -->`` just before its fence (invisible on GitHub and
-on the site). A bash block runs as one ``set -e`` script, a python block as a script, each in a
+on the site); ``<!-- runnable: needs MODULE from EXTRA -->`` marks a block that needs an optional
+extra, which skips, naming the install, where MODULE is not installed (CI installs every extra, so
+it runs there, and under ``CI`` a missing one fails). A bash block runs as one ``set -e`` script, a python block as a script, each in a
 scratch folder (where run folders land) with ``examples/`` linked in, so the paths the docs write
 work, and each under a time limit. The blocks are cheap by rule (CONTRIBUTING.md): tiny settings,
 no model server, no GPU.
@@ -9,6 +11,7 @@ no model server, no GPU.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import re
 import subprocess
@@ -19,18 +22,23 @@ import pytest
 
 from tests.docs.markdown import OUTSIDE_SITE, REPO, SITE_PAGES
 
-MARKED = re.compile(r"^<!-- runnable -->\n```(bash|python)\n(.*?)^```", re.M | re.S)
+MARKED = re.compile(
+    r"^<!-- runnable(?:: needs ([\w.]+) from (\S+))? -->\n```(bash|python)\n(.*?)^```", re.M | re.S
+)
 TIMEOUT_S = 120
 
 
-def runnable_blocks() -> list[tuple[str, str, str]]:
-    """(where, language, code) of every marked block, ``where`` as ``file:line``."""
+def runnable_blocks() -> list[tuple[str, str, str, tuple[str, str] | None]]:
+    """(where, language, code, needs) of every marked block, ``where`` as ``file:line``,
+    ``needs`` the (module, extra) the block needs or None."""
     blocks = []
     for path in SITE_PAGES + OUTSIDE_SITE:
         text = path.read_text(encoding="utf-8")
         for match in MARKED.finditer(text):
             line = text.count("\n", 0, match.start()) + 1
-            blocks.append((f"{path.relative_to(REPO)}:{line}", match.group(1), match.group(2)))
+            module, extra, language, code = match.groups()
+            needs = (module, extra) if module else None
+            blocks.append((f"{path.relative_to(REPO)}:{line}", language, code, needs))
     return blocks
 
 
@@ -43,8 +51,15 @@ def test_the_docs_mark_blocks_runnable() -> None:
 
 
 @pytest.mark.slow  # each block starts collabrl afresh: seconds apiece, so CI's full run has them
-@pytest.mark.parametrize(("where", "language", "code"), BLOCKS, ids=[b[0] for b in BLOCKS])
-def test_runnable_block_runs(where: str, language: str, code: str, tmp_path: Path) -> None:
+@pytest.mark.parametrize(("where", "language", "code", "needs"), BLOCKS, ids=[b[0] for b in BLOCKS])
+def test_runnable_block_runs(
+    where: str, language: str, code: str, needs: tuple[str, str] | None, tmp_path: Path
+) -> None:
+    if needs and importlib.util.find_spec(needs[0]) is None:
+        why = f"{where} needs {needs[0]}: pip install '{needs[1]}'"
+        if os.environ.get("CI"):  # CI installs every extra: a block it skips is checked nowhere
+            pytest.fail(f"CI: {why}", pytrace=False)
+        pytest.skip(why)
     (tmp_path / "examples").symlink_to(REPO / "examples")
     command = ["bash", "-e", "-c", code] if language == "bash" else [sys.executable, "-c", code]
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
