@@ -2,8 +2,8 @@
 
 A block is marked by the line ``<!-- runnable -->`` just before its fence (invisible on GitHub and
 on the site); ``<!-- runnable: needs MODULE from EXTRA -->`` marks a block that needs an optional
-extra, which skips, naming the install, where MODULE is not installed (CI installs every extra, so
-it runs there, and under ``CI`` a missing one fails). A bash block runs as one ``set -e`` script, a python block as a script, each in a
+extra: where MODULE is not installed it skips, naming the install (under CI it fails: CI installs
+every extra). A bash block runs as one ``set -e`` script, a python block as a script, each in a
 scratch folder (where run folders land) with ``examples/`` linked in, so the paths the docs write
 work, and each under a time limit. The blocks are cheap by rule (CONTRIBUTING.md): tiny settings,
 no model server, no GPU.
@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from tests.docs.markdown import OUTSIDE_SITE, REPO, SITE_PAGES
+from tests.needs import missing
 
 MARKED = re.compile(
     r"^<!-- runnable(?:: needs ([\w.]+) from (\S+))? -->\n```(bash|python)\n(.*?)^```", re.M | re.S
@@ -56,10 +57,7 @@ def test_runnable_block_runs(
     where: str, language: str, code: str, needs: tuple[str, str] | None, tmp_path: Path
 ) -> None:
     if needs and importlib.util.find_spec(needs[0]) is None:
-        why = f"{where} needs {needs[0]}: pip install '{needs[1]}'"
-        if os.environ.get("CI"):  # CI installs every extra: a block it skips is checked nowhere
-            pytest.fail(f"CI: {why}", pytrace=False)
-        pytest.skip(why)
+        missing(f"{where} needs {needs[0]}: pip install '{needs[1]}'")
     (tmp_path / "examples").symlink_to(REPO / "examples")
     command = ["bash", "-e", "-c", code] if language == "bash" else [sys.executable, "-c", code]
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}

@@ -8,20 +8,14 @@ Screenshots go to ``docs/screenshots/`` (the README shows them).
 
 from __future__ import annotations
 
-import os
 import shutil
 from pathlib import Path
 
 import pytest
 
+from tests.needs import missing
+
 pytest.importorskip("starlette")
-
-
-def missing(what: str) -> None:
-    """Skip the browser tests for want of ``what``, or fail them under CI."""
-    if os.environ.get("CI"):
-        pytest.fail(f"CI: {what}; the browser tests must run here", pytrace=False)
-    pytest.skip(what, allow_module_level=True)
 
 
 try:
