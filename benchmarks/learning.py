@@ -19,6 +19,11 @@ skips what is done.
     python benchmarks/learning.py [--setup compact|paper] [--seeds 0 1 2 3 4] [--iterations N]
         [--out runs/learning]
 
+To choose a setting, add arms and evaluate on training jobs, never on the test split:
+``--arm "omega 4=algo.omega=4" --eval-split train --eval-profiles 2`` trains a third GiGPO arm
+with those recipe overrides (space-separated) and plays every policy on the training tasks with
+their training profiles; the verdicts then describe training jobs, not held-out ones.
+
 ``--setup`` picks the CPU setup (:data:`collabrl.quickstart.SETUPS`): ``compact``, the quickstart's
 (a tokenizer fitted to the game's text, the compact prompt), or ``paper`` (the paper's prompt and
 the generic tiny tokenizer), so both stay measured. The held-out jobs are the quickstart's.
@@ -94,6 +99,14 @@ def gradient_signal(run_dir: Path) -> dict[str, float]:
     }
 
 
+def extra_arm(text: str) -> tuple[str, tuple[str, ...]]:
+    """``"LABEL=OVERRIDES"`` -> (label, overrides); the overrides are split at spaces."""
+    label, sep, overrides = text.partition("=")
+    if not sep or not label.strip() or label.strip() in (SFT, *ARMS):
+        raise SystemExit(f"--arm wants 'LABEL=OVERRIDES' with a new label, got {text!r}")
+    return label.strip(), tuple(overrides.split())
+
+
 def one_seed(args: argparse.Namespace, seed: int) -> dict[str, Any]:
     """Every stage of one seed (skipping those already saved): episode rows per policy and the
     gradient signal of each GiGPO arm."""
@@ -104,6 +117,8 @@ def one_seed(args: argparse.Namespace, seed: int) -> dict[str, Any]:
         "iterations": args.iterations,
         "eval_seats": args.seats,
         "setup": args.setup,
+        "eval_split": args.eval_split,
+        "eval_profiles": args.eval_profiles,
     }
     plan = QuickstartPlan(out=out, **sizes)
 
@@ -119,7 +134,7 @@ def one_seed(args: argparse.Namespace, seed: int) -> dict[str, Any]:
         )
     }
     signal = {}
-    for arm, extra in ARMS.items():
+    for arm, extra in args.arms.items():
         arm_plan = QuickstartPlan(
             out=out / slug(arm),
             **sizes,
@@ -156,13 +171,20 @@ def difference_rows(label: str, c: Comparison) -> dict[str, Any]:
     }
 
 
-def report(results: dict[int, dict[str, Any]]) -> list[str]:
+def added_arms(arms: Sequence[str]) -> list[str]:
+    """The arms ``--arm`` added to the hybrid and w/o-affective ones."""
+    return [a for a in arms if a not in ARMS]
+
+
+def report(results: dict[int, dict[str, Any]], arms: Sequence[str]) -> list[str]:
     """Print the per-seed and pooled tables; returns the verdict lines."""
     comparisons: dict[Any, dict[str, Comparison]] = {}
     for seed, r in results.items():
         eps = r["episodes"]
-        comparisons[seed] = {arm: compare(eps[SFT], eps[arm], SFT, arm) for arm in ARMS}
+        comparisons[seed] = {arm: compare(eps[SFT], eps[arm], SFT, arm) for arm in arms}
         comparisons[seed]["quieter"] = compare(eps[FULL], eps[SILENT], FULL, SILENT)
+        for arm in added_arms(arms):
+            comparisons[seed][f"quieter than {arm}"] = compare(eps[arm], eps[SILENT], arm, SILENT)
         print(f"\n## seed {seed}")
         print(tabulate(results_table(eps), headers="keys", tablefmt="github", floatfmt=".3f"))
         print(
@@ -173,8 +195,8 @@ def report(results: dict[int, dict[str, Any]]) -> list[str]:
                 floatfmt=".3f",
             )
         )
-    pool = {p: pooled(results, p) for p in (SFT, *ARMS, FLOOR, CEILING)}
-    comparisons["pooled"] = {arm: compare(pool[SFT], pool[arm], SFT, arm) for arm in ARMS}
+    pool = {p: pooled(results, p) for p in (SFT, *arms, FLOOR, CEILING)}
+    comparisons["pooled"] = {arm: compare(pool[SFT], pool[arm], SFT, arm) for arm in arms}
     comparisons["pooled"]["quieter"] = compare(pool[FULL], pool[SILENT], FULL, SILENT)
     print("\n## pooled over seeds")
     print(tabulate(results_table(pool), headers="keys", tablefmt="github", floatfmt=".3f"))
@@ -185,11 +207,13 @@ def report(results: dict[int, dict[str, Any]]) -> list[str]:
     ]
     print("\n## paired differences (mean [95% CI])")
     print(tabulate(lines, headers="keys", tablefmt="github"))
-    return verdicts(results, comparisons)
+    return verdicts(results, comparisons, arms)
 
 
 def verdicts(
-    results: dict[int, dict[str, Any]], comparisons: dict[Any, dict[str, Comparison]]
+    results: dict[int, dict[str, Any]],
+    comparisons: dict[Any, dict[str, Comparison]],
+    arms: Sequence[str],
 ) -> list[str]:
     """The claims the issue checks, each with what was measured."""
     seeds = sorted(results)
@@ -199,13 +223,25 @@ def verdicts(
     pooled_aff = comparisons["pooled"][FULL].difference.get("affective")
     trained = {s: results[s]["signal"][SILENT]["nonzero_gradient"] for s in seeds}
     quieter = {s: comparisons[s]["quieter"].difference["message_ratio"].mean < 0 for s in seeds}
-    return [
+    lines = [
         f"hybrid reward above SFT on held-out efficiency reward in {sum(eff[s].mean > 0 for s in seeds)}/{len(seeds)} seeds; pooled difference {pooled_eff.cell()} ({'excludes' if pooled_eff.excludes_zero else 'includes'} zero)",
         f"success: pooled difference {pooled_success.cell()} ({'lower beyond its interval' if pooled_success.high < 0 else 'not lower beyond its interval'})",
         f"affective proxy: pooled difference {pooled_aff.cell() if pooled_aff else 'n/a'}",
         f"w/o affective: non-zero gradient in {', '.join(f'{trained[s]:.0%}' for s in seeds)} of iterations (goal: at least 75% in each)",
         f"w/o affective ends quieter than the full reward in {sum(quieter.values())}/{len(seeds)} seeds",
     ]
+    for arm in added_arms(arms):
+        better = sum(comparisons[s][arm].difference["efficiency_reward"].mean > 0 for s in seeds)
+        louder = sum(
+            comparisons[s][f"quieter than {arm}"].difference["message_ratio"].mean < 0
+            for s in seeds
+        )
+        lines += [
+            f"{arm}: above SFT on efficiency reward in {better}/{len(seeds)} seeds; pooled "
+            f"{comparisons['pooled'][arm].difference['efficiency_reward'].cell()}",
+            f"w/o affective ends quieter than {arm} in {louder}/{len(seeds)} seeds",
+        ]
+    return lines
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -215,13 +251,28 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--seats", type=int, nargs="+", default=list(QuickstartPlan.eval_seats))
     parser.add_argument("--setup", choices=sorted(SETUPS), default=QuickstartPlan.setup)
     parser.add_argument("--out", type=Path, default=Path("runs/learning"))
+    parser.add_argument(
+        "--arm",
+        action="append",
+        default=[],
+        metavar="LABEL=OVERRIDES",
+        help="one more GiGPO arm: its label, '=', its recipe overrides (space-separated)",
+    )
+    parser.add_argument(
+        "--eval-split",
+        choices=["test", "train"],
+        default=QuickstartPlan.eval_split,
+        help="the jobs every policy plays: test (the benchmark) or train (to choose a setting)",
+    )
+    parser.add_argument("--eval-profiles", type=int, default=QuickstartPlan.eval_profiles)
     args = parser.parse_args(argv)
+    args.arms = {**ARMS, **dict(extra_arm(a) for a in args.arm)}
     start = time.perf_counter()
     results = {}
     for seed in args.seeds:
         results[seed] = one_seed(args, seed)
         print(f"seed {seed} done after {(time.perf_counter() - start) / 60:.1f} min", flush=True)
-    lines = report(results)
+    lines = report(results, list(args.arms))
     (args.out / "verdicts.json").write_text(json.dumps(lines, indent=1), encoding="utf-8")
     for line in lines:
         print("-", line)
