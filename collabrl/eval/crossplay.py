@@ -24,6 +24,9 @@ from collabrl.stats import Interval, mean_ci
 
 AGENTS = ("sp0_final", "fcp0")
 MEMBER_PARTNERS = ("sp0_final", "sp0_mid50", "fcp0")
+IF_TRAINED = ("mep0",)
+"""Members that join both lists where every task has them stored (MEP costs several self-play
+runs, so a population may lack it)."""
 PROXY, PERSONA = "human_proxy", "persona"
 
 
@@ -91,27 +94,30 @@ def crossplay(
     tasks: Sequence[str],
     episodes: int = 4,
     seed: int = 0,
-    agents: Sequence[str] = AGENTS,
+    agents: Sequence[str] | None = None,
     population: Path | None = None,
     proxies: Path | None = None,
     progress: Callable[[str], None] = lambda _: None,
 ) -> CrossPlay:
-    """Every agent beside every partner type on each of ``tasks``, ``episodes`` each."""
+    """Every agent (default: :data:`AGENTS`, and :data:`IF_TRAINED` where stored) beside every
+    partner type on each of ``tasks``, ``episodes`` each."""
     from collabrl.profiles import has_profiles, load_profiles
 
     partners = human_partners_of(section)
     game = section.model_fields["name"].default
-    report = CrossPlay(tuple(agents))
+    trained = [m for m in IF_TRAINED if all(m in partners.members(t, population) for t in tasks)]
+    members = [*MEMBER_PARTNERS, *trained]
+    report = CrossPlay(tuple(agents) if agents is not None else (*AGENTS, *trained))
     for task in tasks:
         if task not in partners.tasks():
             raise CollabrlError(f"unknown task {task!r}; one of: {', '.join(partners.tasks())}")
         profiles = load_profiles(game, "test", task) if has_profiles(game) else []
-        kinds = list(MEMBER_PARTNERS) + [PROXY] + ([PERSONA] if profiles else [])
+        kinds = members + [PROXY] + ([PERSONA] if profiles else [])
         report.partners = kinds
         trial_length = partners.section(task)  # evaluation's horizon, not a recorded trial's
         base = section.model_validate({**trial_length.model_dump(), **section.eval_options})
         report.scores[task] = {}
-        for agent_name in agents:
+        for agent_name in report.agents:
             report.scores[task][agent_name] = {}
             for kind in kinds:
                 progress(f"{task}: {agent_name} with {kind}")

@@ -6,6 +6,7 @@
     collabrl partners compare --out runs/likeness     # the human-likeness report
     collabrl partners train-sp cramped_room           # a self-play PPO partner (+ checkpoints)
     collabrl partners train-fcp cramped_room          # an FCP partner against those checkpoints
+    collabrl partners train-mep cramped_room          # an MEP population, then its agent
     collabrl partners crossplay --out runs/crossplay  # SP vs FCP vs persona vs human proxy
 
 The game is the one with recorded human play (``--game`` picks among several).
@@ -241,6 +242,20 @@ def train_fcp(
     _train_population("fcp", task, seed, updates, out, game)
 
 
+@partners.command("train-mep")
+@click.argument("task")
+@click.option("--seed", type=int, default=0, show_default=True)
+@UPDATES
+@POPULATION_OUT
+@GAME
+def train_mep(
+    task: str, seed: int, updates: int | None, out: Path | None, game: str | None
+) -> None:
+    """Train a Maximum-Entropy Population on TASK (three self-play agents paid for moves the
+    others would not make), then its agent against them, drawing weak partners more often."""
+    _train_population("mep", task, seed, updates, out, game)
+
+
 @partners.command("crossplay")
 @click.option("--out", type=click.Path(path_type=Path), default=Path("runs/crossplay"))
 @click.option("--episodes", type=click.IntRange(2, 200), default=4, show_default=True)
@@ -260,7 +275,8 @@ def crossplay_command(
     proxies: Path | None,
     game: str | None,
 ) -> None:
-    """The trained SP and FCP agents beside every partner type (crossplay.md, crossplay.json);
+    """The trained SP and FCP agents (and MEP's, where trained) beside every partner type
+    (crossplay.md, crossplay.json);
     collabrl report baselines --populations OUT sets them beside the paper's Table 5."""
     import json
 

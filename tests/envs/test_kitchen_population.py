@@ -1,5 +1,6 @@
 """Kitchen partner populations: PPO self-play (pinned on a tiny seeded run), overcooked-ai's
-reward shaping, FCP's pool from stored self-play checkpoints, and members drawn reproducibly."""
+reward shaping, FCP's pool from stored self-play checkpoints, MEP's population-entropy reward and
+prioritised sampling, and members drawn reproducibly."""
 
 from pathlib import Path
 
@@ -8,11 +9,14 @@ import pytest
 
 from collabrl.envs.kitchen.engine import DISH, ONION, Chef, KitchenState, Soup
 from collabrl.envs.kitchen.population import (
+    MEP_PRIORITY,
     draw_member,
     fcp_pool,
     load_member,
     member_names,
+    mep_pool,
     train_fcp,
+    train_mep,
     train_selfplay,
 )
 from collabrl.envs.kitchen.ppo import (
@@ -20,6 +24,9 @@ from collabrl.envs.kitchen.ppo import (
     ONION_IN_POT,
     SOUP_PICKUP,
     PPOSettings,
+    gae,
+    population_entropy_bonus,
+    priorities,
     shaped_reward,
     train,
 )
@@ -103,3 +110,57 @@ def test_members_are_drawn_per_seed_reproducibly() -> None:
 
 
 PINNED_DRAWS = ["fcp0", "fcp0", "sp0_mid50", "fcp0", "sp0_final", "sp0_final"]
+
+
+def test_gae_on_a_constructed_episode() -> None:
+    rewards = np.array([[1.0], [0.0], [2.0]], dtype=np.float32)
+    values = np.array([[0.5], [1.0], [0.0], [4.0]], dtype=np.float32)  # the last: bootstrapped
+    gamma, lam = 0.5, 0.5
+    d2 = 2.0 + 0.5 * 4.0 - 0.0  # delta_t = r_t + gamma * V_{t+1} - V_t
+    d1 = 0.0 + 0.5 * 0.0 - 1.0
+    d0 = 1.0 + 0.5 * 1.0 - 0.5
+    expected = [d0 + 0.25 * (d1 + 0.25 * d2), d1 + 0.25 * d2, d2]
+    assert gae(rewards, values, gamma, lam)[:, 0] == pytest.approx(expected)
+
+
+def test_prioritised_sampling_favours_the_partners_scored_least_beside() -> None:
+    scores = np.array([10.0, 0.0, 5.0])  # ranks: 1 (best), 3 (worst), 2
+    assert priorities(scores, 1.0) == pytest.approx([1 / 6, 3 / 6, 2 / 6])
+    assert priorities(scores, 3.0) == pytest.approx([1 / 36, 27 / 36, 8 / 36])
+    assert priorities(scores, 0.0) == pytest.approx([1 / 3] * 3)
+    assert priorities(np.array([1.0, 1.0]), 3.0) == pytest.approx([1 / 9, 8 / 9])  # ties: order
+
+
+def test_the_population_entropy_bonus_is_minus_log_of_the_mean_policy() -> None:
+    import torch
+
+    uniform = lambda x: torch.zeros(len(x), 6)  # noqa: E731
+    keen = lambda x: torch.log(torch.tensor([[4.0, 1, 1, 1, 1, 1]])).expand(len(x), 6)  # noqa: E731
+    bonus = population_entropy_bonus([uniform, keen], alpha=0.1)
+    got = bonus(np.zeros((2, 3), dtype=np.float32), np.array([0, 1]))
+    # action 0: (1/6 + 4/9) / 2 = 11/36; action 1: (1/6 + 1/9) / 2 = 5/36
+    assert got == pytest.approx([-0.1 * np.log(11 / 36), -0.1 * np.log(5 / 36)], rel=1e-5)
+
+
+def test_mep_trains_a_population_then_its_agent_against_it(tmp_path: Path) -> None:
+    with pytest.raises(CollabrlError, match="no MEP population mep0 for cramped_room"):
+        mep_pool("cramped_room", 0, tmp_path)
+    facts = train_mep("cramped_room", seed=0, settings=TINY, members=2, folder=tmp_path)
+    pool = ["mep0_p0_final", "mep0_p0_mid50", "mep0_p1_final", "mep0_p1_mid50"]
+    assert facts["kind"] == "mep" and facts["pool"] == pool == mep_pool("cramped_room", 0, tmp_path)
+    assert facts["priority"] == MEP_PRIORITY and facts["members"] == 2
+    assert 0 < facts["population_cpu_seconds"] < facts["cpu_seconds"]
+    assert "mep0" in member_names("cramped_room", tmp_path)
+    first = load_member("cramped_room", "mep0_p0_final", tmp_path)
+    second = load_member("cramped_room", "mep0_p1_final", tmp_path)
+    assert first.facts["kind"] == "mep-member" and first.facts["alpha"] == facts["alpha"]
+    assert _sums(first) != _sums(second)  # members start from their own seeds
+    # the entropy reward changes what a member learns: plain self-play from its seed differs
+    plain = train("cramped_room", seed=first.facts["seed"], settings=TINY).checkpoints["final"]
+    assert _sums(first) != _sums(plain)
+    assert _sums(load_member("cramped_room", "mep0", tmp_path)) == pytest.approx(
+        PINNED_MEP_SUMS, abs=2e-4
+    )
+
+
+PINNED_MEP_SUMS = [0.4168, -0.1388, -0.8444, 0.0947, -0.8335, 0.1461]  # the agent's tensors

@@ -117,7 +117,6 @@ def test_every_tables_4_5_baseline_is_run_or_explained() -> None:
     assert set(NOT_RUNNABLE) == {
         "MHP (CWAH)",
         "PBT (Cook)",
-        "MEP (Cook)",
         "COLE (Cook)",
     }
     assert load_profiles("household", "test")  # the partners the baselines play with

@@ -27,7 +27,13 @@ from collabrl.envs.kitchen.human_records import trial_from_record, trial_record
 from collabrl.envs.kitchen.layouts import LAYOUT_NAMES, load_layout
 from collabrl.envs.kitchen.likeness import STATISTICS, Play, PlayRecorder, statistics
 from collabrl.envs.kitchen.paper_baselines import TABLE_5
-from collabrl.envs.kitchen.population import PopulationPartner, train_fcp, train_selfplay
+from collabrl.envs.kitchen.population import (
+    PopulationPartner,
+    member_names,
+    train_fcp,
+    train_mep,
+    train_selfplay,
+)
 from collabrl.envs.kitchen.ppo import PPOSettings
 from collabrl.envs.kitchen.proxy_features import Featurizer
 from collabrl.envs.kitchen.section import KitchenSection
@@ -106,6 +112,10 @@ class KitchenHumanPartners:
     ) -> PopulationPartner:
         return PopulationPartner(members, folder)
 
+    def members(self, task: str, folder: Path | None = None) -> list[str]:
+        """The stored population members of ``task``."""
+        return member_names(task, folder)
+
     def train_population(
         self,
         method: str,
@@ -116,8 +126,9 @@ class KitchenHumanPartners:
         folder: Path | None = None,
         progress: Callable[[int, float], None] = lambda update, score: None,
     ) -> dict[str, Any]:
-        """Train and store population member ``method`` ("sp" or "fcp") of ``task``; its facts."""
-        trainers = {"sp": train_selfplay, "fcp": train_fcp}
+        """Train and store population member ``method`` ("sp", "fcp" or "mep") of ``task``; its
+        facts."""
+        trainers = {"sp": train_selfplay, "fcp": train_fcp, "mep": train_mep}
         settings = PPOSettings() if updates is None else PPOSettings(updates=updates)
         return trainers[method](
             task, seed=seed, settings=settings, folder=folder, progress=progress

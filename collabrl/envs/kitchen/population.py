@@ -4,7 +4,8 @@
 its checkpoints at the start, middle and end of training (``sp<seed>_init``, ``sp<seed>_mid50``,
 ``sp<seed>_final``): partners of three skill levels. ``train_fcp`` trains a Fictitious Co-Play
 agent (Strouse et al. 2021) against every self-play checkpoint stored for the layout
-(``fcp<seed>``). Members are stored per layout as ``<layout>/<name>.safetensors`` with a
+(``fcp<seed>``). ``train_mep`` trains Maximum-Entropy Population training's members
+(``mep<seed>_p<k>_<stage>``) and then its agent against them (``mep<seed>``). Members are stored per layout as ``<layout>/<name>.safetensors`` with a
 ``<name>.json`` of facts (seed, settings, CPU seconds, training scores) in the population
 folder: ``$COLLABRL_POPULATIONS``, else ``$XDG_CACHE_HOME/collabrl/populations``. A stored
 member is never retrained unless asked (the folder is the cache).
@@ -30,9 +31,24 @@ from collabrl.envs.kitchen.motion_partner import (
     load_model,
     save_model,
 )
-from collabrl.envs.kitchen.ppo import DEFAULT_SETTINGS, PPOSettings, train
+from collabrl.envs.kitchen.ppo import (
+    DEFAULT_SETTINGS,
+    PPOSettings,
+    train,
+    train_entropy_population,
+)
 from collabrl.errors import CollabrlError
 
+MEP_MEMBERS = 3
+"""MEP's population size: collabrl's choice for a CPU budget (each member costs a self-play run)."""
+MEP_ALPHA = 0.01
+"""Weight of MEP's population-entropy reward per tick (a soup is worth 20; a tick's bonus is at
+most ``alpha * log 6``, 0.018): collabrl's choice, large enough to spread the members' moves and
+small beside the shaping rewards."""
+MEP_PRIORITY = 3.0
+"""Exponent of MEP's rank-based prioritised sampling of partners for its agent: collabrl's
+choice (the partner the agent scores least beside is drawn ``K ** 3`` times as often as the
+best one)."""
 FOLDER_VARIABLE = "COLLABRL_POPULATIONS"
 TRAIN_HINT = "train them with: collabrl partners train-sp LAYOUT (then train-fcp LAYOUT)"
 
@@ -119,6 +135,73 @@ def train_fcp(
     model = result.checkpoints["final"]
     model.facts = {**facts, **model.facts}
     save_member(model, f"fcp{seed}", folder)
+    return facts
+
+
+def mep_pool(layout: str, seed: int, folder: Path | None = None) -> list[str]:
+    """MEP's partner pool for agent ``mep<seed>``: its population's middle and final checkpoints
+    (two skill levels of each member; the untrained ``init`` ones are left out)."""
+    prefix = f"mep{seed}_p"
+    pool = [
+        n for n in member_names(layout, folder) if n.startswith(prefix) and not n.endswith("_init")
+    ]
+    if not pool:
+        raise CollabrlError(f"no MEP population mep{seed} for {layout}; train it with train-mep")
+    return pool
+
+
+def train_mep(
+    layout: str,
+    *,
+    seed: int = 0,
+    settings: PPOSettings = DEFAULT_SETTINGS,
+    members: int = MEP_MEMBERS,
+    alpha: float = MEP_ALPHA,
+    folder: Path | None = None,
+    progress: Callable[[int, float], None] = lambda update, score: None,
+) -> dict[str, Any]:
+    """Maximum-Entropy Population training on ``layout``: ``members`` self-play agents trained
+    together with the population-entropy reward (stored with their checkpoints as
+    ``mep<seed>_p<k>_<stage>``), then agent ``mep<seed>`` trained against :func:`mep_pool` with
+    prioritised sampling; returns the agent's facts (CPU seconds of both stages)."""
+    seeds = [seed * 1000 + k for k in range(members)]
+    population = train_entropy_population(
+        layout, seeds=seeds, alpha=alpha, settings=settings, progress=progress
+    )
+    stage_one = 0.0
+    for k, result in enumerate(population):
+        stage_one += result.cpu_seconds
+        facts = _facts(
+            "mep-member",
+            layout,
+            seeds[k],
+            settings,
+            alpha=alpha,
+            cpu_seconds=round(result.cpu_seconds, 1),
+            scores=result.scores,
+        )
+        for stage, model in result.checkpoints.items():
+            model.facts = {**facts, "stage": stage, **model.facts}
+            save_member(model, f"mep{seed}_p{k}_{stage}", folder)
+    names = mep_pool(layout, seed, folder)
+    pool = [load_member(layout, name, folder) for name in names]
+    agent_settings = dataclasses.replace(settings, priority=MEP_PRIORITY)
+    result = train(layout, seed=seed, settings=agent_settings, pool=pool, progress=progress)
+    facts = _facts(
+        "mep",
+        layout,
+        seed,
+        agent_settings,
+        members=members,
+        alpha=alpha,
+        pool=names,
+        population_cpu_seconds=round(stage_one, 1),
+        cpu_seconds=round(stage_one + result.cpu_seconds, 1),
+        scores=result.scores,
+    )
+    model = result.checkpoints["final"]
+    model.facts = {**facts, **model.facts}
+    save_member(model, f"mep{seed}", folder)
     return facts
 
 

@@ -15,6 +15,13 @@ sizes and network (two ReLU layers of 64) are collabrl's, for the small budget.
 
 The actor is stored as the same three-layer perceptron a human proxy is
 (:class:`~collabrl.envs.kitchen.motion_partner.MotionModel`), so both play through one code path.
+
+Maximum-Entropy Population training (MEP, Zhao et al. 2023) is two uses of the same trainer:
+:func:`train_entropy_population` trains several self-play agents side by side, each rewarded
+for every tick with ``-alpha * log`` of the population's mean probability of the action it took
+(so a member is paid for moves the others would not make: the population spreads out), and
+:func:`train` with ``settings.priority > 0`` trains the MEP agent against them, drawing the
+partners it scores least beside more often (rank-based prioritised sampling).
 """
 
 from __future__ import annotations
@@ -22,6 +29,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -54,9 +62,14 @@ class PPOSettings:
     value_coef: float = 0.5
     shaping_fraction: float = 0.5  # share of the updates over which shaping anneals to nothing
     checkpoints: tuple[float, ...] = (0.0, 0.5, 1.0)  # where (as a share of updates) to keep one
+    priority: float = 0.0  # against a pool: draw partners by rank ** priority (0: uniformly)
 
 
 DEFAULT_SETTINGS = PPOSettings()
+
+Bonus = Callable[[np.ndarray, np.ndarray], np.ndarray]
+"""An extra reward per tick: (the learner's features per slot, the actions taken) -> reward per
+slot."""
 
 
 @dataclass
@@ -92,6 +105,53 @@ def shaped_reward(before: tuple[object, ...], state: KitchenState, seat: int) ->
     return 0.0
 
 
+def gae(rewards: np.ndarray, values: np.ndarray, gamma: float, lam: float) -> np.ndarray:
+    """Generalised advantage estimates per (tick, slot); ``values`` has one more row (the value
+    of the state after the last tick: episodes end at a time limit, so it is bootstrapped)."""
+    advantages = np.zeros_like(rewards)
+    running = np.zeros(rewards.shape[1], dtype=rewards.dtype)
+    for t in reversed(range(len(rewards))):
+        delta = rewards[t] + gamma * values[t + 1] - values[t]
+        running = delta + gamma * lam * running
+        advantages[t] = running
+    return advantages
+
+
+def priorities(scores: np.ndarray, exponent: float) -> np.ndarray:
+    """MEP's prioritised sampling: each partner's chance grows with its rank ** ``exponent``,
+    where the partner the learner scores least beside ranks highest (rank ``len(scores)``) and
+    the best one lowest (1). Ties keep their order; ``exponent`` 0 is uniform."""
+    ranks = np.empty(len(scores))
+    ranks[np.argsort(-np.asarray(scores), kind="stable")] = np.arange(1, len(scores) + 1)
+    weights = ranks**exponent
+    return weights / weights.sum()
+
+
+def population_entropy_bonus(actors: Sequence[Any], alpha: float) -> Bonus:
+    """MEP's reward for a member's move: ``-alpha * log`` of the population's mean probability
+    of that move (the actors' softmax averaged), an estimate of the mean policy's entropy."""
+    import torch
+
+    def bonus(x: np.ndarray, actions: np.ndarray) -> np.ndarray:
+        with torch.no_grad():
+            xt = torch.from_numpy(x)
+            mean = torch.stack([torch.softmax(actor(xt), -1) for actor in actors]).mean(0)
+            chosen = mean[torch.arange(len(actions)), torch.from_numpy(actions)]
+        return (-alpha * torch.log(chosen)).numpy()
+
+    return bonus
+
+
+def _one_thread() -> Callable[[], None]:
+    """Run torch on one thread (nets this small: more threads only wait on each other); returns
+    the call that restores the previous count."""
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    return lambda: torch.set_num_threads(threads)
+
+
 def train(
     layout: str,
     *,
@@ -103,18 +163,46 @@ def train(
     """Train one actor on ``layout``: self-play (one shared network in both seats) when ``pool``
     is empty, else against ``pool`` (a member drawn per episode plays the other seat, frozen;
     the learner's seat alternates between episodes): Fictitious Co-Play when the pool holds
-    self-play checkpoints of several skill levels."""
-    import torch
-
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)  # nets this small: more threads only wait on each other
+    self-play checkpoints of several skill levels, MEP's agent with ``settings.priority``."""
+    restore = _one_thread()
     started = time.process_time()
     try:
         result = _Trainer(layout, seed, settings, list(pool)).run(progress)
     finally:
-        torch.set_num_threads(threads)
+        restore()
     result.cpu_seconds = time.process_time() - started
     return result
+
+
+def train_entropy_population(
+    layout: str,
+    *,
+    seeds: Sequence[int],
+    alpha: float,
+    settings: PPOSettings = DEFAULT_SETTINGS,
+    progress: Callable[[int, float], None] = lambda update, score: None,
+) -> list[TrainResult]:
+    """MEP's first stage: one self-play agent per seed, trained in lockstep, each paid
+    :func:`population_entropy_bonus` of the whole population (as it is at that update) on top
+    of the game's and the shaping rewards. ``progress`` gets the population's mean score.
+    Each result's CPU seconds are the stage's, shared equally."""
+    restore = _one_thread()
+    started = time.process_time()
+    try:
+        trainers = [_Trainer(layout, seed, settings, []) for seed in seeds]
+        bonus = population_entropy_bonus([t.actor for t in trainers], alpha)
+        for t in trainers:
+            t.bonus = bonus
+        results = [TrainResult({}) for _ in trainers]
+        for update in range(settings.updates + 1):
+            scores = [t.step(update, r) for t, r in zip(trainers, results, strict=True)]
+            if update < settings.updates:
+                progress(update + 1, float(np.mean(scores)))
+    finally:
+        restore()
+    for r in results:
+        r.cpu_seconds = (time.process_time() - started) / len(results)
+    return results
 
 
 class _Trainer:
@@ -122,6 +210,10 @@ class _Trainer:
         import torch
 
         self.layout, self.s, self.pool = layout, s, pool
+        self.bonus: Bonus | None = None
+        # the learner's running mean score beside each pool member (prioritised sampling)
+        self.partner_scores = np.zeros(len(pool))
+        self.partner_seen = np.zeros(len(pool), dtype=bool)
         self.engine = KitchenEngine(load_layout(layout), cook_mode="auto")
         self.featurizer = Featurizer(self.engine.layout)
         self.rng = np.random.default_rng(seed)
@@ -146,23 +238,47 @@ class _Trainer:
         return MotionModel(self.layout, weights, dict(facts))
 
     def run(self, progress: Callable[[int, float], None]) -> TrainResult:
+        result = TrainResult({})
+        for update in range(self.s.updates + 1):
+            score = self.step(update, result)
+            if update < self.s.updates:
+                progress(update + 1, score)
+        return result
+
+    def step(self, update: int, result: TrainResult) -> float:
+        """Update number ``update`` (0-based): keep a checkpoint if one is due, then (before the
+        last) play and learn; returns the update's mean episode score (0 after the last)."""
         s = self.s
         keep = {round(share * s.updates): stage_name(share) for share in s.checkpoints}
-        result = TrainResult({})
-        for update in range(s.updates + 1):
-            if update in keep:
-                score = result.scores[-1] if result.scores else 0.0
-                result.checkpoints[keep[update]] = self.snapshot(
-                    {"update": update, "train_score": score}
-                )
-            if update == s.updates:
-                break
-            shaping = max(0.0, 1.0 - update / max(1.0, s.shaping_fraction * s.updates))
-            batch, score = self.rollout(shaping)
-            self.learn(batch)
-            result.scores.append(score)
-            progress(update + 1, score)
-        return result
+        if update in keep:
+            score = result.scores[-1] if result.scores else 0.0
+            result.checkpoints[keep[update]] = self.snapshot(
+                {"update": update, "train_score": score}
+            )
+        if update == s.updates:
+            return 0.0
+        shaping = max(0.0, 1.0 - update / max(1.0, s.shaping_fraction * s.updates))
+        batch, score = self.rollout(shaping)
+        self.learn(batch)
+        result.scores.append(score)
+        return score
+
+    def draw_partners(self, n: int) -> list[int]:
+        """Pool indices for ``n`` episodes: uniform until every member has been played beside
+        (or with ``priority`` 0), then by :func:`priorities` of the running scores."""
+        k = len(self.pool)
+        if self.s.priority and self.partner_seen.all():
+            p = priorities(self.partner_scores, self.s.priority)
+            return [int(i) for i in self.rng.choice(k, size=n, p=p)]
+        return [int(self.rng.integers(k)) for _ in range(n)]
+
+    def note_partner_scores(self, drawn: Sequence[int], scores: Sequence[float]) -> None:
+        """Fold this update's episode scores into each partner's running mean (a tenth each)."""
+        for i, score in zip(drawn, scores, strict=True):
+            if self.partner_seen[i]:
+                self.partner_scores[i] += 0.1 * (score - self.partner_scores[i])
+            else:
+                self.partner_scores[i], self.partner_seen[i] = score, True
 
     def rollout(self, shaping: float) -> tuple[dict[str, np.ndarray], float]:
         """``envs`` episodes side by side; returns the learner's samples and the mean score."""
@@ -172,7 +288,8 @@ class _Trainer:
         states = [self.engine.start_state() for _ in range(n)]
         if self.pool:  # (env, seat) the learner plays; the rest are pool members
             learner = [[e, (e + int(self.rng.integers(2))) % 2] for e in range(n)]
-            partners = [self.pool[int(self.rng.integers(len(self.pool)))] for _ in range(n)]
+            drawn = self.draw_partners(n)
+            partners = [self.pool[i] for i in drawn]
             slots = [(e, seat) for e, seat in learner]
         else:
             slots = [(e, seat) for e in range(n) for seat in (0, 1)]
@@ -191,32 +308,24 @@ class _Trainer:
                 obs[t], acts[t] = x, a.numpy()
                 logp[t] = dist.log_prob(a).numpy()
                 values[t] = self.critic(xt).squeeze(-1).numpy()
+            extra = self.bonus(x, acts[t]) if self.bonus else np.zeros(m, dtype=np.float32)
             joint = [["stay", "stay"] for _ in range(n)]
             for k, (e, seat) in enumerate(slots):
                 joint[e][seat] = ACTIONS[acts[t, k]]
             if self.pool:
-                for e, seat in slots:
-                    other = 1 - seat
-                    x_other = self.featurizer.features(states[e], other)[None, :]
-                    p = partners[e].probabilities(x_other)[0].astype(np.float64)
-                    joint[e][other] = ACTIONS[int(self.rng.choice(len(ACTIONS), p=p / p.sum()))]
+                self.partner_moves(states, slots, partners, joint)
             for e in range(n):
                 before = tuple(c.held for c in states[e].chefs)
                 points = self.engine.step(states[e], joint[e])
                 for k, (env, seat) in enumerate(slots):
                     if env == e:
                         bonus = shaped_reward(before, states[e], seat)
-                        rewards[t, k] = points + shaping * bonus
+                        rewards[t, k] = points + shaping * bonus + extra[k]
         # episodes end at the horizon (a time limit): bootstrap from the final state's value
         x = np.stack([self.featurizer.features(states[e], seat) for e, seat in slots])
         with torch.no_grad():
             values[s.horizon] = self.critic(torch.from_numpy(x)).squeeze(-1).numpy()
-        advantages = np.zeros_like(rewards)
-        running = np.zeros(m, dtype=np.float32)
-        for t in reversed(range(s.horizon)):
-            delta = rewards[t] + s.gamma * values[t + 1] - values[t]
-            running = delta + s.gamma * s.lam * running
-            advantages[t] = running
+        advantages = gae(rewards, values, s.gamma, s.lam)
         batch: dict[str, np.ndarray] = {
             "obs": obs.reshape(-1, obs.shape[-1]),
             "acts": acts.reshape(-1),
@@ -224,7 +333,23 @@ class _Trainer:
             "adv": advantages.reshape(-1),
             "ret": (advantages + values[:-1]).reshape(-1),
         }
+        if self.pool:
+            self.note_partner_scores(drawn, [st.score for st in states])
         return batch, float(np.mean([st.score for st in states]))
+
+    def partner_moves(
+        self,
+        states: Sequence[KitchenState],
+        slots: Sequence[tuple[int, int]],
+        partners: Sequence[MotionModel],
+        joint: list[list[str]],
+    ) -> None:
+        """Fill in each pool partner's sampled move beside the learner's slot, in place."""
+        for e, seat in slots:
+            other = 1 - seat
+            x_other = self.featurizer.features(states[e], other)[None, :]
+            p = partners[e].probabilities(x_other)[0].astype(np.float64)
+            joint[e][other] = ACTIONS[int(self.rng.choice(len(ACTIONS), p=p / p.sum()))]
 
     def learn(self, batch: dict[str, np.ndarray]) -> None:
         import torch
