@@ -7,6 +7,7 @@
     collabrl partners train-sp cramped_room           # a self-play PPO partner (+ checkpoints)
     collabrl partners train-fcp cramped_room          # an FCP partner against those checkpoints
     collabrl partners train-mep cramped_room          # an MEP population, then its agent
+    collabrl partners train-pbt cramped_room          # a PBT population and its best member
     collabrl partners crossplay --out runs/crossplay  # SP vs FCP vs persona vs human proxy
 
 The game is the one with recorded human play (``--game`` picks among several).
@@ -256,6 +257,20 @@ def train_mep(
     _train_population("mep", task, seed, updates, out, game)
 
 
+@partners.command("train-pbt")
+@click.argument("task")
+@click.option("--seed", type=int, default=0, show_default=True)
+@UPDATES
+@POPULATION_OUT
+@GAME
+def train_pbt(
+    task: str, seed: int, updates: int | None, out: Path | None, game: str | None
+) -> None:
+    """Population-based training on TASK: three PPO agents trained beside each other, the
+    weakest replaced every 20 updates by a perturbed copy of the best; keeps the best as pbt0."""
+    _train_population("pbt", task, seed, updates, out, game)
+
+
 @partners.command("crossplay")
 @click.option("--out", type=click.Path(path_type=Path), default=Path("runs/crossplay"))
 @click.option("--episodes", type=click.IntRange(2, 200), default=4, show_default=True)
@@ -275,7 +290,7 @@ def crossplay_command(
     proxies: Path | None,
     game: str | None,
 ) -> None:
-    """The trained SP and FCP agents (and MEP's, where trained) beside every partner type
+    """The trained SP and FCP agents (and MEP's and PBT's, where trained) beside every partner type
     (crossplay.md, crossplay.json);
     collabrl report baselines --populations OUT sets them beside the paper's Table 5."""
     import json

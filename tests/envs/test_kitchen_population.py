@@ -1,6 +1,6 @@
 """Kitchen partner populations: PPO self-play (pinned on a tiny seeded run), overcooked-ai's
 reward shaping, FCP's pool from stored self-play checkpoints, MEP's population-entropy reward and
-prioritised sampling, and members drawn reproducibly."""
+prioritised sampling, PBT's exploit-and-explore step, and members drawn reproducibly."""
 
 from pathlib import Path
 
@@ -10,6 +10,7 @@ import pytest
 from collabrl.envs.kitchen.engine import DISH, ONION, Chef, KitchenState, Soup
 from collabrl.envs.kitchen.population import (
     MEP_PRIORITY,
+    PBT_READY,
     draw_member,
     fcp_pool,
     load_member,
@@ -17,13 +18,16 @@ from collabrl.envs.kitchen.population import (
     mep_pool,
     train_fcp,
     train_mep,
+    train_pbt_population,
     train_selfplay,
 )
 from collabrl.envs.kitchen.ppo import (
     DISH_PICKUP,
     ONION_IN_POT,
+    PBT_PERTURB,
     SOUP_PICKUP,
     PPOSettings,
+    _Trainer,
     gae,
     population_entropy_bonus,
     priorities,
@@ -164,3 +168,37 @@ def test_mep_trains_a_population_then_its_agent_against_it(tmp_path: Path) -> No
 
 
 PINNED_MEP_SUMS = [0.4168, -0.1388, -0.8444, 0.0947, -0.8335, 0.1461]  # the agent's tensors
+
+
+def test_pbt_copies_the_best_member_and_perturbs_its_hyperparameters() -> None:
+    import torch
+
+    weak, best = (_Trainer("cramped_room", seed, TINY, []) for seed in (0, 1))
+    best.optimiser.step()  # give the best member an optimiser state of its own to copy
+    weak.copy_and_perturb(best, np.random.default_rng(0))
+    for mine, theirs in zip(weak.actor.parameters(), best.actor.parameters(), strict=True):
+        assert torch.equal(mine, theirs) and mine is not theirs
+    assert weak.entropy / best.entropy in PBT_PERTURB
+    ratio = weak.optimiser.param_groups[0]["lr"] / best.optimiser.param_groups[0]["lr"]
+    assert ratio == pytest.approx(PBT_PERTURB[0]) or ratio == pytest.approx(PBT_PERTURB[1])
+    # the copy learns on its own: stepping it leaves the best member's weights alone
+    before = [p.clone() for p in best.actor.parameters()]
+    for p in weak.actor.parameters():
+        p.grad = torch.ones_like(p)
+    weak.optimiser.step()
+    assert all(torch.equal(b, p) for b, p in zip(before, best.actor.parameters(), strict=True))
+
+
+def test_a_pbt_population_is_stored_with_its_best_member_as_the_agent(tmp_path: Path) -> None:
+    facts = train_pbt_population("cramped_room", seed=0, settings=TINY, members=2, folder=tmp_path)
+    assert facts["kind"] == "pbt" and facts["ready"] == PBT_READY and facts["members"] == 2
+    assert [h["copied"] for h in facts["hyperparameters"]] == [0, 0]  # 2 updates: no PBT step
+    names = member_names("cramped_room", tmp_path)
+    assert names == [
+        "pbt0",
+        *(f"pbt0_p{k}_{s}" for k in (0, 1) for s in ("final", "init", "mid50")),
+    ]
+    agent = load_member("cramped_room", "pbt0", tmp_path)
+    best = load_member("cramped_room", facts["best"] + "_final", tmp_path)
+    assert _sums(agent) == _sums(best)
+    assert agent.facts["kind"] == "pbt" and facts["cpu_seconds"] > 0

@@ -32,6 +32,7 @@ from collabrl.envs.kitchen.population import (
     member_names,
     train_fcp,
     train_mep,
+    train_pbt_population,
     train_selfplay,
 )
 from collabrl.envs.kitchen.ppo import PPOSettings
@@ -126,9 +127,14 @@ class KitchenHumanPartners:
         folder: Path | None = None,
         progress: Callable[[int, float], None] = lambda update, score: None,
     ) -> dict[str, Any]:
-        """Train and store population member ``method`` ("sp", "fcp" or "mep") of ``task``; its
-        facts."""
-        trainers = {"sp": train_selfplay, "fcp": train_fcp, "mep": train_mep}
+        """Train and store population member ``method`` ("sp", "fcp", "mep" or "pbt") of
+        ``task``; its facts."""
+        trainers = {
+            "sp": train_selfplay,
+            "fcp": train_fcp,
+            "mep": train_mep,
+            "pbt": train_pbt_population,
+        }
         settings = PPOSettings() if updates is None else PPOSettings(updates=updates)
         return trainers[method](
             task, seed=seed, settings=settings, folder=folder, progress=progress

@@ -5,7 +5,9 @@ its checkpoints at the start, middle and end of training (``sp<seed>_init``, ``s
 ``sp<seed>_final``): partners of three skill levels. ``train_fcp`` trains a Fictitious Co-Play
 agent (Strouse et al. 2021) against every self-play checkpoint stored for the layout
 (``fcp<seed>``). ``train_mep`` trains Maximum-Entropy Population training's members
-(``mep<seed>_p<k>_<stage>``) and then its agent against them (``mep<seed>``). Members are stored per layout as ``<layout>/<name>.safetensors`` with a
+(``mep<seed>_p<k>_<stage>``) and then its agent against them (``mep<seed>``). ``train_pbt``
+trains a population-based-training population (``pbt<seed>_p<k>_<stage>``) and keeps its best
+final member as ``pbt<seed>``. Members are stored per layout as ``<layout>/<name>.safetensors`` with a
 ``<name>.json`` of facts (seed, settings, CPU seconds, training scores) in the population
 folder: ``$COLLABRL_POPULATIONS``, else ``$XDG_CACHE_HOME/collabrl/populations``. A stored
 member is never retrained unless asked (the folder is the cache).
@@ -36,6 +38,7 @@ from collabrl.envs.kitchen.ppo import (
     PPOSettings,
     train,
     train_entropy_population,
+    train_pbt,
 )
 from collabrl.errors import CollabrlError
 
@@ -49,6 +52,10 @@ MEP_PRIORITY = 3.0
 """Exponent of MEP's rank-based prioritised sampling of partners for its agent: collabrl's
 choice (the partner the agent scores least beside is drawn ``K ** 3`` times as often as the
 best one)."""
+PBT_MEMBERS = 3
+"""PBT's population size: collabrl's choice for a CPU budget (Carroll et al. 2019 train three)."""
+PBT_READY = 20
+"""Updates between PBT's exploit-and-explore steps: collabrl's choice (ten of them in 200)."""
 FOLDER_VARIABLE = "COLLABRL_POPULATIONS"
 TRAIN_HINT = "train them with: collabrl partners train-sp LAYOUT (then train-fcp LAYOUT)"
 
@@ -202,6 +209,56 @@ def train_mep(
     model = result.checkpoints["final"]
     model.facts = {**facts, **model.facts}
     save_member(model, f"mep{seed}", folder)
+    return facts
+
+
+def train_pbt_population(
+    layout: str,
+    *,
+    seed: int = 0,
+    settings: PPOSettings = DEFAULT_SETTINGS,
+    members: int = PBT_MEMBERS,
+    folder: Path | None = None,
+    progress: Callable[[int, float], None] = lambda update, score: None,
+) -> dict[str, Any]:
+    """Population-based training on ``layout`` (:func:`~collabrl.envs.kitchen.ppo.train_pbt`):
+    stores each member with its checkpoints (``pbt<seed>_p<k>_<stage>``) and the member with the
+    best last-``PBT_READY``-updates training score again as ``pbt<seed>``, the PBT agent; returns
+    its facts (the CPU seconds are the whole population's)."""
+    seeds = [seed * 1000 + k for k in range(members)]
+    results, hyper = train_pbt(
+        layout, seeds=seeds, settings=settings, ready=PBT_READY, progress=progress
+    )
+    total = sum(r.cpu_seconds for r in results)
+    recent = [sum(r.scores[-PBT_READY:]) / max(1, len(r.scores[-PBT_READY:])) for r in results]
+    best = max(range(members), key=lambda k: recent[k])
+    for k, result in enumerate(results):
+        facts = _facts(
+            "pbt-member",
+            layout,
+            seeds[k],
+            settings,
+            **hyper[k],
+            cpu_seconds=round(result.cpu_seconds, 1),
+            scores=result.scores,
+        )
+        for stage, model in result.checkpoints.items():
+            model.facts = {**facts, "stage": stage, **model.facts}
+            save_member(model, f"pbt{seed}_p{k}_{stage}", folder)
+    facts = _facts(
+        "pbt",
+        layout,
+        seed,
+        settings,
+        members=members,
+        ready=PBT_READY,
+        best=f"pbt{seed}_p{best}",
+        hyperparameters=hyper,
+        cpu_seconds=round(total, 1),
+        scores=results[best].scores,
+    )
+    model = results[best].checkpoints["final"]
+    save_member(MotionModel(layout, model.weights, {**model.facts, **facts}), f"pbt{seed}", folder)
     return facts
 
 

@@ -16,6 +16,10 @@ sizes and network (two ReLU layers of 64) are collabrl's, for the small budget.
 The actor is stored as the same three-layer perceptron a human proxy is
 (:class:`~collabrl.envs.kitchen.motion_partner.MotionModel`), so both play through one code path.
 
+Population-based training (PBT, Jaderberg et al. 2017, the form Carroll et al. 2019 train for
+Overcooked) is :func:`train_pbt`: several agents, each trained beside members of the population,
+the weakest periodically replaced by a perturbed copy of the strongest.
+
 Maximum-Entropy Population training (MEP, Zhao et al. 2023) is two uses of the same trainer:
 :func:`train_entropy_population` trains several self-play agents side by side, each rewarded
 for every tick with ``-alpha * log`` of the population's mean probability of the action it took
@@ -174,6 +178,62 @@ def train(
     return result
 
 
+PBT_PERTURB = (0.8, 1.2)
+"""PBT's explore step: a copied member's learning rate and entropy weight are each multiplied by
+one of these, drawn (the factors of Jaderberg et al.'s "perturb")."""
+
+
+def train_pbt(
+    layout: str,
+    *,
+    seeds: Sequence[int],
+    settings: PPOSettings = DEFAULT_SETTINGS,
+    ready: int = 20,
+    progress: Callable[[int, float], None] = lambda update, score: None,
+) -> tuple[list[TrainResult], list[dict[str, float]]]:
+    """Population-based training: one agent per seed. At each update every member plays its
+    ``envs`` episodes beside members drawn from the population as it is at that update (itself
+    included; frozen for the update), then learns. Every ``ready`` updates the member with the
+    lowest mean training score over those updates takes the best one's networks and optimiser
+    (exploit) with its learning rate and entropy weight each multiplied by a factor of
+    :data:`PBT_PERTURB` (explore). Returns each member's result and its final hyperparameters
+    (``learning_rate``, ``entropy``, ``copied``: how many times it was replaced)."""
+    restore = _one_thread()
+    started = time.process_time()
+    rng = np.random.default_rng(list(seeds))
+    try:
+        trainers = [_Trainer(layout, seed, settings, []) for seed in seeds]
+        results = [TrainResult({}) for _ in trainers]
+        copied = [0] * len(trainers)
+        for update in range(settings.updates + 1):
+            pool = [t.snapshot({}) for t in trainers]
+            for t in trainers:
+                t.set_pool(pool)
+            scores = [t.step(update, r) for t, r in zip(trainers, results, strict=True)]
+            if update == settings.updates:
+                break
+            progress(update + 1, float(np.mean(scores)))
+            if (update + 1) % ready == 0 and len(trainers) > 1:
+                recent = [float(np.mean(r.scores[-ready:])) for r in results]
+                worst, best = int(np.argmin(recent)), int(np.argmax(recent))
+                if recent[worst] < recent[best]:
+                    trainers[worst].copy_and_perturb(trainers[best], rng)
+                    copied[worst] += 1
+    finally:
+        restore()
+    for r in results:
+        r.cpu_seconds = (time.process_time() - started) / len(results)
+    hyper = [
+        {
+            "learning_rate": t.optimiser.param_groups[0]["lr"],
+            "entropy": t.entropy,
+            "copied": copied[k],
+        }
+        for k, t in enumerate(trainers)
+    ]
+    return results, hyper
+
+
 def train_entropy_population(
     layout: str,
     *,
@@ -209,11 +269,10 @@ class _Trainer:
     def __init__(self, layout: str, seed: int, s: PPOSettings, pool: list[MotionModel]) -> None:
         import torch
 
-        self.layout, self.s, self.pool = layout, s, pool
+        self.layout, self.s = layout, s
         self.bonus: Bonus | None = None
-        # the learner's running mean score beside each pool member (prioritised sampling)
-        self.partner_scores = np.zeros(len(pool))
-        self.partner_seen = np.zeros(len(pool), dtype=bool)
+        self.entropy = s.entropy  # PBT perturbs it per member
+        self.set_pool(pool)
         self.engine = KitchenEngine(load_layout(layout), cook_mode="auto")
         self.featurizer = Featurizer(self.engine.layout)
         self.rng = np.random.default_rng(seed)
@@ -232,6 +291,27 @@ class _Trainer:
         self.actor, self.critic = mlp(n), mlp(1)
         params = [*self.actor.parameters(), *self.critic.parameters()]
         self.optimiser = torch.optim.Adam(params, lr=s.learning_rate)
+
+    def set_pool(self, pool: list[MotionModel]) -> None:
+        """Partners to train beside (empty: self-play); a pool of another size starts the
+        running scores per partner (prioritised sampling) anew."""
+        if len(pool) != len(getattr(self, "pool", [])) or not hasattr(self, "partner_scores"):
+            self.partner_scores = np.zeros(len(pool))
+            self.partner_seen = np.zeros(len(pool), dtype=bool)
+        self.pool = pool
+
+    def copy_and_perturb(self, best: _Trainer, rng: np.random.Generator) -> None:
+        """PBT's exploit and explore: take ``best``'s networks and optimiser state, then
+        multiply the learning rate and the entropy weight each by a factor of
+        :data:`PBT_PERTURB`."""
+        import copy
+
+        self.actor.load_state_dict(best.actor.state_dict())
+        self.critic.load_state_dict(best.critic.state_dict())
+        self.optimiser.load_state_dict(copy.deepcopy(best.optimiser.state_dict()))
+        self.entropy = best.entropy * float(rng.choice(PBT_PERTURB))
+        for group in self.optimiser.param_groups:
+            group["lr"] *= float(rng.choice(PBT_PERTURB))
 
     def snapshot(self, facts: dict[str, object]) -> MotionModel:
         weights = [p.detach().numpy().astype(np.float32).copy() for p in self.actor.parameters()]
@@ -369,7 +449,9 @@ class _Trainer:
                 policy_loss = -torch.min(ratio * a, clipped).mean()
                 value = self.critic(data["obs"][idx]).squeeze(-1)
                 value_loss = torch.nn.functional.mse_loss(value, data["ret"][idx])
-                loss = policy_loss + s.value_coef * value_loss - s.entropy * dist.entropy().mean()
+                loss = (
+                    policy_loss + s.value_coef * value_loss - self.entropy * dist.entropy().mean()
+                )
                 self.optimiser.zero_grad()
                 loss.backward()
                 self.optimiser.step()
