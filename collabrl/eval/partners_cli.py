@@ -219,56 +219,38 @@ UPDATES = click.option(
 )
 
 
-@partners.command("train-sp")
-@click.argument("task")
-@click.option("--seed", type=int, default=0, show_default=True)
-@UPDATES
-@POPULATION_OUT
-@GAME
-def train_sp(task: str, seed: int, updates: int | None, out: Path | None, game: str | None) -> None:
-    """Train a self-play PPO partner on TASK; keeps its init, middle and final checkpoints."""
-    _train_population("sp", task, seed, updates, out, game)
+POPULATION_COMMANDS = {
+    "sp": "Train a self-play PPO partner on TASK; keeps its init, middle and final checkpoints.",
+    "fcp": "Train a Fictitious Co-Play partner on TASK against every stored self-play checkpoint.",
+    "mep": (
+        "Train a Maximum-Entropy Population on TASK (three self-play agents paid for moves the "
+        "others would not make), then its agent against them, drawing weak partners more often."
+    ),
+    "pbt": (
+        "Population-based training on TASK: three PPO agents trained beside each other, the "
+        "weakest replaced every 20 updates by a perturbed copy of the best; keeps the best as "
+        "pbt0."
+    ),
+}
+"""``collabrl partners train-<method>``: each method's command help (the commands share their
+options)."""
 
 
-@partners.command("train-fcp")
-@click.argument("task")
-@click.option("--seed", type=int, default=0, show_default=True)
-@UPDATES
-@POPULATION_OUT
-@GAME
-def train_fcp(
-    task: str, seed: int, updates: int | None, out: Path | None, game: str | None
-) -> None:
-    """Train a Fictitious Co-Play partner on TASK against every stored self-play checkpoint."""
-    _train_population("fcp", task, seed, updates, out, game)
+def _population_command(method: str, doc: str) -> None:
+    @partners.command(f"train-{method}", help=doc)
+    @click.argument("task")
+    @click.option("--seed", type=int, default=0, show_default=True)
+    @UPDATES
+    @POPULATION_OUT
+    @GAME
+    def command(
+        task: str, seed: int, updates: int | None, out: Path | None, game: str | None
+    ) -> None:
+        _train_population(method, task, seed, updates, out, game)
 
 
-@partners.command("train-mep")
-@click.argument("task")
-@click.option("--seed", type=int, default=0, show_default=True)
-@UPDATES
-@POPULATION_OUT
-@GAME
-def train_mep(
-    task: str, seed: int, updates: int | None, out: Path | None, game: str | None
-) -> None:
-    """Train a Maximum-Entropy Population on TASK (three self-play agents paid for moves the
-    others would not make), then its agent against them, drawing weak partners more often."""
-    _train_population("mep", task, seed, updates, out, game)
-
-
-@partners.command("train-pbt")
-@click.argument("task")
-@click.option("--seed", type=int, default=0, show_default=True)
-@UPDATES
-@POPULATION_OUT
-@GAME
-def train_pbt(
-    task: str, seed: int, updates: int | None, out: Path | None, game: str | None
-) -> None:
-    """Population-based training on TASK: three PPO agents trained beside each other, the
-    weakest replaced every 20 updates by a perturbed copy of the best; keeps the best as pbt0."""
-    _train_population("pbt", task, seed, updates, out, game)
+for _method, _doc in POPULATION_COMMANDS.items():
+    _population_command(_method, _doc)
 
 
 @partners.command("crossplay")

@@ -36,6 +36,7 @@ from collabrl.envs.kitchen.motion_partner import (
 from collabrl.envs.kitchen.ppo import (
     DEFAULT_SETTINGS,
     PPOSettings,
+    TrainResult,
     train,
     train_entropy_population,
     train_pbt,
@@ -90,6 +91,33 @@ def _facts(kind: str, layout: str, seed: int, settings: PPOSettings, **more: Any
     return {"kind": kind, "layout": layout, "seed": seed, **dataclasses.asdict(settings), **more}
 
 
+def _run_facts(
+    kind: str, layout: str, seed: int, settings: PPOSettings, result: TrainResult, **more: Any
+) -> dict:
+    """:func:`_facts` of one training run, with its CPU seconds and its score per update."""
+    return _facts(
+        kind,
+        layout,
+        seed,
+        settings,
+        **{"cpu_seconds": round(result.cpu_seconds, 1), "scores": result.scores, **more},
+    )
+
+
+def _save_agent(result: TrainResult, name: str, facts: dict, folder: Path | None) -> None:
+    """Store ``result``'s final checkpoint as member ``name``, with ``facts`` (over any the
+    checkpoint already carries)."""
+    final = result.checkpoints["final"]
+    save_member(MotionModel(final.layout, final.weights, {**final.facts, **facts}), name, folder)
+
+
+def _save_checkpoints(result: TrainResult, name: str, facts: dict, folder: Path | None) -> None:
+    """Store each checkpoint of ``result`` as member ``<name>_<stage>``, with ``facts``."""
+    for stage, model in result.checkpoints.items():
+        model.facts = {**facts, "stage": stage, **model.facts}
+        save_member(model, f"{name}_{stage}", folder)
+
+
 def train_selfplay(
     layout: str,
     *,
@@ -101,12 +129,8 @@ def train_selfplay(
     """Train and store self-play agent ``sp<seed>`` of ``layout`` with its checkpoints; returns
     its facts (CPU seconds, the last update's mean training score)."""
     result = train(layout, seed=seed, settings=settings, progress=progress)
-    facts = _facts(
-        "sp", layout, seed, settings, cpu_seconds=round(result.cpu_seconds, 1), scores=result.scores
-    )
-    for stage, model in result.checkpoints.items():
-        model.facts = {**facts, "stage": stage, **model.facts}
-        save_member(model, f"sp{seed}_{stage}", folder)
+    facts = _run_facts("sp", layout, seed, settings, result)
+    _save_checkpoints(result, f"sp{seed}", facts, folder)
     return facts
 
 
@@ -130,18 +154,8 @@ def train_fcp(
     names = fcp_pool(layout, folder)
     pool = [load_member(layout, name, folder) for name in names]
     result = train(layout, seed=seed, settings=settings, pool=pool, progress=progress)
-    facts = _facts(
-        "fcp",
-        layout,
-        seed,
-        settings,
-        pool=names,
-        cpu_seconds=round(result.cpu_seconds, 1),
-        scores=result.scores,
-    )
-    model = result.checkpoints["final"]
-    model.facts = {**facts, **model.facts}
-    save_member(model, f"fcp{seed}", folder)
+    facts = _run_facts("fcp", layout, seed, settings, result, pool=names)
+    _save_agent(result, f"fcp{seed}", facts, folder)
     return facts
 
 
@@ -175,40 +189,27 @@ def train_mep(
     population = train_entropy_population(
         layout, seeds=seeds, alpha=alpha, settings=settings, progress=progress
     )
-    stage_one = 0.0
-    for k, result in enumerate(population):
-        stage_one += result.cpu_seconds
-        facts = _facts(
-            "mep-member",
-            layout,
-            seeds[k],
-            settings,
-            alpha=alpha,
-            cpu_seconds=round(result.cpu_seconds, 1),
-            scores=result.scores,
-        )
-        for stage, model in result.checkpoints.items():
-            model.facts = {**facts, "stage": stage, **model.facts}
-            save_member(model, f"mep{seed}_p{k}_{stage}", folder)
+    for k, member in enumerate(population):
+        facts = _run_facts("mep-member", layout, seeds[k], settings, member, alpha=alpha)
+        _save_checkpoints(member, f"mep{seed}_p{k}", facts, folder)
+    stage_one = sum(member.cpu_seconds for member in population)
     names = mep_pool(layout, seed, folder)
     pool = [load_member(layout, name, folder) for name in names]
     agent_settings = dataclasses.replace(settings, priority=MEP_PRIORITY)
     result = train(layout, seed=seed, settings=agent_settings, pool=pool, progress=progress)
-    facts = _facts(
+    facts = _run_facts(
         "mep",
         layout,
         seed,
         agent_settings,
+        result,
         members=members,
         alpha=alpha,
         pool=names,
         population_cpu_seconds=round(stage_one, 1),
         cpu_seconds=round(stage_one + result.cpu_seconds, 1),
-        scores=result.scores,
     )
-    model = result.checkpoints["final"]
-    model.facts = {**facts, **model.facts}
-    save_member(model, f"mep{seed}", folder)
+    _save_agent(result, f"mep{seed}", facts, folder)
     return facts
 
 
@@ -232,33 +233,22 @@ def train_pbt_population(
     total = sum(r.cpu_seconds for r in results)
     recent = [sum(r.scores[-PBT_READY:]) / max(1, len(r.scores[-PBT_READY:])) for r in results]
     best = max(range(members), key=lambda k: recent[k])
-    for k, result in enumerate(results):
-        facts = _facts(
-            "pbt-member",
-            layout,
-            seeds[k],
-            settings,
-            **hyper[k],
-            cpu_seconds=round(result.cpu_seconds, 1),
-            scores=result.scores,
-        )
-        for stage, model in result.checkpoints.items():
-            model.facts = {**facts, "stage": stage, **model.facts}
-            save_member(model, f"pbt{seed}_p{k}_{stage}", folder)
-    facts = _facts(
+    for k, member in enumerate(results):
+        facts = _run_facts("pbt-member", layout, seeds[k], settings, member, **hyper[k])
+        _save_checkpoints(member, f"pbt{seed}_p{k}", facts, folder)
+    facts = _run_facts(
         "pbt",
         layout,
         seed,
         settings,
+        results[best],
         members=members,
         ready=PBT_READY,
         best=f"pbt{seed}_p{best}",
         hyperparameters=hyper,
         cpu_seconds=round(total, 1),
-        scores=results[best].scores,
     )
-    model = results[best].checkpoints["final"]
-    save_member(MotionModel(layout, model.weights, {**model.facts, **facts}), f"pbt{seed}", folder)
+    _save_agent(results[best], f"pbt{seed}", facts, folder)
     return facts
 
 
