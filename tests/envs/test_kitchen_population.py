@@ -21,15 +21,18 @@ from collabrl.envs.kitchen.population import (
     train_pbt_population,
     train_selfplay,
 )
+from collabrl.envs.kitchen.population_training import (
+    PBT_PERTURB,
+    copy_and_perturb,
+    population_entropy_bonus,
+)
 from collabrl.envs.kitchen.ppo import (
     DISH_PICKUP,
     ONION_IN_POT,
-    PBT_PERTURB,
     SOUP_PICKUP,
     PPOSettings,
-    _Trainer,
+    PPOTrainer,
     gae,
-    population_entropy_bonus,
     priorities,
     shaped_reward,
     train,
@@ -173,9 +176,9 @@ PINNED_MEP_SUMS = [0.4168, -0.1388, -0.8444, 0.0947, -0.8335, 0.1461]  # the age
 def test_pbt_copies_the_best_member_and_perturbs_its_hyperparameters() -> None:
     import torch
 
-    weak, best = (_Trainer("cramped_room", seed, TINY, []) for seed in (0, 1))
+    weak, best = (PPOTrainer("cramped_room", seed, TINY, []) for seed in (0, 1))
     best.optimiser.step()  # give the best member an optimiser state of its own to copy
-    weak.copy_and_perturb(best, np.random.default_rng(0))
+    copy_and_perturb(weak, best, np.random.default_rng(0))
     for mine, theirs in zip(weak.actor.parameters(), best.actor.parameters(), strict=True):
         assert torch.equal(mine, theirs) and mine is not theirs
     assert weak.entropy / best.entropy in PBT_PERTURB

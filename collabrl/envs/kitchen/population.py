@@ -33,14 +33,8 @@ from collabrl.envs.kitchen.motion_partner import (
     load_model,
     save_model,
 )
-from collabrl.envs.kitchen.ppo import (
-    DEFAULT_SETTINGS,
-    PPOSettings,
-    TrainResult,
-    train,
-    train_entropy_population,
-    train_pbt,
-)
+from collabrl.envs.kitchen.population_training import train_entropy_population, train_pbt
+from collabrl.envs.kitchen.ppo import DEFAULT_SETTINGS, PPOSettings, TrainResult, train
 from collabrl.errors import CollabrlError
 
 MEP_MEMBERS = 3
@@ -222,7 +216,7 @@ def train_pbt_population(
     folder: Path | None = None,
     progress: Callable[[int, float], None] = lambda update, score: None,
 ) -> dict[str, Any]:
-    """Population-based training on ``layout`` (:func:`~collabrl.envs.kitchen.ppo.train_pbt`):
+    """Population-based training on ``layout`` (:func:`~collabrl.envs.kitchen.population_training.train_pbt`):
     stores each member with its checkpoints (``pbt<seed>_p<k>_<stage>``) and the member with the
     best last-``PBT_READY``-updates training score again as ``pbt<seed>``, the PBT agent; returns
     its facts (the CPU seconds are the whole population's)."""

@@ -16,16 +16,9 @@ sizes and network (two ReLU layers of 64) are collabrl's, for the small budget.
 The actor is stored as the same three-layer perceptron a human proxy is
 (:class:`~collabrl.envs.kitchen.motion_partner.MotionModel`), so both play through one code path.
 
-Population-based training (PBT, Jaderberg et al. 2017, the form Carroll et al. 2019 train for
-Overcooked) is :func:`train_pbt`: several agents, each trained beside members of the population,
-the weakest periodically replaced by a perturbed copy of the strongest.
-
-Maximum-Entropy Population training (MEP, Zhao et al. 2023) is two uses of the same trainer:
-:func:`train_entropy_population` trains several self-play agents side by side, each rewarded
-for every tick with ``-alpha * log`` of the population's mean probability of the action it took
-(so a member is paid for moves the others would not make: the population spreads out), and
-:func:`train` with ``settings.priority > 0`` trains the MEP agent against them, drawing the
-partners it scores least beside more often (rank-based prioritised sampling).
+Several trainers stepped together make the population methods
+(:mod:`collabrl.envs.kitchen.population_training`: MEP's population, PBT); ``settings.priority``
+gives MEP's agent its prioritised sampling of partners.
 """
 
 from __future__ import annotations
@@ -33,7 +26,6 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 
@@ -131,22 +123,7 @@ def priorities(scores: np.ndarray, exponent: float) -> np.ndarray:
     return weights / weights.sum()
 
 
-def population_entropy_bonus(actors: Sequence[Any], alpha: float) -> Bonus:
-    """MEP's reward for a member's move: ``-alpha * log`` of the population's mean probability
-    of that move (the actors' softmax averaged), an estimate of the mean policy's entropy."""
-    import torch
-
-    def bonus(x: np.ndarray, actions: np.ndarray) -> np.ndarray:
-        with torch.no_grad():
-            xt = torch.from_numpy(x)
-            mean = torch.stack([torch.softmax(actor(xt), -1) for actor in actors]).mean(0)
-            chosen = mean[torch.arange(len(actions)), torch.from_numpy(actions)]
-        return (-alpha * torch.log(chosen)).numpy()
-
-    return bonus
-
-
-def _one_thread() -> Callable[[], None]:
+def one_torch_thread() -> Callable[[], None]:
     """Run torch on one thread (nets this small: more threads only wait on each other); returns
     the call that restores the previous count."""
     import torch
@@ -168,104 +145,19 @@ def train(
     is empty, else against ``pool`` (a member drawn per episode plays the other seat, frozen;
     the learner's seat alternates between episodes): Fictitious Co-Play when the pool holds
     self-play checkpoints of several skill levels, MEP's agent with ``settings.priority``."""
-    restore = _one_thread()
+    restore = one_torch_thread()
     started = time.process_time()
     try:
-        result = _Trainer(layout, seed, settings, list(pool)).run(progress)
+        result = PPOTrainer(layout, seed, settings, list(pool)).run(progress)
     finally:
         restore()
     result.cpu_seconds = time.process_time() - started
     return result
 
 
-PBT_PERTURB = (0.8, 1.2)
-"""PBT's explore step: a copied member's learning rate and entropy weight are each multiplied by
-one of these, drawn (the factors of Jaderberg et al.'s "perturb")."""
+class PPOTrainer:
+    """One PPO learner: its networks, optimiser and partner pool, stepped an update at a time."""
 
-
-def train_pbt(
-    layout: str,
-    *,
-    seeds: Sequence[int],
-    settings: PPOSettings = DEFAULT_SETTINGS,
-    ready: int = 20,
-    progress: Callable[[int, float], None] = lambda update, score: None,
-) -> tuple[list[TrainResult], list[dict[str, float]]]:
-    """Population-based training: one agent per seed. At each update every member plays its
-    ``envs`` episodes beside members drawn from the population as it is at that update (itself
-    included; frozen for the update), then learns. Every ``ready`` updates the member with the
-    lowest mean training score over those updates takes the best one's networks and optimiser
-    (exploit) with its learning rate and entropy weight each multiplied by a factor of
-    :data:`PBT_PERTURB` (explore). Returns each member's result and its final hyperparameters
-    (``learning_rate``, ``entropy``, ``copied``: how many times it was replaced)."""
-    restore = _one_thread()
-    started = time.process_time()
-    rng = np.random.default_rng(list(seeds))
-    try:
-        trainers = [_Trainer(layout, seed, settings, []) for seed in seeds]
-        results = [TrainResult({}) for _ in trainers]
-        copied = [0] * len(trainers)
-        for update in range(settings.updates + 1):
-            pool = [t.snapshot({}) for t in trainers]
-            for t in trainers:
-                t.set_pool(pool)
-            scores = [t.step(update, r) for t, r in zip(trainers, results, strict=True)]
-            if update == settings.updates:
-                break
-            progress(update + 1, float(np.mean(scores)))
-            if (update + 1) % ready == 0 and len(trainers) > 1:
-                recent = [float(np.mean(r.scores[-ready:])) for r in results]
-                worst, best = int(np.argmin(recent)), int(np.argmax(recent))
-                if recent[worst] < recent[best]:
-                    trainers[worst].copy_and_perturb(trainers[best], rng)
-                    copied[worst] += 1
-    finally:
-        restore()
-    for r in results:
-        r.cpu_seconds = (time.process_time() - started) / len(results)
-    hyper = [
-        {
-            "learning_rate": t.optimiser.param_groups[0]["lr"],
-            "entropy": t.entropy,
-            "copied": copied[k],
-        }
-        for k, t in enumerate(trainers)
-    ]
-    return results, hyper
-
-
-def train_entropy_population(
-    layout: str,
-    *,
-    seeds: Sequence[int],
-    alpha: float,
-    settings: PPOSettings = DEFAULT_SETTINGS,
-    progress: Callable[[int, float], None] = lambda update, score: None,
-) -> list[TrainResult]:
-    """MEP's first stage: one self-play agent per seed, trained in lockstep, each paid
-    :func:`population_entropy_bonus` of the whole population (as it is at that update) on top
-    of the game's and the shaping rewards. ``progress`` gets the population's mean score.
-    Each result's CPU seconds are the stage's, shared equally."""
-    restore = _one_thread()
-    started = time.process_time()
-    try:
-        trainers = [_Trainer(layout, seed, settings, []) for seed in seeds]
-        bonus = population_entropy_bonus([t.actor for t in trainers], alpha)
-        for t in trainers:
-            t.bonus = bonus
-        results = [TrainResult({}) for _ in trainers]
-        for update in range(settings.updates + 1):
-            scores = [t.step(update, r) for t, r in zip(trainers, results, strict=True)]
-            if update < settings.updates:
-                progress(update + 1, float(np.mean(scores)))
-    finally:
-        restore()
-    for r in results:
-        r.cpu_seconds = (time.process_time() - started) / len(results)
-    return results
-
-
-class _Trainer:
     def __init__(self, layout: str, seed: int, s: PPOSettings, pool: list[MotionModel]) -> None:
         import torch
 
@@ -299,19 +191,6 @@ class _Trainer:
             self.partner_scores = np.zeros(len(pool))
             self.partner_seen = np.zeros(len(pool), dtype=bool)
         self.pool = pool
-
-    def copy_and_perturb(self, best: _Trainer, rng: np.random.Generator) -> None:
-        """PBT's exploit and explore: take ``best``'s networks and optimiser state, then
-        multiply the learning rate and the entropy weight each by a factor of
-        :data:`PBT_PERTURB`."""
-        import copy
-
-        self.actor.load_state_dict(best.actor.state_dict())
-        self.critic.load_state_dict(best.critic.state_dict())
-        self.optimiser.load_state_dict(copy.deepcopy(best.optimiser.state_dict()))
-        self.entropy = best.entropy * float(rng.choice(PBT_PERTURB))
-        for group in self.optimiser.param_groups:
-            group["lr"] *= float(rng.choice(PBT_PERTURB))
 
     def snapshot(self, facts: dict[str, object]) -> MotionModel:
         weights = [p.detach().numpy().astype(np.float32).copy() for p in self.actor.parameters()]

@@ -1,0 +1,145 @@
+"""Population training methods for kitchen partners, built from several PPO trainers stepped in
+lockstep (:class:`~collabrl.envs.kitchen.ppo.PPOTrainer`).
+
+- Maximum-Entropy Population training (MEP, Zhao et al. 2023), first stage:
+  :func:`train_entropy_population` trains several self-play agents side by side, each rewarded
+  on every tick with ``-alpha * log`` of the population's mean probability of the move it made
+  (so a member gains by moves the others would not make: the population spreads out). Its second
+  stage is :func:`~collabrl.envs.kitchen.ppo.train` against the population with
+  ``settings.priority > 0`` (rank-based prioritised sampling of partners).
+- Population-based training (PBT, Jaderberg et al. 2017, the form Carroll et al. 2019 train for
+  Overcooked): :func:`train_pbt`, several agents each trained beside members of the population,
+  the weakest periodically replaced by a perturbed copy of the strongest.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from collabrl.envs.kitchen.ppo import (
+    DEFAULT_SETTINGS,
+    Bonus,
+    PPOSettings,
+    PPOTrainer,
+    TrainResult,
+    one_torch_thread,
+)
+
+PBT_PERTURB = (0.8, 1.2)
+"""PBT's explore step: a copied member's learning rate and entropy weight are each multiplied by
+one of these, drawn (the factors of Jaderberg et al.'s "perturb")."""
+
+
+def population_entropy_bonus(actors: Sequence[Any], alpha: float) -> Bonus:
+    """MEP's reward for a member's move: ``-alpha * log`` of the population's mean probability
+    of that move (the actors' softmax averaged), an estimate of the mean policy's entropy."""
+    import torch
+
+    def bonus(x: np.ndarray, actions: np.ndarray) -> np.ndarray:
+        with torch.no_grad():
+            xt = torch.from_numpy(x)
+            mean = torch.stack([torch.softmax(actor(xt), -1) for actor in actors]).mean(0)
+            chosen = mean[torch.arange(len(actions)), torch.from_numpy(actions)]
+        return (-alpha * torch.log(chosen)).numpy()
+
+    return bonus
+
+
+def copy_and_perturb(loser: PPOTrainer, best: PPOTrainer, rng: np.random.Generator) -> None:
+    """PBT's exploit and explore: ``loser`` takes ``best``'s networks and optimiser state (a copy:
+    the two go on learning apart), then its learning rate and entropy weight are each multiplied
+    by a factor of :data:`PBT_PERTURB`."""
+    import copy
+
+    loser.actor.load_state_dict(best.actor.state_dict())
+    loser.critic.load_state_dict(best.critic.state_dict())
+    loser.optimiser.load_state_dict(copy.deepcopy(best.optimiser.state_dict()))
+    loser.entropy = best.entropy * float(rng.choice(PBT_PERTURB))
+    for group in loser.optimiser.param_groups:
+        group["lr"] *= float(rng.choice(PBT_PERTURB))
+
+
+def train_pbt(
+    layout: str,
+    *,
+    seeds: Sequence[int],
+    settings: PPOSettings = DEFAULT_SETTINGS,
+    ready: int = 20,
+    progress: Callable[[int, float], None] = lambda update, score: None,
+) -> tuple[list[TrainResult], list[dict[str, float]]]:
+    """Population-based training: one agent per seed. At each update every member plays its
+    ``envs`` episodes beside members drawn from the population as it is at that update (itself
+    included; frozen for the update), then learns. Every ``ready`` updates the member with the
+    lowest mean training score over those updates takes the best one's networks and optimiser
+    (exploit) with its learning rate and entropy weight each multiplied by a factor of
+    :data:`PBT_PERTURB` (explore). Returns each member's result and its final hyperparameters
+    (``learning_rate``, ``entropy``, ``copied``: how many times it was replaced)."""
+    restore = one_torch_thread()
+    started = time.process_time()
+    rng = np.random.default_rng(list(seeds))
+    try:
+        trainers = [PPOTrainer(layout, seed, settings, []) for seed in seeds]
+        results = [TrainResult({}) for _ in trainers]
+        copied = [0] * len(trainers)
+        for update in range(settings.updates + 1):
+            pool = [t.snapshot({}) for t in trainers]
+            for t in trainers:
+                t.set_pool(pool)
+            scores = [t.step(update, r) for t, r in zip(trainers, results, strict=True)]
+            if update == settings.updates:
+                break
+            progress(update + 1, float(np.mean(scores)))
+            if (update + 1) % ready == 0 and len(trainers) > 1:
+                recent = [float(np.mean(r.scores[-ready:])) for r in results]
+                worst, best = int(np.argmin(recent)), int(np.argmax(recent))
+                if recent[worst] < recent[best]:
+                    copy_and_perturb(trainers[worst], trainers[best], rng)
+                    copied[worst] += 1
+    finally:
+        restore()
+    for r in results:
+        r.cpu_seconds = (time.process_time() - started) / len(results)
+    hyper = [
+        {
+            "learning_rate": t.optimiser.param_groups[0]["lr"],
+            "entropy": t.entropy,
+            "copied": copied[k],
+        }
+        for k, t in enumerate(trainers)
+    ]
+    return results, hyper
+
+
+def train_entropy_population(
+    layout: str,
+    *,
+    seeds: Sequence[int],
+    alpha: float,
+    settings: PPOSettings = DEFAULT_SETTINGS,
+    progress: Callable[[int, float], None] = lambda update, score: None,
+) -> list[TrainResult]:
+    """MEP's first stage: one self-play agent per seed, trained in lockstep, each paid
+    :func:`population_entropy_bonus` of the whole population (as it is at that update) on top
+    of the game's and the shaping rewards. ``progress`` gets the population's mean score.
+    Each result's CPU seconds are the stage's, shared equally."""
+    restore = one_torch_thread()
+    started = time.process_time()
+    try:
+        trainers = [PPOTrainer(layout, seed, settings, []) for seed in seeds]
+        bonus = population_entropy_bonus([t.actor for t in trainers], alpha)
+        for t in trainers:
+            t.bonus = bonus
+        results = [TrainResult({}) for _ in trainers]
+        for update in range(settings.updates + 1):
+            scores = [t.step(update, r) for t, r in zip(trainers, results, strict=True)]
+            if update < settings.updates:
+                progress(update + 1, float(np.mean(scores)))
+    finally:
+        restore()
+    for r in results:
+        r.cpu_seconds = (time.process_time() - started) / len(results)
+    return results
