@@ -176,8 +176,11 @@ def added_arms(arms: Sequence[str]) -> list[str]:
     return [a for a in arms if a not in ARMS]
 
 
-def report(results: dict[int, dict[str, Any]], arms: Sequence[str]) -> list[str]:
-    """Print the per-seed and pooled tables; returns the verdict lines."""
+def report(
+    results: dict[int, dict[str, Any]], arms: Sequence[str], jobs: str = "held-out"
+) -> list[str]:
+    """Print the per-seed and pooled tables; returns the verdict lines (``jobs`` names the jobs
+    played: held-out, or training when choosing a setting)."""
     comparisons: dict[Any, dict[str, Comparison]] = {}
     for seed, r in results.items():
         eps = r["episodes"]
@@ -207,13 +210,14 @@ def report(results: dict[int, dict[str, Any]], arms: Sequence[str]) -> list[str]
     ]
     print("\n## paired differences (mean [95% CI])")
     print(tabulate(lines, headers="keys", tablefmt="github"))
-    return verdicts(results, comparisons, arms)
+    return verdicts(results, comparisons, arms, jobs)
 
 
 def verdicts(
     results: dict[int, dict[str, Any]],
     comparisons: dict[Any, dict[str, Comparison]],
     arms: Sequence[str],
+    jobs: str = "held-out",
 ) -> list[str]:
     """The claims the issue checks, each with what was measured."""
     seeds = sorted(results)
@@ -224,7 +228,7 @@ def verdicts(
     trained = {s: results[s]["signal"][SILENT]["nonzero_gradient"] for s in seeds}
     quieter = {s: comparisons[s]["quieter"].difference["message_ratio"].mean < 0 for s in seeds}
     lines = [
-        f"hybrid reward above SFT on held-out efficiency reward in {sum(eff[s].mean > 0 for s in seeds)}/{len(seeds)} seeds; pooled difference {pooled_eff.cell()} ({'excludes' if pooled_eff.excludes_zero else 'includes'} zero)",
+        f"hybrid reward above SFT on {jobs} efficiency reward in {sum(eff[s].mean > 0 for s in seeds)}/{len(seeds)} seeds; pooled difference {pooled_eff.cell()} ({'excludes' if pooled_eff.excludes_zero else 'includes'} zero)",
         f"success: pooled difference {pooled_success.cell()} ({'lower beyond its interval' if pooled_success.high < 0 else 'not lower beyond its interval'})",
         f"affective proxy: pooled difference {pooled_aff.cell() if pooled_aff else 'n/a'}",
         f"w/o affective: non-zero gradient in {', '.join(f'{trained[s]:.0%}' for s in seeds)} of iterations (goal: at least 75% in each)",
@@ -272,7 +276,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     for seed in args.seeds:
         results[seed] = one_seed(args, seed)
         print(f"seed {seed} done after {(time.perf_counter() - start) / 60:.1f} min", flush=True)
-    lines = report(results, list(args.arms))
+    jobs = "training" if args.eval_split == "train" else "held-out"
+    lines = report(results, list(args.arms), jobs)
     (args.out / "verdicts.json").write_text(json.dumps(lines, indent=1), encoding="utf-8")
     for line in lines:
         print("-", line)

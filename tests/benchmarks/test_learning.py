@@ -61,8 +61,9 @@ def test_an_added_arm_gets_its_own_verdicts() -> None:
 
 
 def test_without_added_arms_the_verdicts_are_the_five_claims() -> None:
-    lines = learning.report({0: seed_result(0.3, 0.2, 0.4)}, list(learning.ARMS))
+    lines = learning.report({0: seed_result(0.3, 0.2, 0.4)}, list(learning.ARMS), "training")
     assert len(lines) == 5
+    assert lines[0].startswith("hybrid reward above SFT on training efficiency reward in 1/1")
 
 
 @pytest.mark.parametrize(
