@@ -177,7 +177,7 @@ def added_arms(arms: Sequence[str]) -> list[str]:
 
 
 def report(
-    results: dict[int, dict[str, Any]], arms: Sequence[str], jobs: str = "held-out"
+    results: dict[int, dict[str, Any]], arms: Sequence[str] = tuple(ARMS), jobs: str = "held-out"
 ) -> list[str]:
     """Print the per-seed and pooled tables; returns the verdict lines (``jobs`` names the jobs
     played: held-out, or training when choosing a setting)."""
