@@ -164,6 +164,9 @@ class PPOTrainer:
         self.layout, self.s = layout, s
         self.bonus: Bonus | None = None
         self.entropy = s.entropy  # PBT perturbs it per member
+        self.pool: list[MotionModel] = []
+        # the learner's running mean score beside each pool member (prioritised sampling)
+        self.partner_scores, self.partner_seen = np.zeros(0), np.zeros(0, dtype=bool)
         self.set_pool(pool)
         self.engine = KitchenEngine(load_layout(layout), cook_mode="auto")
         self.featurizer = Featurizer(self.engine.layout)
@@ -187,7 +190,7 @@ class PPOTrainer:
     def set_pool(self, pool: list[MotionModel]) -> None:
         """Partners to train beside (empty: self-play); a pool of another size starts the
         running scores per partner (prioritised sampling) anew."""
-        if len(pool) != len(getattr(self, "pool", [])) or not hasattr(self, "partner_scores"):
+        if len(pool) != len(self.partner_scores):
             self.partner_scores = np.zeros(len(pool))
             self.partner_seen = np.zeros(len(pool), dtype=bool)
         self.pool = pool
