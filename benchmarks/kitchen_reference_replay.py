@@ -27,14 +27,11 @@ import types
 from functools import cache
 from typing import Any
 
-import numpy as np
-
-from collabrl.envs.kitchen.engine import ACTIONS, INTERACT, MOVES, KitchenEngine, KitchenState
+from collabrl.envs.kitchen.engine import INTERACT, MOVES, KitchenEngine, KitchenState
 from collabrl.envs.kitchen.layouts import LAYOUT_NAMES, load_layout
 from collabrl.envs.kitchen.population import load_member
-from collabrl.envs.kitchen.proxy_features import Featurizer
+from collabrl.envs.kitchen.population_training import play_pair
 
-HORIZON = 400  # overcooked-ai's published self-play evaluations: 400-tick episodes
 HOW_TO_GET = (
     "pip install --no-deps git+https://github.com/HumanCompatibleAI/overcooked_ai "
     "(the PyPI release 1.1.0 predates old_dynamics), or put its src/ folder on PYTHONPATH"
@@ -61,23 +58,6 @@ def overcooked_mdp() -> Any:
     if "old_dynamics" not in inspect.signature(overcooked_mdp.OvercookedGridworld).parameters:
         raise SystemExit(f"this overcooked-ai has no 2019 rules (old_dynamics): {HOW_TO_GET}")
     return overcooked_mdp
-
-
-def play_selfplay(layout: str, member: str, seed: int) -> tuple[list[tuple[str, str]], int]:
-    """One 400-tick episode of ``member`` beside itself in collabrl's engine (sampled moves)."""
-    model = load_member(layout, member)
-    engine = KitchenEngine(load_layout(layout), cook_mode="auto")
-    featurizer = Featurizer(engine.layout)
-    rng = np.random.default_rng(seed)
-    state = engine.start_state()
-    joint_actions: list[tuple[str, str]] = []
-    for _ in range(HORIZON):
-        x = np.stack([featurizer.features(state, seat) for seat in (0, 1)])
-        p = model.probabilities(x).astype(np.float64)
-        joint = tuple(ACTIONS[int(rng.choice(len(ACTIONS), p=row / row.sum()))] for row in p)
-        joint_actions.append(joint)  # type: ignore[arg-type]
-        engine.step(state, joint)
-    return joint_actions, state.score
 
 
 def _their_action(action: str) -> Any:
@@ -134,7 +114,8 @@ def main() -> None:
     print("|---|---|--:|--:|--:|---|")
     for layout in args.layouts:
         for episode in range(args.episodes):
-            joint_actions, ours = play_selfplay(layout, args.member, seed=episode)
+            model = load_member(layout, args.member)
+            joint_actions, ours = play_pair(layout, model, model, seed=episode)
             theirs, differs = replay(layout, joint_actions)
             agree = "every tick" if differs is None else f"no: from tick {differs}"
             print(f"| {layout} | {args.member} | {episode} | {ours} | {theirs} | {agree} |")

@@ -24,9 +24,9 @@ from collabrl.stats import Interval, mean_ci
 
 AGENTS = ("sp0_final", "fcp0")
 MEMBER_PARTNERS = ("sp0_final", "sp0_mid50", "fcp0")
-IF_TRAINED = ("mep0", "pbt0")
-"""Members that join both lists where every task has them stored (MEP and PBT each cost several
-self-play runs, so a population may lack them)."""
+IF_TRAINED = ("mep0", "pbt0", "cole0")
+"""Members that join both lists where every task has them stored (MEP, PBT and COLE are trained
+on their own, so a population may lack them)."""
 PROXY, PERSONA = "human_proxy", "persona"
 
 

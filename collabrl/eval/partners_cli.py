@@ -231,6 +231,11 @@ POPULATION_COMMANDS = {
         "weakest replaced every 20 updates by a perturbed copy of the best; keeps the best as "
         "pbt0."
     ),
+    "cole": (
+        "Train a COLE agent on TASK: it grows its own population (a snapshot each of four "
+        "generations) and trains beside it, drawing most often the member the population "
+        "cooperates with worst (lowest Shapley value of their cross-play game)."
+    ),
 }
 """``collabrl partners train-<method>``: each method's command help (the commands share their
 options)."""

@@ -30,16 +30,16 @@ NOT_RUNNABLE: dict[str, str] = {
         "runs `silent`, its own rule-based planner over the same high-level actions without "
         "messages, in its place"
     ),
-    "COLE (Cook)": (
-        "Cooperative Open-ended LEarning (graphic-form game solver over a PPO population): not "
-        "built yet; SP, FCP, MEP and PBT run (collabrl partners train-sp / train-fcp / "
-        "train-mep / train-pbt, shown with --populations); COLE's released checkpoints are for "
-        "another engine's primitive moves"
-    ),
 }
 """The paper's non-LLM baselines that cannot run here, with the reason (the report lists them)."""
 
-POPULATION_METHODS = {"SP": "sp0_final", "PBT": "pbt0", "FCP": "fcp0", "MEP": "mep0"}
+POPULATION_METHODS = {
+    "SP": "sp0_final",
+    "PBT": "pbt0",
+    "FCP": "fcp0",
+    "MEP": "mep0",
+    "COLE": "cole0",
+}
 """Table 5's methods collabrl trains, and the population member that plays each."""
 PAPER_PARTNER = "persona"  # the partner type closest to the paper's (profile-driven players)
 
@@ -117,7 +117,7 @@ def markdown(rows: Sequence[dict[str, Any]], folders: Sequence[EvalFolder]) -> s
 
 
 def population_markdown(crossplay: dict[str, Any]) -> str:
-    """Table 5's SP, PBT, FCP and MEP rows beside collabrl's trained agents (``collabrl partners
+    """Table 5's SP, PBT, FCP, MEP and COLE rows beside collabrl's trained agents (``collabrl partners
     crossplay``'s crossplay.json): per task, the paper's Agent 1 / Agent 2 scores, ours beside
     persona partners in seat 1 / seat 2 (even episodes put the agent in seat 1), and ours in
     self-play (beside itself, both seats)."""

@@ -1,6 +1,7 @@
 """Kitchen partner populations: PPO self-play (pinned on a tiny seeded run), overcooked-ai's
 reward shaping, FCP's pool from stored self-play checkpoints, MEP's population-entropy reward and
-prioritised sampling, PBT's exploit-and-explore step, and members drawn reproducibly."""
+prioritised sampling, PBT's exploit-and-explore step, COLE's cross-play game and Shapley values,
+and members drawn reproducibly."""
 
 from pathlib import Path
 
@@ -9,6 +10,7 @@ import pytest
 
 from collabrl.envs.kitchen.engine import DISH, ONION, Chef, KitchenState, Soup
 from collabrl.envs.kitchen.population import (
+    COLE_PRIORITY,
     MEP_PRIORITY,
     PBT_READY,
     draw_member,
@@ -16,6 +18,7 @@ from collabrl.envs.kitchen.population import (
     load_member,
     member_names,
     mep_pool,
+    train_cole_agent,
     train_fcp,
     train_mep,
     train_pbt_population,
@@ -24,7 +27,9 @@ from collabrl.envs.kitchen.population import (
 from collabrl.envs.kitchen.population_training import (
     PBT_PERTURB,
     copy_and_perturb,
+    crossplay_payoffs,
     population_entropy_bonus,
+    shapley_values,
 )
 from collabrl.envs.kitchen.ppo import (
     DISH_PICKUP,
@@ -205,3 +210,58 @@ def test_a_pbt_population_is_stored_with_its_best_member_as_the_agent(tmp_path: 
     best = load_member("cramped_room", facts["best"] + "_final", tmp_path)
     assert _sums(agent) == _sums(best)
     assert agent.facts["kind"] == "pbt" and facts["cpu_seconds"] > 0
+
+
+def test_shapley_values_of_the_crossplay_game_by_hand() -> None:
+    # coalition values: {0} 100, {1} 0, {0, 1} the mean of its four ordered pairs (100+0+40+40)/4
+    phi = shapley_values(np.array([[100.0, 40.0], [40.0, 0.0]]))
+    assert phi == pytest.approx([0.5 * 100 + 0.5 * (45 - 0), 0.5 * 0 + 0.5 * (45 - 100)])
+    rng = np.random.default_rng(0)
+    upper = np.triu(rng.uniform(0, 200, (4, 4)))
+    game = upper + np.triu(upper, 1).T
+    # efficiency: the values share out the whole population's value; symmetric members get equal
+    assert shapley_values(game).sum() == pytest.approx(game.mean())
+    twins = np.array([[50.0, 50.0, 10.0], [50.0, 50.0, 10.0], [10.0, 10.0, 90.0]])
+    assert shapley_values(twins)[0] == pytest.approx(shapley_values(twins)[1])
+
+
+def test_the_crossplay_game_of_one_member_twice_is_flat() -> None:
+    model = train("cramped_room", seed=3, settings=TINY).checkpoints["final"]
+    payoffs = crossplay_payoffs("cramped_room", [model, model], episodes=2, seed=0, horizon=60)
+    assert payoffs.shape == (2, 2) and np.all(payoffs == payoffs[0, 0])
+
+
+def test_cole_grows_its_population_a_generation_at_a_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    drawn_by: list[tuple[float, list[float]]] = []  # (exponent, scores) behind each draw
+    original = PPOTrainer.draw_partners
+
+    def recording(self: PPOTrainer, n: int) -> list[int]:
+        drawn_by.append((self.s.priority, self.partner_scores.tolist()))
+        return original(self, n)
+
+    monkeypatch.setattr(PPOTrainer, "draw_partners", recording)
+    settings = PPOSettings(updates=4, envs=2, horizon=40, hidden=8, minibatch=64, epochs=2)
+    facts = train_cole_agent(
+        "cramped_room", seed=0, settings=settings, generations=2, folder=tmp_path
+    )
+    assert member_names("cramped_room", tmp_path) == ["cole0", "cole0_g0", "cole0_g1"]
+    assert facts["kind"] == "cole" and facts["priority"] == COLE_PRIORITY
+    games = facts["games"]
+    assert [len(g["payoffs"]) for g in games] == [1, 2]  # a member joins each generation
+    assert games[0]["shapley"] == pytest.approx([games[0]["payoffs"][0][0]])
+    second = np.array(games[1]["payoffs"])
+    assert sum(games[1]["shapley"]) == pytest.approx(second.mean(), abs=0.02)
+    # every update draws by its generation's Shapley values, at COLE's exponent
+    expected = [games[0]["shapley"]] * 2 + [games[1]["shapley"]] * 2
+    assert drawn_by == [(COLE_PRIORITY, shapley) for shapley in expected]
+    g1 = load_member("cramped_room", "cole0_g1", tmp_path)
+    assert g1.facts["generation"] == 1 and len(facts["scores"]) == 4
+    assert _sums(load_member("cramped_room", "cole0", tmp_path)) != _sums(g1)  # it went on
+    assert _sums(load_member("cramped_room", "cole0", tmp_path)) == pytest.approx(
+        PINNED_COLE_SUMS, abs=2e-4
+    )
+
+
+PINNED_COLE_SUMS = [-0.152, -0.1539, -0.7619, 0.1211, -0.8781, 0.146]  # the agent's tensors

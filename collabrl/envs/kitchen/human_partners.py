@@ -30,6 +30,7 @@ from collabrl.envs.kitchen.paper_baselines import TABLE_5
 from collabrl.envs.kitchen.population import (
     PopulationPartner,
     member_names,
+    train_cole_agent,
     train_fcp,
     train_mep,
     train_pbt_population,
@@ -127,13 +128,14 @@ class KitchenHumanPartners:
         folder: Path | None = None,
         progress: Callable[[int, float], None] = lambda update, score: None,
     ) -> dict[str, Any]:
-        """Train and store population member ``method`` ("sp", "fcp", "mep" or "pbt") of
+        """Train and store population member ``method`` ("sp", "fcp", "mep", "pbt" or "cole") of
         ``task``; its facts."""
         trainers = {
             "sp": train_selfplay,
             "fcp": train_fcp,
             "mep": train_mep,
             "pbt": train_pbt_population,
+            "cole": train_cole_agent,
         }
         settings = PPOSettings() if updates is None else PPOSettings(updates=updates)
         return trainers[method](

@@ -7,7 +7,8 @@ agent (Strouse et al. 2021) against every self-play checkpoint stored for the la
 (``fcp<seed>``). ``train_mep`` trains Maximum-Entropy Population training's members
 (``mep<seed>_p<k>_<stage>``) and then its agent against them (``mep<seed>``). ``train_pbt``
 trains a population-based-training population (``pbt<seed>_p<k>_<stage>``) and keeps its best
-final member as ``pbt<seed>``. Members are stored per layout as ``<layout>/<name>.safetensors`` with a
+final member as ``pbt<seed>``. ``train_cole`` trains a COLE agent (``cole<seed>``) that grows its
+own population, a snapshot a generation (``cole<seed>_g<k>``). Members are stored per layout as ``<layout>/<name>.safetensors`` with a
 ``<name>.json`` of facts (seed, settings, CPU seconds, training scores) in the population
 folder: ``$COLLABRL_POPULATIONS``, else ``$XDG_CACHE_HOME/collabrl/populations``. A stored
 member is never retrained unless asked (the folder is the cache).
@@ -33,7 +34,11 @@ from collabrl.envs.kitchen.motion_partner import (
     load_model,
     save_model,
 )
-from collabrl.envs.kitchen.population_training import train_entropy_population, train_pbt
+from collabrl.envs.kitchen.population_training import (
+    train_cole,
+    train_entropy_population,
+    train_pbt,
+)
 from collabrl.envs.kitchen.ppo import DEFAULT_SETTINGS, PPOSettings, TrainResult, train
 from collabrl.errors import CollabrlError
 
@@ -51,6 +56,15 @@ PBT_MEMBERS = 3
 """PBT's population size: collabrl's choice for a CPU budget (Carroll et al. 2019 train three)."""
 PBT_READY = 20
 """Updates between PBT's exploit-and-explore steps: collabrl's choice (ten of them in 200)."""
+COLE_GENERATIONS = 4
+"""COLE's generations (the population grows by one snapshot each): collabrl's choice for a CPU
+budget of one agent's 200 updates (Li et al. train far longer and larger populations)."""
+COLE_PRIORITY = MEP_PRIORITY
+"""Exponent of COLE's rank-based draw over the members' Shapley values (the least cooperative
+member ranks highest): the same choice as MEP's."""
+COLE_EPISODES = 2
+"""Episodes per pair when COLE scores its population's cross-play game (one in each seat
+order)."""
 FOLDER_VARIABLE = "COLLABRL_POPULATIONS"
 TRAIN_HINT = "train them with: collabrl partners train-sp LAYOUT (then train-fcp LAYOUT)"
 
@@ -243,6 +257,45 @@ def train_pbt_population(
         cpu_seconds=round(total, 1),
     )
     _save_agent(results[best], f"pbt{seed}", facts, folder)
+    return facts
+
+
+def train_cole_agent(
+    layout: str,
+    *,
+    seed: int = 0,
+    settings: PPOSettings = DEFAULT_SETTINGS,
+    generations: int = COLE_GENERATIONS,
+    folder: Path | None = None,
+    progress: Callable[[int, float], None] = lambda update, score: None,
+) -> dict[str, Any]:
+    """COLE on ``layout`` (:func:`~collabrl.envs.kitchen.population_training.train_cole`):
+    stores each generation's snapshot (``cole<seed>_g<k>``, ``g0`` untrained) and the final
+    learner as ``cole<seed>``, whose facts carry each generation's cross-play game and Shapley
+    values."""
+    result, population, games = train_cole(
+        layout,
+        seed=seed,
+        generations=generations,
+        priority=COLE_PRIORITY,
+        episodes=COLE_EPISODES,
+        settings=settings,
+        progress=progress,
+    )
+    facts = _run_facts(
+        "cole",
+        layout,
+        seed,
+        settings,
+        result,
+        generations=generations,
+        priority=COLE_PRIORITY,
+        games=games,
+    )
+    for k, member in enumerate(population[:-1]):
+        member.facts = {**facts, "stage": f"generation {k}", **member.facts}
+        save_member(member, f"cole{seed}_g{k}", folder)
+    _save_agent(result, f"cole{seed}", facts, folder)
     return facts
 
 

@@ -10,24 +10,36 @@ lockstep (:class:`~collabrl.envs.kitchen.ppo.PPOTrainer`).
 - Population-based training (PBT, Jaderberg et al. 2017, the form Carroll et al. 2019 train for
   Overcooked): :func:`train_pbt`, several agents each trained beside members of the population,
   the weakest periodically replaced by a perturbed copy of the strongest.
+- Cooperative Open-ended LEarning (COLE, Li et al. 2023), in its Shapley-value form (COLE-SV):
+  :func:`train_cole`, one agent that grows its own population, a snapshot per generation, and
+  trains beside it, drawing most often the members the population cooperates with worst (lowest
+  Shapley value of the cross-play game, :func:`shapley_values`).
 """
 
 from __future__ import annotations
 
+import dataclasses
+import itertools
+import math
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
+from collabrl.envs.kitchen.engine import ACTIONS, KitchenEngine
+from collabrl.envs.kitchen.layouts import load_layout
+from collabrl.envs.kitchen.motion_partner import MotionModel
 from collabrl.envs.kitchen.ppo import (
     DEFAULT_SETTINGS,
+    HORIZON,
     Bonus,
     PPOSettings,
     PPOTrainer,
     TrainResult,
     one_torch_thread,
 )
+from collabrl.envs.kitchen.proxy_features import Featurizer
 
 PBT_PERTURB = (0.8, 1.2)
 """PBT's explore step: a copied member's learning rate and entropy weight are each multiplied by
@@ -143,3 +155,115 @@ def train_entropy_population(
     for r in results:
         r.cpu_seconds = (time.process_time() - started) / len(results)
     return results
+
+
+def play_pair(
+    layout: str, first: MotionModel, second: MotionModel, seed: int, horizon: int = HORIZON
+) -> tuple[list[tuple[str, str]], int]:
+    """One episode of ``first`` (seat 0) beside ``second`` (seat 1), moves sampled with ``seed``:
+    the joint actions and the team score."""
+    engine = KitchenEngine(load_layout(layout), cook_mode="auto")
+    featurizer = Featurizer(engine.layout)
+    rng = np.random.default_rng(seed)
+    state = engine.start_state()
+    joint_actions: list[tuple[str, str]] = []
+    for _ in range(horizon):
+        moves = []
+        for seat, model in enumerate((first, second)):
+            p = model.probabilities(featurizer.features(state, seat)[None, :])[0]
+            p = p.astype(np.float64)
+            moves.append(ACTIONS[int(rng.choice(len(ACTIONS), p=p / p.sum()))])
+        joint_actions.append((moves[0], moves[1]))
+        engine.step(state, moves)
+    return joint_actions, state.score
+
+
+def crossplay_payoffs(
+    layout: str,
+    members: Sequence[MotionModel],
+    episodes: int,
+    seed: int,
+    horizon: int = HORIZON,
+) -> np.ndarray:
+    """COLE's graphic-form game: entry ``[i, j]`` is the mean team score of ``members[i]``
+    beside ``members[j]`` over ``episodes`` episodes, the seats alternating (symmetric; the
+    diagonal is self-play)."""
+    n = len(members)
+    payoffs = np.zeros((n, n))
+    for i, j in itertools.combinations_with_replacement(range(n), 2):
+        scores = []
+        for e in range(episodes):
+            pair = (members[i], members[j]) if e % 2 == 0 else (members[j], members[i])
+            scores.append(play_pair(layout, *pair, seed * 1_000_003 + e, horizon)[1])
+        payoffs[i, j] = payoffs[j, i] = np.mean(scores)
+    return payoffs
+
+
+def shapley_values(payoffs: np.ndarray) -> np.ndarray:
+    """Each member's Shapley value in the cooperative game whose coalition value is the mean
+    payoff over the coalition's pairs (itself included; the empty coalition is worth 0): how
+    much a member adds, on average over orders of joining, to how well a team drawn from the
+    population cooperates. Exact (every subset): populations here hold a handful of members."""
+    n = len(payoffs)
+
+    def value(coalition: tuple[int, ...]) -> float:
+        return float(payoffs[np.ix_(coalition, coalition)].mean()) if coalition else 0.0
+
+    phi = np.zeros(n)
+    for i in range(n):
+        others = [k for k in range(n) if k != i]
+        for size in range(n):
+            weight = math.factorial(size) * math.factorial(n - size - 1) / math.factorial(n)
+            for subset in itertools.combinations(others, size):
+                phi[i] += weight * (value(tuple(sorted((*subset, i)))) - value(subset))
+    return phi
+
+
+def train_cole(
+    layout: str,
+    *,
+    seed: int,
+    generations: int,
+    priority: float,
+    episodes: int,
+    settings: PPOSettings = DEFAULT_SETTINGS,
+    progress: Callable[[int, float], None] = lambda update, score: None,
+) -> tuple[TrainResult, list[MotionModel], list[dict[str, list[float]]]]:
+    """COLE-SV on one learner: the population starts as the learner's untrained snapshot; each
+    of ``generations`` equal stages first scores the population's cross-play game
+    (:func:`crossplay_payoffs`, ``episodes`` per pair), then trains the learner beside members
+    drawn by :func:`~collabrl.envs.kitchen.ppo.priorities` of their Shapley values (exponent
+    ``priority``: the member the population cooperates with worst is drawn most), and ends by
+    adding the learner's snapshot to the population. Returns the learner's result, the
+    population (its last member is the final learner) and each generation's game."""
+    restore = one_torch_thread()
+    started = time.process_time()
+    per_generation = max(1, settings.updates // generations)
+    trainer = PPOTrainer(layout, seed, dataclasses.replace(settings, priority=priority), [])
+    population = [trainer.snapshot({"generation": 0})]
+    games: list[dict[str, list[float]]] = []
+    result = TrainResult({})
+    try:
+        for update in range(settings.updates + 1):
+            if update % per_generation == 0 and update < settings.updates:
+                if update:
+                    population.append(trainer.snapshot({"generation": len(population)}))
+                payoffs = crossplay_payoffs(
+                    layout, population, episodes, seed + update, settings.horizon
+                )
+                shapley = shapley_values(payoffs)
+                games.append(
+                    {"payoffs": payoffs.round(1).tolist(), "shapley": shapley.round(2).tolist()}
+                )
+                trainer.set_pool(population)
+            # the draw follows the generation's game, not the learner's running scores
+            trainer.partner_scores = shapley.copy()
+            trainer.partner_seen[:] = True
+            score = trainer.step(update, result)
+            if update < settings.updates:
+                progress(update + 1, score)
+        population.append(trainer.snapshot({"generation": len(population)}))
+    finally:
+        restore()
+    result.cpu_seconds = time.process_time() - started
+    return result, population, games
