@@ -13,6 +13,7 @@ from collabrl.envs.kitchen.human_partners import HUMAN_PARTNERS
 from collabrl.envs.kitchen.human_proxy import HumanProxy, save_proxy, train_proxy
 from collabrl.envs.kitchen.population import (
     PopulationPartner,
+    train_cole_agent,
     train_fcp,
     train_mep,
     train_selfplay,
@@ -26,9 +27,9 @@ FIXTURE = Path(__file__).parents[1] / "fixtures" / "human_trials"
 TINY = PPOSettings(updates=1, envs=1, horizon=20, hidden=8, minibatch=64, epochs=1)
 
 
-@pytest.mark.slow  # plays 42 kitchen episodes of 400 ticks
+@pytest.mark.slow  # plays 64 kitchen episodes of 400 ticks
 def test_the_human_proxy_is_a_crossplay_column(tmp_path: Path) -> None:
-    """With an MEP agent stored, it joins the agents and the member partners."""
+    """With MEP and COLE agents stored, they join the agents and the member partners."""
     trials = trials_of(read_frame("test", FIXTURE), "test")
     mine = [t for t in trials if t.layout == "cramped_room"]
     proxies, pop, out = tmp_path / "proxies", tmp_path / "pop", tmp_path / "out"
@@ -36,13 +37,14 @@ def test_the_human_proxy_is_a_crossplay_column(tmp_path: Path) -> None:
     train_selfplay("cramped_room", seed=0, settings=TINY, folder=pop)
     train_fcp("cramped_room", seed=0, settings=TINY, folder=pop)
     train_mep("cramped_room", seed=0, settings=TINY, members=2, folder=pop)
+    train_cole_agent("cramped_room", seed=0, settings=TINY, generations=1, folder=pop)
     args = ["partners", "crossplay", "--task", "cramped_room", "--episodes", "2"]
     args += ["--population", str(pop), "--proxies", str(proxies), "--out", str(out)]
     result = CliRunner().invoke(cli, args, catch_exceptions=False)
     assert result.exit_code == 0, result.output
     facts = json.loads((out / "crossplay.json").read_text())
-    assert PROXY in facts["partners"] and "mep0" in facts["partners"]
-    assert facts["agents"] == ["sp0_final", "fcp0", "mep0"]
+    assert PROXY in facts["partners"] and {"mep0", "cole0"} <= set(facts["partners"])
+    assert facts["agents"] == ["sp0_final", "fcp0", "mep0", "cole0"]
     # by hand: each agent in seat 1 (episode 0, seed 0) and seat 2 (episode 1, seed 1)
     base = KitchenSection.model_validate(
         {**HUMAN_PARTNERS.section("cramped_room").model_dump(), **KitchenSection.eval_options}
