@@ -107,14 +107,19 @@ def human_data(out: Path, split: str, game: str | None, data: Path | None) -> No
     multiple=True,
     help="Trajectory files (e.g. a study export's trajectories.jsonl) to learn from instead.",
 )
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option(
+    "--seed",
+    type=int,
+    default=None,
+    help="Behaviour-cloning seed (default: the game's chosen one).",
+)
 @click.option("--epochs", type=int, default=None, help="Training epochs (default: the module's).")
 @GAME
 @DATA
 def build_human_proxy(
     out: Path | None,
     records: tuple[Path, ...],
-    seed: int,
+    seed: int | None,
     epochs: int | None,
     game: str | None,
     data: Path | None,
@@ -134,7 +139,7 @@ def build_human_proxy(
         out,
         data=data,
         records=rows,
-        seed=seed,
+        **({} if seed is None else {"seed": seed}),
         epochs=epochs,
         progress=lambda task: click.echo(f"training the human proxy of {task} ...", err=True),
     )

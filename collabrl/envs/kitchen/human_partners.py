@@ -17,6 +17,7 @@ from typing import Any
 
 from collabrl.envs.kitchen.human_data import HumanSplit, HumanTrial, trials_for
 from collabrl.envs.kitchen.human_proxy import (
+    BUILD_SEED,
     HumanProxy,
     proxy_folder,
     samples,
@@ -72,7 +73,7 @@ class KitchenHumanPartners:
         *,
         data: Path | None = None,
         records: Sequence[dict[str, Any]] = (),
-        seed: int = 0,
+        seed: int = BUILD_SEED,
         epochs: int | None = None,
         progress: Callable[[str], None] = lambda _: None,
     ) -> list[dict[str, Any]]:

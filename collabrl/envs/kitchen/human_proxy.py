@@ -60,6 +60,12 @@ from collabrl.errors import CollabrlError
 
 HIDDEN = 128
 EPOCHS = 60
+BUILD_SEED = 3
+"""The behaviour-cloning seed a build uses unless told otherwise. A proxy pair's median score
+moves by up to 170 points between seeds of the same build (float-level differences, e.g. another
+machine's kernels, move it as much), so the seed was chosen among 0-4 on the *train* trials by
+the objective the play rules were chosen by (layouts inside the train humans' score IQR, then the
+summed distance to their medians): seed 3, inside on 5 of 5 layouts (docs/results.md)."""
 BATCH = 256
 LEARNING_RATE = 1e-3
 WEIGHT_DECAY = 1e-4
@@ -96,7 +102,7 @@ def train_proxy(
     layout: str,
     train: Sequence[HumanTrial],
     *,
-    seed: int = 0,
+    seed: int = BUILD_SEED,
     epochs: int = EPOCHS,
     hidden: int = HIDDEN,
 ) -> MotionModel:
