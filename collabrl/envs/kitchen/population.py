@@ -7,9 +7,9 @@ agent (Strouse et al. 2021) against every self-play checkpoint stored for the la
 (``fcp<seed>``). ``train_mep`` trains Maximum-Entropy Population training's members
 (``mep<seed>_p<k>_<stage>``) and then its agent against them (``mep<seed>``). ``train_pbt``
 trains a population-based-training population (``pbt<seed>_p<k>_<stage>``) and keeps its best
-final member as ``pbt<seed>``. ``train_cole`` trains a COLE agent (``cole<seed>``) that grows its
-own population, a snapshot a generation (``cole<seed>_g<k>``). Members are stored per layout as ``<layout>/<name>.safetensors`` with a
-``<name>.json`` of facts (seed, settings, CPU seconds, training scores) in the population
+final member as ``pbt<seed>``. ``train_cole_agent`` trains a COLE agent (``cole<seed>``) that
+grows its own population, a snapshot a generation (``cole<seed>_g<k>``). Members are stored per
+layout as ``<layout>/<name>.safetensors`` with a ``<name>.json`` of facts (seed, settings, CPU seconds, training scores) in the population
 folder: ``$COLLABRL_POPULATIONS``, else ``$XDG_CACHE_HOME/collabrl/populations``. A stored
 member is never retrained unless asked (the folder is the cache).
 
