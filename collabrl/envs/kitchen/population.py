@@ -1,4 +1,4 @@
-"""Kitchen partner populations: self-play and Fictitious Co-Play agents, stored and played.
+"""Kitchen partner populations: SP, FCP, MEP, PBT and COLE agents, stored and played.
 
 ``train_selfplay`` trains one self-play PPO agent (:mod:`collabrl.envs.kitchen.ppo`) and keeps
 its checkpoints at the start, middle and end of training (``sp<seed>_init``, ``sp<seed>_mid50``,
@@ -9,9 +9,10 @@ agent (Strouse et al. 2021) against every self-play checkpoint stored for the la
 trains a population-based-training population (``pbt<seed>_p<k>_<stage>``) and keeps its best
 final member as ``pbt<seed>``. ``train_cole_agent`` trains a COLE agent (``cole<seed>``) that
 grows its own population, a snapshot a generation (``cole<seed>_g<k>``). Members are stored per
-layout as ``<layout>/<name>.safetensors`` with a ``<name>.json`` of facts (seed, settings, CPU seconds, training scores) in the population
-folder: ``$COLLABRL_POPULATIONS``, else ``$XDG_CACHE_HOME/collabrl/populations``. A stored
-member is never retrained unless asked (the folder is the cache).
+layout as ``<layout>/<name>.safetensors`` with a ``<name>.json`` of facts (seed, settings, CPU
+seconds, training scores) in the population folder: ``$COLLABRL_POPULATIONS``, else
+``$XDG_CACHE_HOME/collabrl/populations``. A stored member is never retrained unless asked (the
+folder is the cache).
 
 :class:`PopulationPartner` plays a kitchen motion seat with a member drawn per episode seed (the
 same seed, the same member: one member per training group), sampling its actions, seeded.
