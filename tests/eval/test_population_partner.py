@@ -59,7 +59,7 @@ def test_table_5_rows_stand_beside_the_trained_agents() -> None:
     cells = [c.strip() for c in row.strip("|").split("|")]
     # SP: paper A1, A2; ours beside personas in seat 1 (even episodes) and 2 (odd); self-play
     assert cells[1:6] == ["40.00", "101.33", "80.00", "30.00", "60.00"]
-    assert cells[6:] == ["—"] * 15  # no PBT, FCP or MEP agent trained, none printed
+    assert cells[6:] == ["—"] * 20  # no PBT, FCP, MEP or COLE agent trained, none printed
     assert "commit abc1234" in text
 
 
