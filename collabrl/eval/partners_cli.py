@@ -282,8 +282,8 @@ def crossplay_command(
     proxies: Path | None,
     game: str | None,
 ) -> None:
-    """The trained SP and FCP agents (and MEP's and PBT's, where trained) beside every partner type
-    (crossplay.md, crossplay.json);
+    """The trained SP and FCP agents (and MEP's, PBT's and COLE's, where trained) beside every
+    partner type (crossplay.md, crossplay.json);
     collabrl report baselines --populations OUT sets them beside the paper's Table 5."""
     import json
 

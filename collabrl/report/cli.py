@@ -135,7 +135,10 @@ def table_command(
     "--populations",
     type=click.Path(exists=True, file_okay=False, path_type=Path),
     default=None,
-    help="A collabrl partners crossplay folder: the trained SP, PBT, FCP and MEP agents beside Table 5.",
+    help=(
+        "A collabrl partners crossplay folder: the trained SP, PBT, FCP, MEP and COLE agents "
+        "beside Table 5."
+    ),
 )
 def baselines_command(
     folders: tuple[Path, ...],
@@ -146,7 +149,7 @@ def baselines_command(
 ) -> None:
     """Tables 4-5 (non-LLM baselines: Step/Score and Std. per task and seat) from evaluation
     folders, one method each (e.g. policy.kind=silent, random, idle, expert), and with
-    --populations the trained SP, PBT, FCP and MEP partners beside the paper's Table 5."""
+    --populations the trained SP, PBT, FCP, MEP and COLE partners beside the paper's Table 5."""
     from collabrl.records import write_csv
     from collabrl.report.baselines import build, markdown, population_markdown
     from collabrl.report.folders import AFFECTIVE_ONLY, read_folders
