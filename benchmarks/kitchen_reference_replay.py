@@ -30,7 +30,7 @@ from typing import Any
 from collabrl.envs.kitchen.engine import INTERACT, MOVES, KitchenEngine, KitchenState
 from collabrl.envs.kitchen.layouts import LAYOUT_NAMES, load_layout
 from collabrl.envs.kitchen.population import load_member
-from collabrl.envs.kitchen.population_training import play_pair
+from collabrl.envs.kitchen.population_training import play_models
 
 HOW_TO_GET = (
     "pip install --no-deps git+https://github.com/HumanCompatibleAI/overcooked_ai "
@@ -115,7 +115,7 @@ def main() -> None:
     for layout in args.layouts:
         for episode in range(args.episodes):
             model = load_member(layout, args.member)
-            joint_actions, ours = play_pair(layout, model, model, seed=episode)
+            joint_actions, ours = play_models(layout, model, model, seed=episode)
             theirs, differs = replay(layout, joint_actions)
             agree = "every tick" if differs is None else f"no: from tick {differs}"
             print(f"| {layout} | {args.member} | {episode} | {ours} | {theirs} | {agree} |")

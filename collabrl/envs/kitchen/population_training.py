@@ -23,6 +23,7 @@ import itertools
 import math
 import time
 from collections.abc import Callable, Sequence
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -157,13 +158,19 @@ def train_entropy_population(
     return results
 
 
-def play_pair(
+@cache
+def _engine_and_featurizer(layout: str) -> tuple[KitchenEngine, Featurizer]:
+    """One engine and featurizer per layout (both stateless: a state is passed in)."""
+    engine = KitchenEngine(load_layout(layout), cook_mode="auto")
+    return engine, Featurizer(engine.layout)
+
+
+def play_models(
     layout: str, first: MotionModel, second: MotionModel, seed: int, horizon: int = HORIZON
 ) -> tuple[list[tuple[str, str]], int]:
-    """One episode of ``first`` (seat 0) beside ``second`` (seat 1), moves sampled with ``seed``:
-    the joint actions and the team score."""
-    engine = KitchenEngine(load_layout(layout), cook_mode="auto")
-    featurizer = Featurizer(engine.layout)
+    """One episode of ``first`` (seat 0) beside ``second`` (seat 1) on the bare engine, moves
+    sampled with ``seed``: the joint actions and the team score."""
+    engine, featurizer = _engine_and_featurizer(layout)
     rng = np.random.default_rng(seed)
     state = engine.start_state()
     joint_actions: list[tuple[str, str]] = []
@@ -194,7 +201,7 @@ def crossplay_payoffs(
         scores = []
         for e in range(episodes):
             pair = (members[i], members[j]) if e % 2 == 0 else (members[j], members[i])
-            scores.append(play_pair(layout, *pair, seed * 1_000_003 + e, horizon)[1])
+            scores.append(play_models(layout, *pair, seed * 1_000_003 + e, horizon)[1])
         payoffs[i, j] = payoffs[j, i] = np.mean(scores)
     return payoffs
 
@@ -251,14 +258,12 @@ def train_cole(
                 payoffs = crossplay_payoffs(
                     layout, population, episodes, seed + update, settings.horizon
                 )
-                shapley = shapley_values(payoffs)
+                shapley = shapley_values(payoffs)  # the draw follows the game, not running scores
                 games.append(
                     {"payoffs": payoffs.round(1).tolist(), "shapley": shapley.round(2).tolist()}
                 )
                 trainer.set_pool(population)
-            # the draw follows the generation's game, not the learner's running scores
-            trainer.partner_scores = shapley.copy()
-            trainer.partner_seen[:] = True
+                trainer.hold_partner_scores(shapley)
             score = trainer.step(update, result)
             if update < settings.updates:
                 progress(update + 1, score)

@@ -167,6 +167,7 @@ class PPOTrainer:
         self.pool: list[MotionModel] = []
         # the learner's running mean score beside each pool member (prioritised sampling)
         self.partner_scores, self.partner_seen = np.zeros(0), np.zeros(0, dtype=bool)
+        self.scores_held = False  # COLE draws by scores it sets; no running update then
         self.set_pool(pool)
         self.engine = KitchenEngine(load_layout(layout), cook_mode="auto")
         self.featurizer = Featurizer(self.engine.layout)
@@ -234,8 +235,17 @@ class PPOTrainer:
             return [int(i) for i in self.rng.choice(k, size=n, p=p)]
         return [int(self.rng.integers(k)) for _ in range(n)]
 
+    def hold_partner_scores(self, scores: np.ndarray) -> None:
+        """Draw partners by ``scores`` (one per pool member) from now on, instead of the
+        learner's running scores beside them (COLE's draw by the population's game)."""
+        self.partner_scores, self.partner_seen = scores.copy(), np.ones(len(scores), dtype=bool)
+        self.scores_held = True
+
     def note_partner_scores(self, drawn: Sequence[int], scores: Sequence[float]) -> None:
-        """Fold this update's episode scores into each partner's running mean (a tenth each)."""
+        """Fold this update's episode scores into each partner's running mean (a tenth each),
+        unless the scores are held (:meth:`hold_partner_scores`)."""
+        if self.scores_held:
+            return
         for i, score in zip(drawn, scores, strict=True):
             if self.partner_seen[i]:
                 self.partner_scores[i] += 0.1 * (score - self.partner_scores[i])
