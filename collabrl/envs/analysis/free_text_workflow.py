@@ -39,7 +39,8 @@ class Kind:
 
 KINDS = (
     Kind("time series analysis", (r"time[- ]series", r"\btrend"),
-         frozenset({"sort", "diff", "rolling", "extrema", "event", "plateau"}), answers=True),
+         frozenset({"sort", "diff", "rolling", "extrema", "event", "plateau", "trend"}),
+         answers=True),
     Kind("correlation analysis", (r"correlat",), frozenset({"corr"}), answers=True),
     Kind("data cleaning", (r"data cleaning", r"\bclean", r"\bfilter"),
          frozenset({"filter", "select"}), answers=False),

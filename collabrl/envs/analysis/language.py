@@ -35,11 +35,14 @@ Operations (T: a table or named result; c: a column of it):
 - ``plateau(T, c, key, tolerance)``: the ``key`` value of the first row of the longest run of
   consecutive rows whose ``c`` stays within ``tolerance`` of the run's first value, ties to the
   higher run; a scalar;
+- ``trend(T, c)``: how ``c`` moves from the table's first value to its last (in table order):
+  ``increase``, ``decrease`` or ``no change``; a scalar (a word, so that a hypothesis can state a
+  direction as it states a year);
 - ``corr(T, c1, c2)``: Pearson correlation, rounded to 2 decimals; a scalar;
 - ``count(T)``: the number of rows; a scalar.
 
 Empty cells (missing values) satisfy no condition, break runs (events, plateaus), are skipped by
-aggregates, extrema and ``corr``, and stay empty through ``bin``, ``diff`` and ``rolling``;
+aggregates, extrema, ``trend`` and ``corr``, and stay empty through ``bin``, ``diff`` and ``rolling``;
 ``group`` leaves out rows whose ``by`` is empty. ``bin``'s quotient and ``plateau``'s differences
 are taken at 9 decimals, so that 3.1 is within 0.1 of 3.0 as written.
 
@@ -582,6 +585,15 @@ def _plateau(table: Frame, column: str, key: str, tolerance: int | float) -> Val
     return table.data[key][best_start]
 
 
+def _trend(table: Frame, column: str) -> str:
+    """How the column moves from its first value to its last (see the module docstring)."""
+    values = [v for v in _numbers(table, column, "trend") if v is not None]
+    if not values:
+        raise StepError(f"trend: column {_quote(column)} has no values")
+    change = values[-1] - values[0]
+    return "increase" if change > 0 else "decrease" if change < 0 else "no change"
+
+
 def _corr(table: Frame, first: str, second: str) -> float:
     """Pearson's r over the rows where both are filled, rounded to 2 decimals (two passes,
     ``fsum``: the same digits on every machine)."""
@@ -677,6 +689,7 @@ OPS: dict[str, _Op] = {
             ),
         ),
         _Op("plateau", _plateau, (_C, ("key", _column), ("tolerance", _number_arg))),
+        _Op("trend", _trend, (_C,)),
         _Op("corr", _corr, (("c1", _column), ("c2", _column))),
         _Op("count", _count),
     )

@@ -17,7 +17,11 @@ language on the task's real columns:
   order (``event``), for a peak on a z scale is a stretch above the average, not one maximum;
 - a **simultaneous** change of several series the query names ("pottery form collapses and
   decoration increases simultaneously") is the n-th run of slices where each moves its way at
-  once: the series' changes, a ``flag`` where all move, its ``event`` (:func:`co_changes`).
+  once: the series' changes, a ``flag`` where all move, its ``event`` (:func:`co_changes`);
+- a question about how series **move over a period** the query names ("between 3400 BCE to 3000
+  BCE", "around 1700 BCE") is the ``trend`` of the series whose direction the gold's first
+  directional clause states, over the period's slices in time order (:func:`derive_direction`):
+  its answer is a direction word, not a year.
 
 Every task gets **guidance** for the team-structures study's collaborators (:func:`guidance`),
 so that D and R hold what a data-side and a research-side expert would know about it, and a
@@ -33,8 +37,8 @@ derived task **traps** where lacking that knowledge changes the answer:
   without D's note reads the twin on its own years (``CE``, negative) and words another year (a
   ``smoothed_column`` trap).
 
-The last step's value (a year BCE) fills the answer's ``{value}`` slot: the gold's first year,
-in its context and relation alike (the wording of the answer fields is the task's public record,
+The last step's value (a year BCE, or a direction word) fills the answer's ``{value}`` slot: the
+gold's first year, in its context and relation alike (or its first stated direction) (the wording of the answer fields is the task's public record,
 as for the shipped tasks; the year is what the analysis must find). A query none of these
 readings fits, or a gold without a year, gets no workflow (None), and the task keeps its
 free-text one: its analyst words the gold as written, which the real-data check counts apart.
@@ -238,11 +242,20 @@ def _traps(steps: list[Step], table: Table, column: str, tables: list[Table]) ->
 
 
 def derive(query: str, gold: Hypothesis, tables: list[Table]) -> Derived | None:
-    """The derived reference of a DiscoveryBench task, or None where none is derived."""
-    year = YEAR.search(gold.sentence)
+    """The derived reference of a DiscoveryBench task, or None where none is derived: a year
+    the query asks for (:func:`derive_year`), else a direction over a period
+    (:func:`derive_direction`)."""
     table = time_table(tables)
-    column = query_column(query, table) if table else None
-    if year is None or table is None or column is None:
+    if table is None:
+        return None
+    return derive_year(query, gold, table, tables) or derive_direction(query, gold, table, tables)
+
+
+def derive_year(query: str, gold: Hypothesis, table: Table, tables: list[Table]) -> Derived | None:
+    """A reference whose last step finds the year the gold states (the module docstring)."""
+    year = YEAR.search(gold.sentence)
+    column = query_column(query, table)
+    if year is None or column is None:
         return None
     changes = co_changes(query, table)
     described = next(c.description for c in table.columns if c.name == column).lower()
@@ -262,3 +275,66 @@ def derive(query: str, gold: Hypothesis, tables: list[Table]) -> Derived | None:
 
     traps = _traps(steps, table, column, tables)
     return Derived(steps, template(gold.context), template(gold.relation), traps)
+
+
+PERIOD = re.compile(r"(\d{3,4})\s*(?:bce|bc)?\s*(?:-|\u2013|to\b|and\b)\s*(\d{3,4})\s*(?:bce|bc)\b",
+                    re.IGNORECASE)  # fmt: skip
+"""A period as queries write it: "between 3400 BCE to 3000 BCE", "3400-3000 BCE", "(1100-500BCE)"."""
+AROUND = re.compile(r"\baround\s+(\d{3,4})\s*(?:bce|bc)\b", re.IGNORECASE)
+SLICE_YEARS = 100  # the archaeology slices' step: "around 1700 BCE" is 1800 to 1600
+_DIRECTION_WORD = re.compile(
+    r"\b(?:increas|decreas|declin|collaps|ris(?:e|es|en|ing)\b|rose\b|fall|fell\b|drop)\w*",
+    re.IGNORECASE,
+)
+
+
+def query_period(query: str) -> tuple[int, int] | None:
+    """The period a query asks about as (earlier, later) years BCE; "around Y" is the slices
+    either side of Y. None where it names no period."""
+    if match := PERIOD.search(query):
+        first, second = int(match.group(1)), int(match.group(2))
+        return max(first, second), min(first, second)
+    if match := AROUND.search(query):
+        year = int(match.group(1))
+        return year + SLICE_YEARS, year - SLICE_YEARS
+    return None
+
+
+def direction_slot(relation: str, table: Table) -> tuple[str, str] | None:
+    """(the word, its series' column) of the first clause of ``relation`` that says a series of
+    ``table`` rises or falls (clauses as :func:`co_changes` splits them); None where none does."""
+    for clause in _CLAUSE.split(relation):
+        word = _DIRECTION_WORD.search(clause)
+        column = query_column(clause, table) if word else None
+        if word and column:
+            return word.group(0), column
+    return None
+
+
+def derive_direction(
+    query: str, gold: Hypothesis, table: Table, tables: list[Table]
+) -> Derived | None:
+    """A reference for a query about how series move over a period ("how did hatchets, swords
+    and daggers change around 1700 BCE?"): the slices of the period in time order and the
+    ``trend`` of the series whose direction the gold's first directional clause states; that
+    direction word is the slot (the gold's other words are its public record, as a year-slot
+    gold's are). None where the query names no period or the gold states no such direction."""
+    period = query_period(query)
+    slot = direction_slot(gold.relation, table) if period else None
+    if period is None or slot is None:
+        return None
+    word, column = slot
+    earlier, later = period
+    steps = [_order(table.name),
+             Step(step=f"p = filter({SORTED}, {KEY} <= {earlier})",
+                  why=f"the slices from {earlier} BCE on"),
+             Step(step=f"q = filter(p, {KEY} >= {later})", why=f"up to {later} BCE"),
+             Step(step=f"trend(q, {column})",
+                  why=f"how {column} moves from the period's first slice to its last")]  # fmt: skip
+    spelled = re.compile(rf"\b{re.escape(word)}\b")
+
+    def template(text: str) -> str:
+        return spelled.sub("{value}", text.replace("{", "{{").replace("}", "}}"), 1)
+
+    context = template(gold.context) if spelled.search(gold.context) else ""
+    return Derived(steps, context, template(gold.relation), _traps(steps, table, column, tables))

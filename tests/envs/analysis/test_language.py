@@ -259,6 +259,18 @@ def test_corr_is_pearson_over_filled_pairs_rounded(ws: Workspace) -> None:
     assert value(ws, "corr(samples, period, period)") == 1.0
 
 
+def test_trend_reads_the_first_and_last_filled_values_in_table_order(ws: Workspace) -> None:
+    # pollen: 1.5 2.25 _ 4.0 4.5 4.25 10.0 4.4 (first 1.5, last 4.4)
+    assert value(ws, "trend(samples, pollen)") == "increase"
+    ok(ws, "r = sort(samples, pollen, desc)")  # 10.0 first, the empty cell last: 1.5 before it
+    assert value(ws, "trend(r, pollen)") == "decrease"
+    flat = Workspace({"t": pd.DataFrame({"v": [2.0, 9.0, None, 2.0]})})
+    assert value(flat, "trend(t, v)") == "no change"
+    assert ws.run("trend(samples, site)").error == (
+        "trend: column 'site' holds text; trend needs numbers"
+    )
+
+
 def test_count_counts_rows(ws: Workspace) -> None:
     assert value(ws, "count(samples)") == 8
     ok(ws, 'a = filter(samples, site == "A")')

@@ -17,8 +17,10 @@ from collabrl.envs.analysis.real_workflows import (
     Derived,
     co_changes,
     derive,
+    direction_slot,
     guidance,
     query_column,
+    query_period,
     query_steps,
 )
 from collabrl.envs.analysis.schema import Column, Hypothesis, Table
@@ -190,3 +192,34 @@ def test_a_second_simultaneous_change_counts_runs_of_neighbouring_slices() -> No
     rows = [*SLICES.rows[:4], [3200, -0.9, 0.8, 0.0], *SLICES.rows[4:]]
     twice = SLICES.model_copy(update={"rows": rows})
     assert run_steps(derived, [twice]) == 1700  # 3200 falls both: the first; 1700 the second
+
+
+def test_a_direction_over_a_period_is_the_trend_of_the_series_its_clause_names() -> None:
+    assert query_period("How did hatchets change between 3400 BCE to 3000 BCE?") == (3400, 3000)
+    assert query_period("What marked the Bronze Age (1100\u2013500 BCE)?") == (1100, 500)
+    assert query_period("How did daggers change around 1700BCE?") == (1800, 1600)
+    assert query_period("When did daggers peak?") is None
+    relation = "with the rise in pottery form, a decrease in copper is seen"
+    assert direction_slot(relation, SLICES) == ("rise", "ZKeform")
+    assert direction_slot("symbolic capital rises", SLICES) is None  # names no series
+    query = "How did copper and pottery form change between 3600 and 3300 BCE?"
+    derived = derive(query, gold(f"Between 3600 and 3300 BCE, {relation}."), [SLICES])
+    assert derived is not None
+    assert derived.relation_template == (
+        "Between 3600 and 3300 BCE, with the {value} in pottery form, a decrease in copper is seen."
+    )
+    assert [s.step for s in derived.steps] == [
+        "s = sort(capital, BCE, desc)",
+        "p = filter(s, BCE <= 3600)",
+        "q = filter(p, BCE >= 3300)",
+        "trend(q, ZKeform)",
+    ]
+    assert run_steps(derived, [SLICES]) == "increase"  # pottery form: 0.9 at 3600, 1.0 at 3300
+    # without R's note the slices run the usual way round, and the direction flips
+    (trap,) = derived.traps
+    steps = [derived.steps[0].model_copy(update={"step": trap.naive_step}), *derived.steps[1:]]
+    assert (
+        trap.kind == "bce_order" and run_steps(Derived(steps, "", "", []), [SLICES]) == "decrease"
+    )
+    later = derive("How did copper change around 1700 BCE?", gold("Copper falls."), [SLICES])
+    assert later is not None and run_steps(later, [SLICES]) == "decrease"  # 2.9 at 1800 to -0.4
