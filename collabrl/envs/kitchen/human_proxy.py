@@ -18,8 +18,13 @@ interactions change nothing half the time, people's 6-12%), a step into the othe
 moves on cramped_room are blocked 16-35% of the time, people's 6.5%), and, on layouts where
 people rarely did it (the proxy's ``early_pickups`` fact), taking a dish or an onion before it
 has a use: without it clones hold such an item for good and forced_coordination's hand-over
-chain breaks. The rules were chosen on the train trials only; the measured figures are on the
-docs' results page.
+chain breaks. And a **deadlock** (every chef holds an item nobody can use now: onions beside full
+pots, dishes while no pot is full), once it has lasted longer than the longest one in people's
+train trials of the layout (``longest_deadlock``, a fact of the proxy: 196 ticks on cramped_room,
+at most 5 elsewhere), ends the way people ended theirs: the proxy puts its item down on a free
+counter it faces, and does not stand still until it faces one (``RELEASE_DEADLOCK``; without it
+two clones holding onions beside a ready soup wait for the rest of the episode). The rules were
+chosen on the train trials only; the measured figures are on the docs' results page.
 
 Training runs on a CPU in seconds per layout (torch, fixed seed); the weights are stored per
 layout as ``<layout>.safetensors`` with a ``<layout>.json`` of facts (trials, samples, accuracy
@@ -30,6 +35,7 @@ else ``$XDG_CACHE_HOME/collabrl/human_proxies`` (``~/.cache`` by default). Play 
 from __future__ import annotations
 
 import math
+from collections import deque
 from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
@@ -77,6 +83,7 @@ TEMPERATURES = {"cramped_room": 0.5, "forced_coordination": 0.75}
 SKIP_FUTILE = True  # play never samples an action that changes nothing
 EARLY_PICKUPS = 0.2  # where fewer of people's pickups are early, play leaves early pickups out
 AVOID_OTHER = True  # play never steps into the cell the other chef stands on
+RELEASE_DEADLOCK = True  # a deadlock longer than people's longest ends with an item put down
 BUILD_HINT = "build them with: collabrl partners build-human-proxy"
 
 
@@ -127,6 +134,7 @@ def train_proxy(
         "trials": [t.trial for t in train],
         "samples": len(y),
         "early_pickups": early_pickups(train),
+        "longest_deadlock": longest_deadlock(train),
         "train": model.scores(x, y),
     }
     return model
@@ -192,6 +200,7 @@ class HumanProxy(MotionPartner):
         temperature: float | None = None,
         skip_futile: bool = SKIP_FUTILE,
         avoid_other: bool = AVOID_OTHER,
+        release_deadlock: bool = RELEASE_DEADLOCK,
     ) -> None:
         super().__init__()
         if temperature is not None and temperature <= 0:
@@ -200,11 +209,14 @@ class HumanProxy(MotionPartner):
         self.temperature = temperature
         self.skip_futile = skip_futile
         self.avoid_other = avoid_other
+        self.release_deadlock = release_deadlock
         self.recent: list[tuple[Any, str]] = []  # (own chef's state, action taken there)
+        self.deadlocked = 0  # ticks the kitchen has been deadlocked in a row
 
     def reset(self, seat: str, seed: int) -> None:
         super().reset(seat, seed)
         self.recent = []
+        self.deadlocked = 0
 
     def model(self, layout: str) -> MotionModel:
         return load_proxy(layout, self.folder)
@@ -223,7 +235,24 @@ class HumanProxy(MotionPartner):
             p[ACTIONS.index("stay")] = 0.0
             if p.sum() == 0:
                 p[:] = 1.0
-        return p
+        return self.released(p, layout, state, chef)
+
+    def released(self, p: np.ndarray, layout: str, state: KitchenState, chef: int) -> np.ndarray:
+        """``p`` once a deadlock has outlasted people's longest on ``layout``: put the item down
+        where the chef faces a free counter, else anything but standing still."""
+        engine = _engine(layout)
+        self.deadlocked = self.deadlocked + 1 if deadlocked(engine, state) else 0
+        patience = self.model(layout).facts.get("longest_deadlock")
+        if not self.release_deadlock or patience is None or self.deadlocked <= patience:
+            return p
+        after = _after_interact(engine, state, chef)
+        if after.chefs[chef].held is None and len(after.counters) > len(state.counters):
+            return np.eye(len(ACTIONS))[ACTIONS.index(INTERACT)]
+        move = toward_free_counter(engine, state, chef)
+        if move is None:
+            p[ACTIONS.index(STAY)] = 0.0
+            return p if p.sum() > 0 else np.ones(len(ACTIONS))
+        return np.eye(len(ACTIONS))[ACTIONS.index(move)]
 
     def left_out(self, layout: str, state: KitchenState, chef: int) -> set[str]:
         """The actions play never samples in ``state`` (the futile ones, early pickups where
@@ -274,11 +303,55 @@ def early_pickup(
     if state.chefs[chef].held is not None:
         return False
     probe = after if after is not None else _after_interact(engine, state, chef)
-    taken = probe.chefs[chef].held
+    return useless(engine, state, probe.chefs[chef].held)
+
+
+def useless(engine: KitchenEngine, state: KitchenState, item: object) -> bool:
+    """Whether a held ``item`` has no use in ``state``: an onion while every pot holds three
+    onions, a dish while none does (a soup always has one: it is served)."""
     full = sum(1 for soup in state.pots.values() if soup.onions >= SOUP_ONIONS)
-    if taken == "dish":
+    if item == "dish":
         return full == 0
-    return taken == "onion" and full == len(engine.layout.pots)
+    return item == "onion" and full == len(engine.layout.pots)
+
+
+def deadlocked(engine: KitchenEngine, state: KitchenState) -> bool:
+    """Whether every chef holds an item nobody can use now (:func:`useless`)."""
+    return all(c.held is not None and useless(engine, state, str(c.held)) for c in state.chefs)
+
+
+def toward_free_counter(engine: KitchenEngine, state: KitchenState, chef: int) -> str | None:
+    """The first action on a shortest walk of ``chef`` (around the other chef) to face a counter
+    with nothing on it: a step, or a press into the counter to turn to it; None where no free
+    counter can be reached."""
+    layout, other = engine.layout, state.chefs[1 - chef].pos
+    free = {c for c in layout.counters if c not in state.counters}
+    start = state.chefs[chef].pos
+    first: dict[tuple[int, int], str | None] = {start: None}
+    queue = deque([start])
+    while queue:
+        cell = queue.popleft()
+        for action, (dx, dy) in MOVES.items():
+            target = (cell[0] + dx, cell[1] + dy)
+            if target in free:
+                return first[cell] or action
+            if target in layout.floor and target != other and target not in first:
+                first[target] = first[cell] or action
+                queue.append(target)
+    return None
+
+
+def longest_deadlock(trials: Sequence[HumanTrial]) -> int:
+    """The longest run of deadlocked ticks (:func:`deadlocked`) in people's ``trials``: how long
+    people waited before one of them put an item down (train trials: 196 ticks on cramped_room,
+    where people fetch items early; 0-5 elsewhere)."""
+    longest = 0
+    for trial in trials:
+        engine, run = KitchenEngine(load_layout(trial.layout)), 0
+        for state in trial.states:
+            run = run + 1 if deadlocked(engine, state) else 0
+            longest = max(longest, run)
+    return longest
 
 
 def early_pickups(trials: Sequence[HumanTrial]) -> float:
