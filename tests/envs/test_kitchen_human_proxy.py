@@ -19,12 +19,15 @@ from collabrl.envs.kitchen.human_data import read_frame, trials_of
 from collabrl.envs.kitchen.human_partners import HUMAN_PARTNERS
 from collabrl.envs.kitchen.human_proxy import (
     HumanProxy,
+    deadlocked,
     early_pickup,
     early_pickups,
     futile_actions,
     load_proxy,
+    longest_deadlock,
     samples,
     save_proxy,
+    toward_free_counter,
     train_proxy,
 )
 from collabrl.envs.kitchen.layouts import load_layout
@@ -160,6 +163,40 @@ def test_play_leaves_out_futile_presses_and_steps_into_the_other_chef(
     assert q / q.sum() == pytest.approx(np.array([16, 4, 1, 1, 1, 1]) / 24)
     with pytest.raises(CollabrlError, match="temperature must be above 0, got 0"):
         HumanProxy(tmp_path, temperature=0)
+
+
+def test_a_deadlock_longer_than_peoples_ends_with_an_item_put_down(tmp_path: Path) -> None:
+    engine = KitchenEngine(load_layout("cramped_room"))
+    # both chefs hold onions and the one pot is full: nobody can fetch the dish the soup needs
+    state = cramped(Chef((2, 1), (0, -1), "onion"), Chef((3, 1), (0, -1), "onion"))
+    state.pots[(2, 0)] = Soup(3, 20)
+    state.counters[(3, 0)] = "onion"
+    assert deadlocked(engine, state)
+    assert not deadlocked(engine, cramped(Chef((2, 1), held="onion"), Chef((3, 1))))
+    # chef 0 faces the pot; free counters two actions away: (2, 3) (a step south, a press
+    # south) and (1, 0) (west, north); ties go in the order north, south, east, west
+    assert toward_free_counter(engine, state, 0) == "south"
+    assert toward_free_counter(engine, state, 1) == "south"  # (3, 0) holds an onion: (4, 2)
+    model = train_proxy("forced_coordination", train_trials(), epochs=1, hidden=8)
+    model.layout, model.facts["longest_deadlock"] = "cramped_room", 2
+    save_proxy(model, tmp_path)
+    proxy = HumanProxy(tmp_path, temperature=1.0, skip_futile=False, avoid_other=False)
+    proxy.reset("Player 0", 0)
+    uniform = np.full(len(ACTIONS), 1 / len(ACTIONS))
+    waited = [proxy.adjust(uniform.copy(), "cramped_room", state, 0) for _ in range(2)]
+    assert all(p == pytest.approx(uniform) for p in waited)  # as patient as people were
+    walk = proxy.adjust(uniform.copy(), "cramped_room", state, 0)
+    assert ACTIONS[int(np.argmax(walk))] == "south" and walk.sum() == 1
+    facing = cramped(Chef((1, 1), (0, -1), "onion"), Chef((3, 1), (0, -1), "onion"))
+    facing.pots[(2, 0)] = Soup(3, 20)
+    put = proxy.adjust(uniform.copy(), "cramped_room", facing, 0)
+    assert ACTIONS[int(np.argmax(put))] == "interact" and put.sum() == 1
+    unpatient = HumanProxy(tmp_path, temperature=1.0, release_deadlock=False)
+    unpatient.reset("Player 0", 0)
+    for _ in range(4):
+        kept = unpatient.adjust(uniform.copy(), "cramped_room", state, 0)
+    assert np.count_nonzero(kept) > 1  # no forced move
+    assert longest_deadlock(train_trials()) == 0  # the fixture's people never deadlocked
 
 
 def test_missing_and_damaged_proxies_are_one_line_errors(tmp_path: Path) -> None:
