@@ -111,7 +111,7 @@ def human_data(out: Path, split: str, game: str | None, data: Path | None) -> No
     "--seed",
     type=int,
     default=None,
-    help="Behaviour-cloning seed (default: the game's chosen one).",
+    help="Behaviour-cloning seed of every layout (default: each layout's chosen one).",
 )
 @click.option("--epochs", type=int, default=None, help="Training epochs (default: the module's).")
 @GAME

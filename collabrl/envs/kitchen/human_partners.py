@@ -17,7 +17,6 @@ from typing import Any
 
 from collabrl.envs.kitchen.human_data import HumanSplit, HumanTrial, trials_for
 from collabrl.envs.kitchen.human_proxy import (
-    BUILD_SEED,
     HumanProxy,
     proxy_folder,
     samples,
@@ -73,13 +72,14 @@ class KitchenHumanPartners:
         *,
         data: Path | None = None,
         records: Sequence[dict[str, Any]] = (),
-        seed: int = BUILD_SEED,
+        seed: int | None = None,
         epochs: int | None = None,
         progress: Callable[[str], None] = lambda _: None,
     ) -> list[dict[str, Any]]:
         """Train and store one proxy per layout that has recorded play: from ``records`` (kitchen
         trajectory records with a frame per tick) when given, else from the train trials; each
-        scored on the test trials when those are at hand. Returns every proxy's facts."""
+        scored on the test trials when those are at hand; ``seed`` for every layout, else each
+        layout's chosen one (``human_proxy.BUILD_SEEDS``). Returns every proxy's facts."""
         if records:
             train = [
                 trial_from_record(r, "train", f"record {i + 1}") for i, r in enumerate(records)
