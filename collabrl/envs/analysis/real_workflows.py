@@ -37,9 +37,10 @@ derived task **traps** where lacking that knowledge changes the answer:
   without D's note reads the twin on its own years (``CE``, negative) and words another year (a
   ``smoothed_column`` trap).
 
-The last step's value (a year BCE, or a direction word) fills the answer's ``{value}`` slot: the
-gold's first year, in its context and relation alike (or its first stated direction) (the wording of the answer fields is the task's public record,
-as for the shipped tasks; the year is what the analysis must find). A query none of these
+The last step's value fills the answer's ``{value}`` slot: the gold's first year BCE, in its
+context and relation alike, or the direction word of its first directional clause (the wording of
+the answer fields is the task's public record, as for the shipped tasks; the year or the
+direction is what the analysis must find). A query none of these
 readings fits, or a gold without a year, gets no workflow (None), and the task keeps its
 free-text one: its analyst words the gold as written, which the real-data check counts apart.
 """

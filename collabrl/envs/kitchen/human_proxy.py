@@ -21,9 +21,9 @@ has a use: without it clones hold such an item for good and forced_coordination'
 chain breaks. And a **deadlock** (every chef holds an item nobody can use now: onions beside full
 pots, dishes while no pot is full), once it has lasted longer than the longest one in people's
 train trials of the layout (``longest_deadlock``, a fact of the proxy: 196 ticks on cramped_room,
-at most 5 elsewhere), ends the way people ended theirs: the proxy puts its item down on a free
-counter it faces, and does not stand still until it faces one (``RELEASE_DEADLOCK``; without it
-two clones holding onions beside a ready soup wait for the rest of the episode). The rules were
+at most 5 elsewhere), ends the way people ended theirs: the proxy walks to the nearest free
+counter and puts its item down there (``RELEASE_DEADLOCK``; without it two clones holding onions
+beside a ready soup wait for the rest of the episode). The rules were
 chosen on the train trials only; the measured figures are on the docs' results page.
 
 Training runs on a CPU in seconds per layout (torch, fixed seed); the weights are stored per
@@ -252,8 +252,9 @@ class HumanProxy(MotionPartner):
         return self.released(p, layout, state, chef)
 
     def released(self, p: np.ndarray, layout: str, state: KitchenState, chef: int) -> np.ndarray:
-        """``p`` once a deadlock has outlasted people's longest on ``layout``: put the item down
-        where the chef faces a free counter, else anything but standing still."""
+        """``p``, unless a deadlock has outlasted people's longest on ``layout``: then put the
+        item down where the chef faces a free counter, else take the first step of a shortest
+        walk to one (anything but standing still where none can be reached)."""
         engine = _engine(layout)
         self.deadlocked = self.deadlocked + 1 if deadlocked(engine, state) else 0
         patience = self.model(layout).facts.get("longest_deadlock")
