@@ -25,6 +25,8 @@ Operations (T: a table or named result; c: a column of it):
   at once: a ``filter`` would join rows that are not neighbours);
 - ``bin(T, c, width)``: adds ``c_bin`` = floor(c / width) * width;
 - ``diff(T, c)``: adds ``c_diff`` = c minus the previous row's c (first row empty);
+- ``scale(T, c, factor)``: adds ``c_scaled`` = c times ``factor`` (a unit's change: years CE
+  times -1 are years BCE);
 - ``rolling(T, c, window, mean|sum)``: adds ``c_rolling`` over the last ``window`` rows (empty
   until ``window`` rows are there, as pandas' ``rolling``);
 - ``extrema(T, c, key, max|min)``: the ``key`` value of the first row where ``c`` is largest
@@ -42,7 +44,7 @@ Operations (T: a table or named result; c: a column of it):
 - ``count(T)``: the number of rows; a scalar.
 
 Empty cells (missing values) satisfy no condition, break runs (events, plateaus), are skipped by
-aggregates, extrema, ``trend`` and ``corr``, and stay empty through ``bin``, ``diff`` and ``rolling``;
+aggregates, extrema, ``trend`` and ``corr``, and stay empty through ``bin``, ``diff``, ``scale`` and ``rolling``;
 ``group`` leaves out rows whose ``by`` is empty. ``bin``'s quotient and ``plateau``'s differences
 are taken at 9 decimals, so that 3.1 is within 0.1 of 3.0 as written.
 
@@ -505,6 +507,14 @@ def _diff(table: Frame, column: str) -> Frame:
     return table.with_column(f"{column}_diff", diffs[: len(values)])
 
 
+def _scale(table: Frame, column: str, factor: int | float) -> Frame:
+    """Adds ``<column>_scaled``: each value times ``factor`` (ints stay ints for an int factor)."""
+    values = _numbers(table, column, "scale")
+    return table.with_column(
+        f"{column}_scaled", [None if v is None else _decimal(v * factor) + 0 for v in values]
+    )
+
+
 def _rolling(table: Frame, column: str, window: int, how: str) -> Frame:
     """Adds ``<column>_rolling``: the window's sum or mean, empty until it is full or when it
     holds an empty cell (pandas' default ``min_periods``)."""
@@ -671,6 +681,7 @@ OPS: dict[str, _Op] = {
         ),
         _Op("bin", _bin, (_C, ("width", _number_arg))),
         _Op("diff", _diff, (_C,)),
+        _Op("scale", _scale, (_C, ("factor", _number_arg))),
         _Op(
             "rolling",
             _rolling,

@@ -59,6 +59,7 @@ YEAR = re.compile(r"(?<![\w.])(\d{3,4})"
 """A year BCE as the golds write it: "1100 BCE", "2300/2200 BCE"; a range's first year ("3300 to
 3000BCE", "between 3500 and 3300 BCE"), where a time-ordered analysis finds its start."""
 KEY = "BCE"
+YEARS_CE = "CE"  # the yearly tables' key: years CE, BCE x (-1)
 SORTED = "s"  # the name of the time-ordered slices in a derived workflow
 NO_GUIDANCE = "Nothing beyond the data card: the query names no column of the time slices."
 _WORD = re.compile(r"[a-z]+")
@@ -91,11 +92,12 @@ def time_table(tables: list[Table]) -> Table | None:
 
 
 def query_column(query: str, table: Table) -> str | None:
-    """The column whose description shares the most words with ``query`` (None: none does)."""
+    """The column whose description shares the most words with ``query`` (None: none does); the
+    year keys are not candidates."""
     asked = content_words(query)
     best, name = 0, None
     for column in table.columns:
-        if column.name == KEY:
+        if column.name in (KEY, YEARS_CE):
             continue
         shared = sum((asked & content_words(f"{column.description} {column.name}")).values())
         if shared > best:
@@ -245,11 +247,15 @@ def _traps(steps: list[Step], table: Table, column: str, tables: list[Table]) ->
 def derive(query: str, gold: Hypothesis, tables: list[Table]) -> Derived | None:
     """The derived reference of a DiscoveryBench task, or None where none is derived: a year
     the query asks for (:func:`derive_year`), else a direction over a period
-    (:func:`derive_direction`)."""
+    (:func:`derive_direction`), else a century of a yearly series (:func:`derive_century`)."""
     table = time_table(tables)
     if table is None:
         return None
-    return derive_year(query, gold, table, tables) or derive_direction(query, gold, table, tables)
+    return (
+        derive_year(query, gold, table, tables)
+        or derive_direction(query, gold, table, tables)
+        or derive_century(query, gold, tables)
+    )
 
 
 def derive_year(query: str, gold: Hypothesis, table: Table, tables: list[Table]) -> Derived | None:
@@ -268,14 +274,17 @@ def derive_year(query: str, gold: Hypothesis, table: Table, tables: list[Table])
     )
     if steps is None:
         return None
-    slot = year.group(1)
-
-    def template(text: str) -> str:
-        escaped = text.replace("{", "{{").replace("}", "}}")
-        return YEAR.sub(lambda m: "{value}" if m.group(1) == slot else m.group(1), escaped, 1)
-
     traps = _traps(steps, table, column, tables)
-    return Derived(steps, template(gold.context), template(gold.relation), traps)
+    slot = year.group(1)
+    return Derived(
+        steps, year_template(gold.context, slot), year_template(gold.relation, slot), traps
+    )
+
+
+def year_template(text: str, year: str) -> str:
+    """``text`` with its first mention of ``year`` (as :data:`YEAR` reads years) as ``{value}``."""
+    escaped = text.replace("{", "{{").replace("}", "}}")
+    return YEAR.sub(lambda m: "{value}" if m.group(1) == year else m.group(1), escaped, 1)
 
 
 PERIOD = re.compile(r"(\d{3,4})\s*(?:bce|bc)?\s*(?:-|\u2013|to\b|and\b)\s*(\d{3,4})\s*(?:bce|bc)\b",
@@ -339,3 +348,60 @@ def derive_direction(
 
     context = template(gold.context) if spelled.search(gold.context) else ""
     return Derived(steps, context, template(gold.relation), _traps(steps, table, column, tables))
+
+
+CENTURY = 100
+_HIGHEST = re.compile(r"\bhighest\b")
+_LARGEST_FALL = re.compile(r"\b(?:greatest|largest|steepest)\s+(?:decline|fall|drop|decrease)")
+
+
+def derive_century(query: str, gold: Hypothesis, tables: list[Table]) -> Derived | None:
+    """A reference for "in what centuries" a series that only a yearly table keyed by years CE
+    holds (the finds' growth rate) was highest, or fell most: the years of the query's period,
+    binned by century on the CE scale (a bin is the century's earliest year, as the slices'
+    years are), the series' mean per century, the bins read as years BCE (``scale`` by -1), and
+    the century of the highest mean or of the largest fall from one century to the next. None
+    for a query asking for two turns ("a dip and then a peak") or none of these."""
+    year = YEAR.search(gold.sentence)
+    table = next((t for t in tables if any(c.name == YEARS_CE for c in t.columns)), None)
+    text = query.lower()
+    column = query_column(query, table) if table else None
+    highest, falls = _HIGHEST.search(text), _LARGEST_FALL.search(text)
+    if year is None or table is None or column is None or "dip" in text or not (highest or falls):
+        return None
+    steps, source = [], table.name
+    if period := query_period(query):
+        earlier, later = period
+        steps += [
+            Step(
+                step=f"p = filter({source}, {YEARS_CE} >= -{earlier})",
+                why=f"the years from {earlier} BCE on",
+            ),
+            Step(step=f"q = filter(p, {YEARS_CE} <= -{later})", why=f"up to {later} BCE"),
+        ]
+        source = "q"
+    bins = f"{YEARS_CE}_bin"
+    steps += [
+        Step(step=f"b = bin({source}, {YEARS_CE}, {CENTURY})", why="the years by century"),
+        Step(step=f"g = group(b, {bins}, {column}, mean)", why=f"{column}'s century means"),
+        Step(step=f"y = scale(g, {bins}, -1)", why="each century as its first year BCE"),
+    ]
+    if highest:
+        steps.append(
+            Step(
+                step=f"extrema(y, {column}, {bins}_scaled, max)",
+                why=f"the century of the highest mean {column}",
+            )
+        )
+    else:
+        steps += [
+            Step(step=f"d = diff(y, {column})", why="the change from a century to the next"),
+            Step(
+                step=f"extrema(d, {column}_diff, {bins}_scaled, min)",
+                why="the century of the largest fall",
+            ),
+        ]
+    slot = year.group(1)
+    return Derived(
+        steps, year_template(gold.context, slot), year_template(gold.relation, slot), []
+    )  # fmt: skip

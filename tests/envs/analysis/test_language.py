@@ -271,6 +271,14 @@ def test_trend_reads_the_first_and_last_filled_values_in_table_order(ws: Workspa
     )
 
 
+def test_scale_multiplies_and_keeps_ints_and_empty_cells() -> None:
+    years = Workspace({"t": pd.DataFrame({"CE": [-1500, -1400, None]})})
+    assert ok(years, "scale(t, CE, -1)").table["CE_scaled"].tolist()[:2] == [1500, 1400]
+    half = Workspace({"t": pd.DataFrame({"v": [0.3, 0.0]})})
+    assert ok(half, "scale(t, v, -0.5)").table["v_scaled"].tolist() == [-0.15, 0.0]  # no -0.0
+    assert years.run("scale(t, CE, x)").error is not None
+
+
 def test_count_counts_rows(ws: Workspace) -> None:
     assert value(ws, "count(samples)") == 8
     ok(ws, 'a = filter(samples, site == "A")')

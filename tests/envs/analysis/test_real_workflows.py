@@ -223,3 +223,38 @@ def test_a_direction_over_a_period_is_the_trend_of_the_series_its_clause_names()
     )
     later = derive("How did copper change around 1700 BCE?", gold("Copper falls."), [SLICES])
     assert later is not None and run_steps(later, [SLICES]) == "decrease"  # 2.9 at 1800 to -0.4
+
+
+YEARLY_GROWTH = Table(
+    name="ts",
+    description="ts rows.",
+    columns=[Column(name=n, description=d) for n, d in (
+        ("CE", "Common Era (BCE x (-1))"), ("g_mean", "Mean of growth rates"),
+    )],
+    rows=[[-2050, 0.1], [-2000, 0.2], [-1950, 0.3], [-1550, 0.9], [-1450, 0.4], [-1420, 0.5],
+          [-1150, 0.7], [-1050, 0.0]],
+)  # fmt: skip
+
+
+def test_a_century_of_a_yearly_series_is_binned_on_years_ce_and_read_as_bce() -> None:
+    query = "In what centuries did we see the highest growth of the period between 2000 BCE and 1100 BCE?"
+    derived = derive(query, gold("Between 1600 BCE and 1500 BCE, growth is highest."),
+                     [SLICES, YEARLY_GROWTH])  # fmt: skip
+    assert derived is not None and [s.step for s in derived.steps] == [
+        "p = filter(ts, CE >= -2000)",
+        "q = filter(p, CE <= -1100)",
+        "b = bin(q, CE, 100)",
+        "g = group(b, CE_bin, g_mean, mean)",
+        "y = scale(g, CE_bin, -1)",
+        "extrema(y, g_mean, CE_bin_scaled, max)",
+    ]
+    assert derived.relation_template == "Between {value} BCE and 1500 BCE, growth is highest."
+    # centuries in the period: -2000 (0.25), -1600 (0.9), -1500 (0.45), -1200 (0.7)
+    assert run_steps(derived, [SLICES, YEARLY_GROWTH]) == 1600
+    fall = derive("In which centuries did we see the greatest decline in growth?",
+                  gold("Around 1400 BCE growth falls."), [SLICES, YEARLY_GROWTH])  # fmt: skip
+    assert fall is not None and fall.steps[-1].step == "extrema(d, g_mean_diff, CE_bin_scaled, min)"
+    # means by century from -2100: 0.1, 0.25, 0.9, 0.45, 0.7, 0.0: the largest fall into -1100
+    assert run_steps(fall, [SLICES, YEARLY_GROWTH]) == 1100
+    two_turns = "In what centuries did growth dip and then peak?"
+    assert derive(two_turns, gold("Around 1400 BCE growth dips."), [SLICES, YEARLY_GROWTH]) is None
