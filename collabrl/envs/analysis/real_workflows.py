@@ -151,13 +151,19 @@ def query_steps(
 
 
 _CLAUSE = re.compile(r",|\band\b|\bwhile\b|\bwith\b")
-_DIRECTIONS = ((re.compile(r"\b(?:increas|ris(?:e|es|ing)\b)"), ">"),
-               (re.compile(r"\b(?:decreas|declin|collaps|fall|drop)"), "<"))  # fmt: skip
+_DIRECTIONS = ((re.compile(r"\b(?:increas|ris(?:e|es|en|ing)\b|rose\b)"), ">"),
+               (re.compile(r"\b(?:decreas|declin|collaps|fall|fell\b|drop)"), "<"))  # fmt: skip
 
 
 def _direction(clause: str) -> str | None:
     """``>`` (``<``) where ``clause`` says a series rises (falls), else None."""
     return next((cmp for pattern, cmp in _DIRECTIONS if pattern.search(clause.lower())), None)
+
+
+def _direction_word(clause: str) -> str | None:
+    """The first word of ``clause`` that says a series rises or falls, as written."""
+    starts = [m.start() for pattern, _ in _DIRECTIONS if (m := pattern.search(clause.lower()))]
+    return re.findall(r"\w+", clause[min(starts) :])[0] if starts else None
 
 
 def co_changes(query: str, table: Table) -> list[tuple[str, str]]:
@@ -292,10 +298,6 @@ PERIOD = re.compile(r"(\d{3,4})\s*(?:bce|bc)?\s*(?:-|\u2013|to\b|and\b)\s*(\d{3,
 """A period as queries write it: "between 3400 BCE to 3000 BCE", "3400-3000 BCE", "(1100-500BCE)"."""
 AROUND = re.compile(r"\baround\s+(\d{3,4})\s*(?:bce|bc)\b", re.IGNORECASE)
 SLICE_YEARS = 100  # the archaeology slices' step: "around 1700 BCE" is 1800 to 1600
-_DIRECTION_WORD = re.compile(
-    r"\b(?:increas|decreas|declin|collaps|ris(?:e|es|en|ing)\b|rose\b|fall|fell\b|drop)\w*",
-    re.IGNORECASE,
-)
 
 
 def query_period(query: str) -> tuple[int, int] | None:
@@ -314,11 +316,21 @@ def direction_slot(relation: str, table: Table) -> tuple[str, str] | None:
     """(the word, its series' column) of the first clause of ``relation`` that says a series of
     ``table`` rises or falls (clauses as :func:`co_changes` splits them); None where none does."""
     for clause in _CLAUSE.split(relation):
-        word = _DIRECTION_WORD.search(clause)
+        word = _direction_word(clause)
         column = query_column(clause, table) if word else None
         if word and column:
-            return word.group(0), column
+            return word, column
     return None
+
+
+def period_steps(source: str, key: str, period: tuple[int, int]) -> list[Step]:
+    """Two filters keeping the rows of ``source`` inside ``period`` ((earlier, later) years BCE)
+    on its year column ``key``: years BCE as they stand, years CE negated."""
+    earlier, later = period
+    sign, (start, end) = ("", ("<=", ">=")) if key == KEY else ("-", (">=", "<="))
+    return [Step(step=f"p = filter({source}, {key} {start} {sign}{earlier})",
+                 why=f"the rows from {earlier} BCE on"),
+            Step(step=f"q = filter(p, {key} {end} {sign}{later})", why=f"up to {later} BCE")]  # fmt: skip
 
 
 def derive_direction(
@@ -334,11 +346,7 @@ def derive_direction(
     if period is None or slot is None:
         return None
     word, column = slot
-    earlier, later = period
-    steps = [_order(table.name),
-             Step(step=f"p = filter({SORTED}, {KEY} <= {earlier})",
-                  why=f"the slices from {earlier} BCE on"),
-             Step(step=f"q = filter(p, {KEY} >= {later})", why=f"up to {later} BCE"),
+    steps = [_order(table.name), *period_steps(SORTED, KEY, period),
              Step(step=f"trend(q, {column})",
                   why=f"how {column} moves from the period's first slice to its last")]  # fmt: skip
     spelled = re.compile(rf"\b{re.escape(word)}\b")
@@ -353,6 +361,7 @@ def derive_direction(
 CENTURY = 100
 _HIGHEST = re.compile(r"\bhighest\b")
 _LARGEST_FALL = re.compile(r"\b(?:greatest|largest|steepest)\s+(?:decline|fall|drop|decrease)")
+_TWO_TURNS = re.compile(r"\bdips?\b")  # "a dip and then a peak": two answers, not one
 
 
 def derive_century(query: str, gold: Hypothesis, tables: list[Table]) -> Derived | None:
@@ -367,19 +376,17 @@ def derive_century(query: str, gold: Hypothesis, tables: list[Table]) -> Derived
     text = query.lower()
     column = query_column(query, table) if table else None
     highest, falls = _HIGHEST.search(text), _LARGEST_FALL.search(text)
-    if year is None or table is None or column is None or "dip" in text or not (highest or falls):
+    if (
+        year is None
+        or table is None
+        or column is None
+        or _TWO_TURNS.search(text)
+        or not (highest or falls)
+    ):
         return None
     steps, source = [], table.name
     if period := query_period(query):
-        earlier, later = period
-        steps += [
-            Step(
-                step=f"p = filter({source}, {YEARS_CE} >= -{earlier})",
-                why=f"the years from {earlier} BCE on",
-            ),
-            Step(step=f"q = filter(p, {YEARS_CE} <= -{later})", why=f"up to {later} BCE"),
-        ]
-        source = "q"
+        steps, source = period_steps(source, YEARS_CE, period), "q"
     bins = f"{YEARS_CE}_bin"
     steps += [
         Step(step=f"b = bin({source}, {YEARS_CE}, {CENTURY})", why="the years by century"),

@@ -332,7 +332,7 @@ def useless(engine: KitchenEngine, state: KitchenState, item: object) -> bool:
 
 def deadlocked(engine: KitchenEngine, state: KitchenState) -> bool:
     """Whether every chef holds an item nobody can use now (:func:`useless`)."""
-    return all(c.held is not None and useless(engine, state, str(c.held)) for c in state.chefs)
+    return all(c.held is not None and useless(engine, state, c.held) for c in state.chefs)
 
 
 def toward_free_counter(engine: KitchenEngine, state: KitchenState, chef: int) -> str | None:
