@@ -165,6 +165,23 @@ def test_play_leaves_out_futile_presses_and_steps_into_the_other_chef(
         HumanProxy(tmp_path, temperature=0)
 
 
+def test_play_never_takes_an_item_that_deadlocks_the_kitchen(tmp_path: Path) -> None:
+    model = train_proxy("forced_coordination", train_trials(), epochs=1, hidden=8)
+    model.layout, model.facts["early_pickups"] = "cramped_room", 0.35  # early pickups allowed
+    save_proxy(model, tmp_path)
+    # chef 0 faces the onion box, the one pot is full and chef 1 holds an onion: a second onion
+    # would leave both chefs with onions nobody can use (and nobody free to fetch the dish)
+    state = cramped(Chef((1, 1), (-1, 0)), Chef((3, 1), (0, -1), "onion"))
+    state.pots[(2, 0)] = Soup(3, 5)
+    assert "interact" in HumanProxy(tmp_path).left_out("cramped_room", state, 0)
+    assert "interact" not in HumanProxy(tmp_path, avoid_deadlock=False).left_out(
+        "cramped_room", state, 0
+    )  # an early pickup alone is allowed here (people made a third of theirs early)
+    free_hands = cramped(Chef((1, 1), (-1, 0)), Chef((3, 1), (0, -1)))
+    free_hands.pots[(2, 0)] = Soup(3, 5)
+    assert "interact" not in HumanProxy(tmp_path).left_out("cramped_room", free_hands, 0)
+
+
 def test_a_deadlock_longer_than_peoples_ends_with_an_item_put_down(tmp_path: Path) -> None:
     engine = KitchenEngine(load_layout("cramped_room"))
     # both chefs hold onions and the one pot is full: nobody can fetch the dish the soup needs

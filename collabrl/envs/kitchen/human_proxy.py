@@ -18,8 +18,11 @@ interactions change nothing half the time, people's 6-12%), a step into the othe
 moves on cramped_room are blocked 16-35% of the time, people's 6.5%), and, on layouts where
 people rarely did it (the proxy's ``early_pickups`` fact), taking a dish or an onion before it
 has a use: without it clones hold such an item for good and forced_coordination's hand-over
-chain breaks. And a **deadlock** (every chef holds an item nobody can use now: onions beside full
-pots, dishes while no pot is full), once it has lasted longer than the longest one in people's
+chain breaks. A **deadlock** (every chef holds an item nobody can use now: onions beside full
+pots, dishes while no pot is full) starts with a pickup: people made 7 such pickups among the
+3,465 of the train trials (4 of 596 on cramped_room), so play never makes one (``AVOID_DEADLOCK``;
+cramped_room's clones made several an episode and waited out each). One that happens anyway
+(a proxy beside another kind of partner), once it has lasted longer than the longest one in people's
 train trials of the layout (``longest_deadlock``, a fact of the proxy: 196 ticks on cramped_room,
 at most 5 elsewhere), ends the way people ended theirs: the proxy walks to the nearest free
 counter and puts its item down there (``RELEASE_DEADLOCK``; without it two clones holding onions
@@ -95,6 +98,7 @@ TEMPERATURES = {
 SKIP_FUTILE = True  # play never samples an action that changes nothing
 EARLY_PICKUPS = 0.2  # where fewer of people's pickups are early, play leaves early pickups out
 AVOID_OTHER = True  # play never steps into the cell the other chef stands on
+AVOID_DEADLOCK = True  # play never takes an item that deadlocks the kitchen (people: 7 of 3,465)
 RELEASE_DEADLOCK = True  # a deadlock longer than people's longest ends with an item put down
 BUILD_HINT = "build them with: collabrl partners build-human-proxy"
 
@@ -214,6 +218,7 @@ class HumanProxy(MotionPartner):
         temperature: float | None = None,
         skip_futile: bool = SKIP_FUTILE,
         avoid_other: bool = AVOID_OTHER,
+        avoid_deadlock: bool = AVOID_DEADLOCK,
         release_deadlock: bool = RELEASE_DEADLOCK,
     ) -> None:
         super().__init__()
@@ -223,6 +228,7 @@ class HumanProxy(MotionPartner):
         self.temperature = temperature
         self.skip_futile = skip_futile
         self.avoid_other = avoid_other
+        self.avoid_deadlock = avoid_deadlock
         self.release_deadlock = release_deadlock
         self.recent: list[tuple[Any, str]] = []  # (own chef's state, action taken there)
         self.deadlocked = 0  # ticks the kitchen has been deadlocked in a row
@@ -271,15 +277,18 @@ class HumanProxy(MotionPartner):
 
     def left_out(self, layout: str, state: KitchenState, chef: int) -> set[str]:
         """The actions play never samples in ``state`` (the futile ones, early pickups where
-        people rarely made them, steps into the other chef), as the options say."""
+        people rarely made them, a pickup that deadlocks the kitchen, steps into the other chef),
+        as the options say."""
         out: set[str] = set()
+        engine = _engine(layout)
+        after = _after_interact(engine, state, chef)  # one probe step for the interact rules
         if self.skip_futile:
-            engine = _engine(layout)
-            after = _after_interact(engine, state, chef)  # one probe step for both rules
             out.update(futile_actions(engine, state, chef, after))
             rare = self.model(layout).facts.get("early_pickups", 1.0) < EARLY_PICKUPS
             if rare and early_pickup(engine, state, chef, after):
                 out.add(INTERACT)
+        if self.avoid_deadlock and not deadlocked(engine, state) and deadlocked(engine, after):
+            out.add(INTERACT)
         if self.avoid_other:
             me, other = state.chefs[chef].pos, state.chefs[1 - chef].pos
             out.update(a for a, d in MOVES.items() if (me[0] + d[0], me[1] + d[1]) == other)
