@@ -10,7 +10,9 @@ deviation, whatever the statistic's unit), with a 95% percentile bootstrap inter
 (``scipy.stats.bootstrap``, both samples resampled).
 
 Types: every persona player type of the game's test profiles (a pair of two of that type's
-profiles, rotating), the rule-based expert, the random player, and the human proxy (when built).
+profiles, rotating), the rule-based expert, the random player, the human proxy (when built), and
+an LLM player (the simulated player's prompt without a persona, both seats one engine) when an
+engine is given.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from collabrl.episode import Episode
 from collabrl.errors import CollabrlError
 
 PROXY = "human_proxy"
+LLM = "llm"
 HUMANS = "humans"
 EXPERT, RANDOM = "expert", "random"
 PERSONA_PREFIX = "persona:"
@@ -123,15 +126,16 @@ def _mean(a: np.ndarray) -> float:
     return float(a.mean()) if len(a) else math.nan
 
 
-def partner_types(game: str, task: str) -> dict[str, list[Any]]:
-    """Persona types (each with its test profiles on ``task``), then expert, random, proxy."""
+def partner_types(game: str, task: str, llm: bool = False) -> dict[str, list[Any]]:
+    """Persona types (each with its test profiles on ``task``), then expert, random, proxy, and
+    the LLM player where ``llm``."""
     from collabrl.profiles import has_profiles, load_profiles
 
     types: dict[str, list[Any]] = {}
     if has_profiles(game):
         for profile in load_profiles(game, "test", task):
             types.setdefault(PERSONA_PREFIX + profile.player_type, []).append(profile)
-    return {**types, EXPERT: [], RANDOM: [], PROXY: []}
+    return {**types, EXPERT: [], RANDOM: [], PROXY: [], **({LLM: []} if llm else {})}
 
 
 def pair(
@@ -141,11 +145,20 @@ def pair(
     partners: HumanPartners,
     episode: int,
     proxies: Path | None,
+    game: Any = None,
+    engine: Any = None,
 ) -> list[Player]:
-    """The players of both seats for episode ``episode`` of ``kind``."""
-    from collabrl.factory import make_expert, make_persona
+    """The players of both seats for episode ``episode`` of ``kind`` (``game`` and ``engine``:
+    the episode's game and the engine of an LLM pair)."""
+    from collabrl.config.roles import SamplingSpec
+    from collabrl.factory import make_expert, make_llm_player, make_persona
 
     seats = len(section.seats)
+    if kind == LLM:
+        return [
+            make_llm_player(engine, game, SamplingSpec(), episode, role="player")
+            for _ in range(seats)
+        ]
     if kind.startswith(PERSONA_PREFIX):
         return [make_persona(profiles[(episode + k) % len(profiles)]) for k in range(seats)]
     if kind == EXPERT:
@@ -163,8 +176,10 @@ def play(
     episodes: int,
     seed: int,
     proxies: Path | None,
+    engine: Any = None,
 ) -> list[dict[str, float]]:
-    """``episodes`` episodes of a pair of ``kind`` on ``task``, measured."""
+    """``episodes`` episodes of a pair of ``kind`` on ``task``, measured (``engine``: an LLM
+    pair's)."""
     from collabrl.factory import make_game
 
     base = partners.section(task)
@@ -173,9 +188,8 @@ def play(
     for e in range(episodes):
         game = make_game(section)
         recorder = partners.recorder(game)
-        players = dict(
-            zip(section.seats, pair(kind, profiles, section, partners, e, proxies), strict=True)
-        )
+        seated = pair(kind, profiles, section, partners, e, proxies, game, engine)
+        players = dict(zip(section.seats, seated, strict=True))
         episode = Episode(game, players, seed + e)
         recorder.start()
         while not episode.done:
@@ -195,8 +209,10 @@ def compare(
     proxies: Path | None = None,
     tasks: Sequence[str] | None = None,
     progress: Callable[[str], None] = lambda _: None,
+    engine: Any = None,
 ) -> Likeness:
-    """The human-likeness report of every partner type of ``section``'s game."""
+    """The human-likeness report of every partner type of ``section``'s game (``engine``: add
+    an LLM pair played through it)."""
     partners = human_partners_of(section)
     game = section.model_fields["name"].default
     people: dict[str, list[dict[str, float]]] = {}
@@ -209,13 +225,13 @@ def compare(
     report = Likeness(game, partners.statistics, [], episodes, {t: len(people[t]) for t in chosen})
     first = partners.statistics[0]
     for task in chosen:
-        types = partner_types(game, task)
+        types = partner_types(game, task, llm=engine is not None)
         report.types = list(types)
         report.table[task] = {}
         report.scores[task] = {HUMANS: [h[first] for h in people[task]]}
         for kind, profiles in types.items():
             progress(f"{task}: {kind}")
-            measured = play(partners, task, kind, profiles, episodes, seed, proxies)
+            measured = play(partners, task, kind, profiles, episodes, seed, proxies, engine)
             report.scores[task][kind] = [m[first] for m in measured]
             report.table[task][kind] = {
                 stat: distance([h[stat] for h in people[task]], [m[stat] for m in measured], seed)

@@ -164,6 +164,15 @@ def build_human_proxy(
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--task", "tasks", multiple=True, help="Only these tasks (default: all).")
 @click.option("--proxies", type=click.Path(path_type=Path), default=None, help="Proxy folder.")
+@click.option(
+    "--llm",
+    "llm",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="Add an LLM pair through this engine, given as the keys of a recipe's engine section: "
+    "--llm backend=openai --llm model=NAME [--llm options.concurrency=8] (the server's address "
+    "and key come from environment variables, as for every OpenAI-compatible engine).",
+)
 @GAME
 @DATA
 def compare_command(
@@ -172,25 +181,60 @@ def compare_command(
     seed: int,
     tasks: tuple[str, ...],
     proxies: Path | None,
+    llm: tuple[str, ...],
     game: str | None,
     data: Path | None,
 ) -> None:
     """How human is each partner type? Statistics of simulated pairs against the test trials."""
     from collabrl.eval.likeness import compare
     from collabrl.eval.likeness_report import summary_markdown, write_report
+    from collabrl.factory import make_engine_from_spec
 
-    report = compare(
-        _section(game),
-        episodes=episodes,
-        seed=seed,
-        data=data,
-        proxies=proxies,
-        tasks=tasks or None,
-        progress=lambda what: click.echo(what, err=True),
-    )
+    engine = make_engine_from_spec(engine_spec(llm)) if llm else None
+    try:
+        report = compare(
+            _section(game),
+            episodes=episodes,
+            seed=seed,
+            data=data,
+            proxies=proxies,
+            tasks=tasks or None,
+            progress=lambda what: click.echo(what, err=True),
+            engine=engine,
+        )
+    finally:
+        if engine is not None:
+            engine.close()
     write_report(report, out, stamp())
     click.echo(summary_markdown(report), nl=False)
     click.echo(f"report -> {out}/likeness.md")
+
+
+def engine_spec(pairs: tuple[str, ...]) -> Any:
+    """An engine section from ``KEY=VALUE`` pairs (``backend``, ``model``, ``options.NAME``;
+    values read as YAML scalars), validated as a recipe's; a bad pair is one line."""
+    import yaml
+    from pydantic import ValidationError
+
+    from collabrl.config.roles import EngineSpec
+
+    fields: dict[str, Any] = {"options": {}}
+    for item in pairs:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise CollabrlError(f"--llm takes KEY=VALUE, got {item!r}")
+        if key.startswith("options."):
+            fields["options"][key.removeprefix("options.")] = yaml.safe_load(value)
+        else:
+            fields[key] = value
+    try:
+        spec = EngineSpec(**fields)
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+        raise CollabrlError(f"--llm: {problems}") from None
+    if not spec.model:
+        raise CollabrlError("--llm needs model=NAME (and backend=openai for a server)")
+    return spec
 
 
 def _train_population(
