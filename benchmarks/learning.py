@@ -25,8 +25,14 @@ with those recipe overrides (space-separated) and plays every policy on the trai
 their training profiles; the verdicts then describe training jobs, not held-out ones.
 
 ``--setup`` picks the CPU setup (:data:`collabrl.quickstart.SETUPS`): ``compact``, the quickstart's
-(a tokenizer fitted to the game's text, the compact prompt), or ``paper`` (the paper's prompt and
-the generic tiny tokenizer), so both stay measured. The held-out jobs are the quickstart's.
+(a tokenizer fitted to the game's text, the compact prompt), ``paper`` (the paper's prompt and
+the generic tiny tokenizer), so both stay measured, or ``kitchen`` (the compact setup on the
+kitchen game). The held-out jobs are the quickstart's.
+
+``--human-proxy`` plays every policy a second time on the same jobs beside the human proxy
+(``partner.kind=human_proxy``, the kitchen's partner cloned from recorded people; build it first
+with ``collabrl partners build-human-proxy``) and reports the paired differences there too: does
+what a policy learnt beside persona partners carry over to a human-like one?
 """
 
 from __future__ import annotations
@@ -58,6 +64,7 @@ from collabrl.quickstart import (
 from collabrl.records import read_jsonl
 
 NO_AFFECTIVE = ("reward.format_penalty=0", "reward.communication=0", "reward.judge.kind=none")
+BESIDE_PROXY = ("eval.partner.kind=human_proxy",)
 ARMS = {"SFT + GiGPO": (), "SFT + GiGPO w/o affective": NO_AFFECTIVE}
 SFT = "SFT"
 FULL, SILENT = ARMS
@@ -127,12 +134,7 @@ def one_seed(args: argparse.Namespace, seed: int) -> dict[str, Any]:
         return run_sft(plan)
 
     sft_policy = stage(out / "sft.json", sft)
-    episodes = {
-        SFT: stage(
-            out / "eval_sft.json",
-            lambda: evaluate_policy(plan, "sft", llm_policy(plan, sft_policy)),
-        )
-    }
+    policies = {SFT: (plan, llm_policy(plan, sft_policy))}
     signal = {}
     for arm, extra in args.arms.items():
         arm_plan = QuickstartPlan(
@@ -144,22 +146,38 @@ def one_seed(args: argparse.Namespace, seed: int) -> dict[str, Any]:
             out / f"{slug(arm)}_run.json", lambda p=arm_plan: str(run_gigpo(p, sft_policy))
         )
         signal[arm] = gradient_signal(Path(run_dir))
-        policy = llm_policy(arm_plan, latest_policy(Path(run_dir)))
-        episodes[arm] = stage(
-            out / f"eval_{slug(arm)}.json",
-            lambda p=arm_plan, q=policy: evaluate_policy(p, "eval", q),
+        policies[arm] = (arm_plan, llm_policy(arm_plan, latest_policy(Path(run_dir))))
+
+    def played(beside: tuple[str, ...], mark: str) -> dict[str, Any]:
+        """Every policy, then the floor and the ceiling, on the plan's jobs (``beside``: the
+        partner overrides, ``mark``: their stage files' suffix)."""
+        episodes = {
+            name: stage(
+                out / f"eval_{slug(name)}{mark}.json",
+                lambda p=p, q=q, n=name: evaluate_policy(p, f"{slug(n)}{mark}", [*q, *beside]),
+            )
+            for name, (p, q) in policies.items()
+        }
+        references = stage(
+            out / f"references{mark}.json", lambda: reference_rows(plan, beside, mark)
         )
-    episodes |= stage(out / "references.json", lambda: reference_rows(plan))
-    return {"episodes": episodes, "signal": signal}
+        return episodes | references
+
+    result = {"episodes": played((), ""), "signal": signal}
+    if args.human_proxy:
+        result["human_proxy"] = played(BESIDE_PROXY, "_proxy")
+    return result
 
 
-def pooled(results: dict[int, dict[str, Any]], policy: str) -> list[dict[str, Any]]:
+def pooled(
+    results: dict[int, dict[str, Any]], policy: str, played: str = "episodes"
+) -> list[dict[str, Any]]:
     """A policy's episode rows over every seed, each job named with its seed so pairs stay
-    within a seed."""
+    within a seed (``played``: "episodes", or "human_proxy" for the rows beside the proxy)."""
     return [
         {**row, "task": f"seed{seed}/{row['task']}"}
         for seed, r in results.items()
-        for row in r["episodes"][policy]
+        for row in r[played][policy]
     ]
 
 
@@ -211,6 +229,32 @@ def report(
     print("\n## paired differences (mean [95% CI])")
     print(tabulate(lines, headers="keys", tablefmt="github"))
     return verdicts(results, comparisons, arms, jobs)
+
+
+def proxy_report(results: dict[int, dict[str, Any]], arms: Sequence[str]) -> list[str]:
+    """The same policies beside the human proxy: the pooled table, each arm's paired
+    difference from SFT per seed and pooled, and a verdict line per arm."""
+    beside = {s: r["human_proxy"] for s, r in results.items()}
+    pool = {p: pooled(results, p, "human_proxy") for p in (SFT, *arms, FLOOR, CEILING)}
+    print("\n## beside the human proxy, pooled over seeds")
+    print(tabulate(results_table(pool), headers="keys", tablefmt="github", floatfmt=".3f"))
+    found = {
+        (label, arm): compare(eps[SFT], eps[arm], SFT, arm)
+        for label, eps in [*((f"seed {s}", e) for s, e in beside.items()), ("pooled", pool)]
+        for arm in arms
+    }
+    rows = [difference_rows(f"{label}: {arm} - {SFT}", c) for (label, arm), c in found.items()]
+    print(tabulate(rows, headers="keys", tablefmt="github"))
+    lines = []
+    for arm in arms:
+        better = sum(
+            found[(f"seed {s}", arm)].difference["efficiency_reward"].mean > 0 for s in beside
+        )
+        lines.append(
+            f"beside the human proxy, {arm} above SFT on efficiency reward in {better}/"
+            f"{len(beside)} seeds; pooled {found[('pooled', arm)].difference['efficiency_reward'].cell()}"
+        )
+    return lines
 
 
 def verdicts(
@@ -269,6 +313,11 @@ def main(argv: Sequence[str] | None = None) -> None:
         help="the jobs every policy plays: test (the benchmark) or train (to choose a setting)",
     )
     parser.add_argument("--eval-profiles", type=int, default=QuickstartPlan.eval_profiles)
+    parser.add_argument(
+        "--human-proxy",
+        action="store_true",
+        help="also play every policy beside the human proxy (games with recorded human play)",
+    )
     args = parser.parse_args(argv)
     args.arms = {**ARMS, **dict(extra_arm(a) for a in args.arm)}
     start = time.perf_counter()
@@ -278,6 +327,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         print(f"seed {seed} done after {(time.perf_counter() - start) / 60:.1f} min", flush=True)
     jobs = "training" if args.eval_split == "train" else "held-out"
     lines = report(results, list(args.arms), jobs)
+    if args.human_proxy:
+        lines += proxy_report(results, list(args.arms))
     (args.out / "verdicts.json").write_text(json.dumps(lines, indent=1), encoding="utf-8")
     for line in lines:
         print("-", line)

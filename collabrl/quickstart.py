@@ -24,10 +24,12 @@ from collabrl.stats import Interval
 SETUPS = {
     "compact": ("cwah_sft_compact_cpu", "cwah_gigpo_compact_cpu"),
     "paper": ("cwah_sft_cpu", "cwah_gigpo_cpu"),
+    "kitchen": ("cook_sft_compact_cpu", "cook_gigpo_compact_cpu"),
 }
 """CPU setups: (SFT recipe, GiGPO recipe). ``compact``: the tiny model with a tokenizer fitted to
 the game's text and the compact prompt layout (the quickstart's default); ``paper``: the paper's
-prompt with the generic tiny tokenizer (kept measured beside it)."""
+prompt with the generic tiny tokenizer (kept measured beside it); ``kitchen``: the compact setup on
+Cook-MultiPlayer (the paper's other game), whose held-out partners include the human proxy."""
 FLOOR, CEILING = "floor: idle agent", "ceiling: expert agent"
 """The reference rows on the same jobs: an agent that never acts (its partner plays alone) and
 the rule-based expert in the agent's seat."""
@@ -107,11 +109,14 @@ def llm_policy(plan: QuickstartPlan, folder: str) -> list[str]:
     ]
 
 
-def reference_rows(plan: QuickstartPlan) -> dict[str, list[dict[str, Any]]]:
-    """The floor and the ceiling on the plan's jobs (scripted, so they take seconds)."""
+def reference_rows(
+    plan: QuickstartPlan, partner: Sequence[str] = (), mark: str = ""
+) -> dict[str, list[dict[str, Any]]]:
+    """The floor and the ceiling on the plan's jobs (scripted, so they take seconds);
+    ``partner``: overrides of the partner they play beside, ``mark``: their folders' suffix."""
     return {
-        FLOOR: evaluate_policy(plan, "floor", ["eval.policy.kind=idle"]),
-        CEILING: evaluate_policy(plan, "ceiling", ["eval.policy.kind=expert"]),
+        FLOOR: evaluate_policy(plan, f"floor{mark}", ["eval.policy.kind=idle", *partner]),
+        CEILING: evaluate_policy(plan, f"ceiling{mark}", ["eval.policy.kind=expert", *partner]),
     }
 
 
