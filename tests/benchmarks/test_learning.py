@@ -81,3 +81,27 @@ def test_arm_text_splits_label_and_overrides(text: str, expected: tuple[str, Any
 def test_an_arm_without_a_new_label_is_refused(text: str) -> None:
     with pytest.raises(SystemExit, match="LABEL=OVERRIDES"):
         learning.extra_arm(text)
+
+
+def test_beside_the_human_proxy_each_arm_is_compared_with_sft_per_seed_and_pooled() -> None:
+    arms = list(learning.ARMS)
+    results = {}
+    for seed, hybrid in [(0, 0.30), (1, 0.16)]:  # above SFT (0.20) in seed 0, below in seed 1
+        result = seed_result(0.3, 0.2, 0.4)
+        result["human_proxy"] = {
+            learning.SFT: episodes(0.20, 0.1),
+            learning.FULL: episodes(hybrid, 0.1),
+            learning.SILENT: episodes(0.22, 0.1),
+            learning.FLOOR: episodes(0.05, 0.0),
+            learning.CEILING: episodes(0.45, 0.3),
+        }
+        results[seed] = result
+    lines = learning.proxy_report(results, arms)
+    assert lines[0].startswith(
+        "beside the human proxy, SFT + GiGPO above SFT on efficiency reward in 1/2 seeds; "
+        "pooled 0.030"
+    )
+    assert lines[1].startswith(
+        "beside the human proxy, SFT + GiGPO w/o affective above SFT on efficiency reward in "
+        "2/2 seeds; pooled 0.020"
+    )
