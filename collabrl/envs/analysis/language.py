@@ -40,6 +40,11 @@ Operations (T: a table or named result; c: a column of it):
 - ``trend(T, c)``: how ``c`` moves from the table's first value to its last (in table order):
   ``increase``, ``decrease`` or ``no change``; a scalar (a word, so that a hypothesis can state a
   direction as it states a year);
+- ``pca(T, c1, c2, ...)``: adds ``PC1`` and ``PC2``, each row's scores on the first two
+  principal components of those columns (centred, not scaled; each component's sign set so that
+  its largest loading is positive; rounded to 4 decimals; empty on a row with an empty cell);
+- ``sign(T, c)``: the sign most of ``c``'s filled values share: ``positive``, ``negative`` or
+  ``mixed`` (a tie); a scalar (a word, as ``trend``'s);
 - ``corr(T, c1, c2)``: Pearson correlation, rounded to 2 decimals; a scalar;
 - ``count(T)``: the number of rows; a scalar.
 
@@ -604,6 +609,41 @@ def _trend(table: Frame, column: str) -> str:
     return "increase" if change > 0 else "decrease" if change < 0 else "no change"
 
 
+PCA_COMPONENTS = ("PC1", "PC2")
+
+
+def _pca(table: Frame, *columns: str) -> Frame:
+    """Adds ``PC1`` and ``PC2`` (see the module docstring): the singular value decomposition of
+    the complete rows, centred per column; the sign rule makes the result the same on every
+    machine (an SVD may return a component or its negative)."""
+    import numpy as np
+
+    values = [_numbers(table, c, "pca") for c in columns]
+    complete = [i for i in range(table.rows) if all(v[i] is not None for v in values)]
+    if len(columns) < 2 or len(complete) < 3:
+        raise StepError("pca: needs at least 2 columns and 3 rows where all of them are filled")
+    data = np.array([[float(v[i]) for v in values] for i in complete])
+    centred = data - data.mean(axis=0)
+    _, _, components = np.linalg.svd(centred, full_matrices=False)
+    out = table
+    for k, name in enumerate(PCA_COMPONENTS[: len(components)]):
+        loading = components[k] * np.sign(components[k][np.argmax(np.abs(components[k]))])
+        scores: list[Value] = [None] * table.rows
+        for i, score in zip(complete, centred @ loading, strict=True):
+            scores[i] = round(float(score), 4) + 0.0  # + 0.0: no -0.0
+        out = out.with_column(name, scores)
+    return out
+
+
+def _sign(table: Frame, column: str) -> str:
+    """The sign most of the column's filled values share (see the module docstring)."""
+    values = [v for v in _numbers(table, column, "sign") if v is not None]
+    if not values:
+        raise StepError(f"sign: column {_quote(column)} has no values")
+    above = sum(v > 0 for v in values) - sum(v < 0 for v in values)
+    return "positive" if above > 0 else "negative" if above < 0 else "mixed"
+
+
 def _corr(table: Frame, first: str, second: str) -> float:
     """Pearson's r over the rows where both are filled, rounded to 2 decimals (two passes,
     ``fsum``: the same digits on every machine)."""
@@ -701,6 +741,8 @@ OPS: dict[str, _Op] = {
         ),
         _Op("plateau", _plateau, (_C, ("key", _column), ("tolerance", _number_arg))),
         _Op("trend", _trend, (_C,)),
+        _Op("pca", _pca, (_C,), variadic=True),
+        _Op("sign", _sign, (_C,)),
         _Op("corr", _corr, (("c1", _column), ("c2", _column))),
         _Op("count", _count),
     )

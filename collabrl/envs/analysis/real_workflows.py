@@ -251,14 +251,16 @@ def _traps(steps: list[Step], table: Table, column: str, tables: list[Table]) ->
 
 
 def derive(query: str, gold: Hypothesis, tables: list[Table]) -> Derived | None:
-    """The derived reference of a DiscoveryBench task, or None where none is derived: a year
-    the query asks for (:func:`derive_year`), else a direction over a period
-    (:func:`derive_direction`), else a century of a yearly series (:func:`derive_century`)."""
+    """The derived reference of a DiscoveryBench task, or None where none is derived: the sign
+    of a principal component over a period (:func:`derive_pca`), else a year the query asks for
+    (:func:`derive_year`), else a direction over a period (:func:`derive_direction`), else a
+    century of a yearly series (:func:`derive_century`)."""
     table = time_table(tables)
     if table is None:
         return None
     return (
-        derive_year(query, gold, table, tables)
+        derive_pca(query, gold, table)
+        or derive_year(query, gold, table, tables)
         or derive_direction(query, gold, table, tables)
         or derive_century(query, gold, tables)
     )
@@ -412,3 +414,61 @@ def derive_century(query: str, gold: Hypothesis, tables: list[Table]) -> Derived
     return Derived(
         steps, year_template(gold.context, slot), year_template(gold.relation, slot), []
     )  # fmt: skip
+
+
+_PCA = re.compile(r"\bprincipal component|\bpca\b", re.IGNORECASE)
+_SIGN_CLAUSE = re.compile(
+    r"[^.]*?\b(positive|negative)\b[^.]*?\b(?:(first|second) principal component|PC([12]))",
+    re.IGNORECASE,
+)
+"""A sentence's text up to its first sign word and the principal component it is about."""
+_COMPONENT = {"first": "PC1", "second": "PC2", "1": "PC1", "2": "PC2"}
+
+
+def derive_pca(query: str, gold: Hypothesis, table: Table) -> Derived | None:
+    """A reference for a question about how the time slices of a period sit on a principal
+    component of the forms of capital ("how were the phases of the Middle Neolithic (3400-3000
+    BCE) characterized in terms of the first principal component?"): ``pca`` of every numeric
+    column of the slices, the period's slices (the period the gold's first sign clause names, a
+    single slice where it names one year, else the query's), and the ``sign`` most of them have
+    on the component that clause is about; the sign word is the slot. None for a query without a
+    PCA, a gold without such a clause or a period (the loadings questions: where the attributes
+    sit, not the slices)."""
+    match = _SIGN_CLAUSE.search(gold.relation) if _PCA.search(query) else None
+    if match is None:
+        return None
+    word, component = match.group(1).lower(), _COMPONENT[(match.group(2) or match.group(3)).lower()]
+    clause = match.group(0)
+    if found := PERIOD.search(clause):
+        period: tuple[int, int] | None = (int(found.group(1)), int(found.group(2)))
+    elif found := YEAR.search(clause):
+        period = (int(found.group(1)), int(found.group(1)))
+    else:
+        period = query_period(query)
+    if period is None:
+        return None
+    columns = [c.name for k, c in enumerate(table.columns) if c.name != KEY and _numeric(table, k)]
+    steps = [
+        Step(
+            step=f"pcs = pca({table.name}, {', '.join(columns)})",
+            why="each slice's scores on the first two principal components of the forms of capital",
+        ),
+        *period_steps("pcs", KEY, (max(period), min(period))),
+        Step(
+            step=f"sign(q, {component})",
+            why=f"the sign most of the period's slices have on {component}",
+        ),
+    ]
+    spelled = re.compile(rf"\b{re.escape(word)}\b", re.IGNORECASE)
+
+    def template(text: str) -> str:
+        return spelled.sub("{value}", text.replace("{", "{{").replace("}", "}}"), 1)
+
+    context = template(gold.context) if spelled.search(gold.context) else ""
+    return Derived(steps, context, template(gold.relation), [])
+
+
+def _numeric(table: Table, index: int) -> bool:
+    """Whether column ``index`` of ``table`` holds numbers only (empty cells aside)."""
+    cells = [row[index] for row in table.rows if row[index] is not None]
+    return bool(cells) and all(isinstance(c, int | float) for c in cells)

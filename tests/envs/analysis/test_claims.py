@@ -81,3 +81,21 @@ def test_the_peak_falling_in_a_year_is_no_decrease() -> None:
     assert not read_claim("the peak of hoards falls in 1800 BCE").keys["decrease"]
     assert read_claim("hoards fall after 1800 BCE").keys["decrease"] == 1
     assert read_claim("it is not untrue that it isn't so").keys["not"] == 0
+
+
+def test_a_sign_is_a_key_word_so_a_flipped_sign_is_another_claim() -> None:
+    gold = Hypothesis(
+        context="the Early Neolithic (4000-3500 BCE)",
+        variables=[],
+        relation="the slices are mostly positive on the first principal component",
+        sentence="",
+    )
+    flipped = gold.model_copy(
+        update={"relation": "the slices are mostly negative on the first principal component"}
+    )
+    reworded = gold.model_copy(
+        update={"relation": "the slices mostly load positively on the first principal component"}
+    )
+    assert read_claim(flipped.relation).keys != read_claim(gold.relation).keys
+    assert score_hypothesis(flipped, gold).hms < 0.9
+    assert read_claim(reworded.relation).keys == read_claim(gold.relation).keys

@@ -279,6 +279,31 @@ def test_scale_multiplies_and_keeps_ints_and_empty_cells() -> None:
     assert years.run("scale(t, CE, x)").error is not None
 
 
+def test_pca_scores_rows_on_the_components_with_a_fixed_sign() -> None:
+    # b = 2a: all the spread lies along (1, 2) / sqrt(5); centred a is -1.5 -0.5 0.5 1.5
+    line = Workspace({"t": pd.DataFrame({"a": [1, 2, 3, 4], "b": [2.0, 4.0, 6.0, 8.0]})})
+    scores = ok(line, "p = pca(t, a, b)").table
+    assert scores["PC1"].tolist() == [-3.3541, -1.118, 1.118, 3.3541]  # (a + 2b) / sqrt(5)
+    assert scores["PC2"].abs().max() < 1e-9
+    flipped = Workspace({"t": pd.DataFrame({"a": [4, 3, 2, 1], "b": [-8.0, -6.0, -4.0, -2.0]})})
+    # b = -2a: the largest loading (b's) is made positive, so the scores rise with b, not a
+    assert ok(flipped, "pca(t, a, b)").table["PC1"].tolist() == [-3.3541, -1.118, 1.118, 3.3541]
+    gappy = Workspace({"t": pd.DataFrame({"a": [1.0, None, 3.0, 4.0], "b": [2.0, 1.0, 0.0, 5.0]})})
+    assert pd.isna(ok(gappy, "pca(t, a, b)").table["PC1"][1])  # a row with an empty cell
+    assert line.run("pca(t, a)").error == (
+        "pca: needs at least 2 columns and 3 rows where all of them are filled"
+    )
+
+
+def test_sign_is_the_sign_most_filled_values_share() -> None:
+    ws = Workspace({"t": pd.DataFrame({"v": [-1.0, 2.0, None, -0.5], "w": [1.0, -1.0, 0.0, 0.0]})})
+    assert value(ws, "sign(t, v)") == "negative"
+    assert value(ws, "sign(t, w)") == "mixed"  # one each way; zeros have no sign
+    ok(ws, "p = filter(t, v > 0)")
+    assert value(ws, "sign(p, v)") == "positive"
+    assert ws.run("sign(t, x)").error is not None
+
+
 def test_count_counts_rows(ws: Workspace) -> None:
     assert value(ws, "count(samples)") == 8
     ok(ws, 'a = filter(samples, site == "A")')

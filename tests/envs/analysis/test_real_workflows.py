@@ -258,3 +258,52 @@ def test_a_century_of_a_yearly_series_is_binned_on_years_ce_and_read_as_bce() ->
     assert run_steps(fall, [SLICES, YEARLY_GROWTH]) == 1100
     two_turns = "In what centuries did growth dip and then peak?"
     assert derive(two_turns, gold("Around 1400 BCE growth dips."), [SLICES, YEARLY_GROWTH]) is None
+
+
+FORMS = Table(
+    name="capital",
+    description="capital rows.",
+    columns=[Column(name=n, description=d) for n, d in (
+        ("BCE", "Before Common Era"), ("group", "Phase"), ("ZDolch", "Z values for Daggers"),
+        ("Zamber", "Z values for Amber"), ("ZBeil", "Z values for Axes"),
+    )],
+    rows=[[1700, "LN", 2.0, 1.0, 0.0], [1600, "OBA", 1.0, 0.5, 0.0], [1500, "OBA", 0.0, 0.0, 0.5],
+          [1400, "OBA", -1.0, -0.5, 0.0], [1300, "OBA", -2.0, -1.0, -0.5]],
+)  # fmt: skip
+
+
+def test_a_pca_question_is_the_sign_of_the_period_s_slices_on_the_component_its_clause_names() -> (
+    None
+):
+    query = "In the PCA of the forms of capital, how is the Older Bronze Age (1600-1300 BCE) characterized?"
+    relation = (
+        "the early phase (1600-1500 BCE) is associated with positive values on the first "
+        "principal component (PC1), the younger phase (1400-1300 BCE) with negative values on PC1"
+    )
+    derived = derive(
+        query,
+        Hypothesis(context="During the Older Bronze Age (1600-1300 BCE)", variables=[],
+                   relation=relation, sentence=relation),
+        [FORMS],
+    )  # fmt: skip
+    assert derived is not None and derived.context_template == ""  # no sign word in the context
+    assert derived.relation_template.startswith(
+        "the early phase (1600-1500 BCE) is associated with {value} values on the first"
+    )
+    assert [s.step for s in derived.steps] == [
+        "pcs = pca(capital, ZDolch, Zamber, ZBeil)",  # every numeric column but the key
+        "p = filter(pcs, BCE <= 1600)",  # the period of the sign's own clause, not the query's
+        "q = filter(p, BCE >= 1500)",
+        "sign(q, PC1)",
+    ]
+    # daggers and amber fall from 1700 to 1300: PC1 follows them (their loadings are positive)
+    assert run_steps(derived, [FORMS]) == "positive"
+    one_slice = derive(query, gold("The year 1400 BCE sits at negative values on PC2."), [FORMS])
+    assert one_slice is not None and [s.step for s in one_slice.steps][1:] == [
+        "p = filter(pcs, BCE <= 1400)",
+        "q = filter(p, BCE >= 1400)",
+        "sign(q, PC2)",
+    ]
+    loadings = gold("Amber is characterized by negative values on PC1.")  # no period: not read
+    assert derive("Where does amber sit in the PCA?", loadings, [FORMS]) is None
+    assert derive("How did daggers change around 1500 BCE?", loadings, [FORMS]) is None
