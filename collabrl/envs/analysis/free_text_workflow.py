@@ -8,8 +8,8 @@ does name is the *kinds of analysis* the discovery needed, and the task (its que
 names the *variables* they were needed on. So each kind of analysis the text names that the
 analysis language can do becomes one node of the workflow, judged by the operations that do that
 kind (:data:`KINDS`) on the columns the task names (:func:`task_columns`). A kind the language has
-no operation for (dimensionality reduction, data integration, pollen modelling: DiscoveryBench's
-other archaeology tags) is left out rather than counted as missing, for no episode could cover
+no operation for (data integration, pollen modelling: DiscoveryBench's other archaeology tags)
+is left out rather than counted as missing, for no episode could cover
 it; a text that names no kind the language can do stays unreadable by rules (only an LLM judge
 reads it).
 
@@ -42,6 +42,9 @@ KINDS = (
          frozenset({"sort", "diff", "rolling", "extrema", "event", "plateau", "trend"}),
          answers=True),
     Kind("correlation analysis", (r"correlat",), frozenset({"corr"}), answers=True),
+    Kind("dimensionality reduction",
+         (r"dimensionality reduction", r"principal component", r"\bpca\b"),
+         frozenset({"pca", "sign"}), answers=True),
     Kind("data cleaning", (r"data cleaning", r"\bclean", r"\bfilter"),
          frozenset({"filter", "select"}), answers=False),
     Kind("feature engineering", (r"feature engineering", r"\bbinn", r"smooth"),

@@ -180,7 +180,7 @@ def test_a_free_text_workflow_naming_no_analysis_the_language_does_is_refused(
     free_text_task: Callable[..., AnalysisTask],
 ) -> None:
     """Only an LLM judge can read a text that names no kind of analysis the language can do."""
-    task = free_text_task("dimensionality reduction, pollen modelling")
+    task = free_text_task("data integration, pollen modelling")
     summary = {"task": task.name, "hypothesis": None, "notebook": [], "trace": [], "roles": {}}
     with pytest.raises(ValueError, match="names no kind of analysis the analysis language can do"):
         judge_trace(summary)
