@@ -196,8 +196,22 @@ def play(
             for seat in episode.waiting():
                 episode.answer(seat, players[seat].act(episode.pending[seat]))
             episode.advance()
+        if kind == LLM:
+            _check_answered(seated, task)
         out.append(partners.measure(recorder.play))
     return out
+
+
+def _check_answered(players: Sequence[Any], task: str) -> None:
+    """Refuse a row of an LLM pair whose engine answered none of an episode's requests (a
+    server down or a wrong model name would otherwise read as an idle, unlike-human pair)."""
+    calls = [c for p in players for c in p.calls]
+    attempts = sum(c.attempts for c in calls)
+    if attempts and sum(c.failures for c in calls) == attempts:
+        first = next((e for c in calls for e in c.errors), "no reply")
+        raise CollabrlError(
+            f"the LLM pair's engine answered none of its {attempts} requests on {task}: {first}"
+        )
 
 
 def compare(

@@ -12,9 +12,12 @@ from collabrl.cli import cli
 from collabrl.envs.kitchen.human_data import read_frame, trials_of
 from collabrl.envs.kitchen.human_proxy import save_proxy, train_proxy
 from collabrl.errors import CollabrlError
+from collabrl.envs.kitchen.human_partners import HUMAN_PARTNERS
+from collabrl.eval import likeness
 from collabrl.eval.likeness import distance
 from collabrl.eval.partners_cli import engine_spec
 from collabrl.testing.fake_openai import FakeOpenAIServer
+from collabrl.testing.scripted import ScriptedEngine
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "human_trials"
 
@@ -109,3 +112,9 @@ def test_compare_writes_the_report_for_every_partner_type(
     assert {"commit", "machine", "torch", "date"} <= set(report["stamp"])
     assert (out / "likeness_cramped_room.png").stat().st_size > 1000
     assert "interquartile range" in result.output
+
+
+def test_an_llm_pair_whose_engine_answers_nothing_is_refused_in_one_line() -> None:
+    down = ScriptedEngine(lambda _messages: None)  # every request fails
+    with pytest.raises(CollabrlError, match="answered none of its .* requests on cramped_room"):
+        likeness.play(HUMAN_PARTNERS, "cramped_room", likeness.LLM, [], 1, 0, None, down)
