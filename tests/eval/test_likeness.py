@@ -10,9 +10,9 @@ from click.testing import CliRunner
 
 from collabrl.cli import cli
 from collabrl.envs.kitchen.human_data import read_frame, trials_of
+from collabrl.envs.kitchen.human_partners import HUMAN_PARTNERS
 from collabrl.envs.kitchen.human_proxy import save_proxy, train_proxy
 from collabrl.errors import CollabrlError
-from collabrl.envs.kitchen.human_partners import HUMAN_PARTNERS
 from collabrl.eval import likeness
 from collabrl.eval.likeness import distance
 from collabrl.eval.partners_cli import engine_spec
