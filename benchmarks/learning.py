@@ -267,13 +267,15 @@ def verdicts(
     seeds = sorted(results)
     eff = {s: comparisons[s][FULL].difference["efficiency_reward"] for s in seeds}
     pooled_eff = comparisons["pooled"][FULL].difference["efficiency_reward"]
-    pooled_success = comparisons["pooled"][FULL].difference["success"]
+    pooled_success = comparisons["pooled"][FULL].difference.get("success")
     pooled_aff = comparisons["pooled"][FULL].difference.get("affective")
     trained = {s: results[s]["signal"][SILENT]["nonzero_gradient"] for s in seeds}
     quieter = {s: comparisons[s]["quieter"].difference["message_ratio"].mean < 0 for s in seeds}
     lines = [
         f"hybrid reward above SFT on {jobs} efficiency reward in {sum(eff[s].mean > 0 for s in seeds)}/{len(seeds)} seeds; pooled difference {pooled_eff.cell()} ({'excludes' if pooled_eff.excludes_zero else 'includes'} zero)",
-        f"success: pooled difference {pooled_success.cell()} ({'lower beyond its interval' if pooled_success.high < 0 else 'not lower beyond its interval'})",
+        f"success: pooled difference {pooled_success.cell()} ({'lower beyond its interval' if pooled_success.high < 0 else 'not lower beyond its interval'})"
+        if pooled_success
+        else "success: not measured (the game's episodes have no success, e.g. the kitchen's score)",
         f"affective proxy: pooled difference {pooled_aff.cell() if pooled_aff else 'n/a'}",
         f"w/o affective: non-zero gradient in {', '.join(f'{trained[s]:.0%}' for s in seeds)} of iterations (goal: at least 75% in each)",
         f"w/o affective ends quieter than the full reward in {sum(quieter.values())}/{len(seeds)} seeds",

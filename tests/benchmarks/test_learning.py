@@ -105,3 +105,15 @@ def test_beside_the_human_proxy_each_arm_is_compared_with_sft_per_seed_and_poole
         "beside the human proxy, SFT + GiGPO w/o affective above SFT on efficiency reward in "
         "2/2 seeds; pooled 0.020"
     )
+
+
+def test_a_game_without_success_says_so_instead_of_failing() -> None:
+    result = seed_result(0.3, 0.2, 0.4)
+    for rows in result["episodes"].values():
+        for row in rows:
+            del row["success"]  # the kitchen's episodes have a score, not a success
+    lines = learning.report({0: result}, list(learning.ARMS))
+    assert (
+        lines[1]
+        == "success: not measured (the game's episodes have no success, e.g. the kitchen's score)"
+    )
