@@ -64,11 +64,19 @@ from collabrl.quickstart import (
 from collabrl.records import read_jsonl
 
 NO_AFFECTIVE = ("reward.format_penalty=0", "reward.communication=0", "reward.judge.kind=none")
-BESIDE_PROXY = ("eval.partner.kind=human_proxy",)
 ARMS = {"SFT + GiGPO": (), "SFT + GiGPO w/o affective": NO_AFFECTIVE}
 SFT = "SFT"
 FULL, SILENT = ARMS
 COMPARED = ("efficiency_reward", "success", "message_ratio", "valid_rate", "affective")
+
+
+def beside_proxy(plan: QuickstartPlan) -> tuple[str, ...]:
+    """Evaluation overrides for the human proxy as the partner. The proxy has no profile, so
+    jobs that differ only in the profile would be the same episode repeated (and a paired
+    interval over them too narrow): one profile per task and as many episode seeds as the plan
+    has profiles, so that the proxy's jobs are as many as the persona partners' and distinct."""
+    seeds = ", ".join(str(s) for s in range(plan.eval_profiles))
+    return ("eval.partner.kind=human_proxy", "eval.max_profiles=1", f"eval.seeds=[{seeds}]")
 
 
 def slug(name: str) -> str:
@@ -165,7 +173,7 @@ def one_seed(args: argparse.Namespace, seed: int) -> dict[str, Any]:
 
     result = {"episodes": played((), ""), "signal": signal}
     if args.human_proxy:
-        result["human_proxy"] = played(BESIDE_PROXY, "_proxy")
+        result["human_proxy"] = played(beside_proxy(plan), "_proxy")
     return result
 
 

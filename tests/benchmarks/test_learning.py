@@ -117,3 +117,12 @@ def test_a_game_without_success_says_so_instead_of_failing() -> None:
         lines[1]
         == "success: not measured (the game's episodes have no success, e.g. the kitchen's score)"
     )
+
+
+def test_the_proxy_jobs_vary_the_episode_seed_not_the_profile_it_ignores() -> None:
+    plan = learning.QuickstartPlan(out=Path("unused"), eval_profiles=3)
+    assert learning.beside_proxy(plan) == (
+        "eval.partner.kind=human_proxy",
+        "eval.max_profiles=1",
+        "eval.seeds=[0, 1, 2]",
+    )
