@@ -165,10 +165,12 @@ def make_partner(
     profile: Profile | None,
     seed: int,
     engine: Any = None,
+    draws: int | None = None,
 ) -> Player:
     """A partner seat beside the policy, for ``profile`` (None: a profile-free partner).
 
-    Training and evaluation share it; self-play partners are the training rollout's own."""
+    Training and evaluation share it; self-play partners are the training rollout's own.
+    ``draws``: a motion partner's own random stream (see ``MotionPartner``)."""
     if spec.kind == "persona":
         if profile is None:
             raise CollabrlError(f"a persona partner needs a profile ({game_spec.name} game)")
@@ -187,9 +189,9 @@ def make_partner(
 
         source = human_partners_of(game_spec)
         if spec.kind == "human_proxy":
-            return source.player(Path(spec.proxies).expanduser() if spec.proxies else None)
+            return source.player(Path(spec.proxies).expanduser() if spec.proxies else None, draws)
         where = Path(spec.population).expanduser() if spec.population else None
-        return source.population_player(spec.members, where)
+        return source.population_player(spec.members, where, draws)
     raise CollabrlError(f"partner.kind={spec.kind} has no partner player to build")
 
 

@@ -341,9 +341,11 @@ class HumanPartners(Protocol):
 
     def build(self, out: Any = None, **options: Any) -> list[dict[str, Any]]: ...
 
-    def player(self, folder: Any = None) -> Any: ...
+    def player(self, folder: Any = None, draws: int | None = None) -> Any: ...
 
-    def population_player(self, members: Any = (), folder: Any = None) -> Any: ...
+    def population_player(
+        self, members: Any = (), folder: Any = None, draws: int | None = None
+    ) -> Any: ...
 
     def members(self, task: str, folder: Any = None) -> list[str]: ...
 
@@ -364,7 +366,8 @@ class HumanPartners(Protocol):
 
 def human_partners_of(section: GameSection | type[GameSection]) -> HumanPartners:
     """The game's :class:`HumanPartners`; a one-line error for a game without recorded play."""
-    name = section.model_fields["name"].default
+    kind = section if isinstance(section, type) else type(section)
+    name = kind.model_fields["name"].default
     return load_addon(section.human_partners, "recorded human play (no human proxies)", name)
 
 

@@ -151,11 +151,14 @@ def partner_factory(
     def build(profile: Profile | None, game: Game, game_spec: GameSection, seed: int) -> Player:
         if spec.kind == "self":
             return policy(game, game_spec, seed)
-        own_draws = spec.kind in MOTION_PARTNERS or (spec.kind == "llm" and not spec.use_profile)
+        motion = spec.kind in MOTION_PARTNERS
+        own_draws = motion or (spec.kind == "llm" and not spec.use_profile)
         if own_draws and profile is not None:
             from collabrl.agents.persona.temperament import stable_seed
 
             seed = stable_seed(profile.id, seed)
-        return make_partner(spec, game_spec, game, profile, seed, engines.get(spec.engine))
+        draws = seed if motion and profile is not None else None
+        engine = engines.get(spec.engine)
+        return make_partner(spec, game_spec, game, profile, seed, engine, draws)
 
     return build

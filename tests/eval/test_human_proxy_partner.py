@@ -32,3 +32,26 @@ def test_without_built_proxies_the_evaluation_stops_in_one_line(tmp_path: Path) 
     assert isinstance(result.exception, CollabrlError)
     assert "no human proxy for cramped_room" in str(result.exception)
     assert "\n" not in str(result.exception)
+
+
+def test_each_profile_job_gets_its_own_proxy_draws_beside_the_same_episode_seed() -> None:
+    """The proxy ignores profiles: without draws of its own per profile job, the jobs of one
+    task and seed would be one episode repeated (and a paired interval over them too narrow)."""
+    from collabrl.config.roles import PartnerSpec
+    from collabrl.envs.kitchen.section import KitchenSection
+    from collabrl.eval.players import partner_factory
+    from collabrl.factory import EngineCache
+    from collabrl.profiles import load_profiles
+
+    section = KitchenSection(layout="cramped_room")
+    first, second = load_profiles(game="kitchen", split="test")[:2]
+    build = partner_factory(PartnerSpec(kind="human_proxy"), EngineCache(), lambda *_: None)
+    game = section.make_game()
+    streams = []
+    for profile in (first, first, second, None):
+        partner = build(profile, game, section, 0)
+        partner.reset("Player 1", 0)
+        streams.append(partner.rng.random(4).tolist())
+    assert streams[0] == streams[1]  # one profile job: reproducible
+    assert streams[0] != streams[1 + 1]  # another profile of the same task and seed: new draws
+    assert streams[3] not in streams[:3]  # profile-free: the episode seed's own stream

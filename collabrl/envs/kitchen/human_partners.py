@@ -107,13 +107,13 @@ class KitchenHumanPartners:
             raise CollabrlError("no recorded kitchen play to build human proxies from")
         return built
 
-    def player(self, folder: Path | None = None) -> HumanProxy:
-        return HumanProxy(folder)
+    def player(self, folder: Path | None = None, draws: int | None = None) -> HumanProxy:
+        return HumanProxy(folder, draws=draws)
 
     def population_player(
-        self, members: Sequence[str] = (), folder: Path | None = None
+        self, members: Sequence[str] = (), folder: Path | None = None, draws: int | None = None
     ) -> PopulationPartner:
-        return PopulationPartner(members, folder)
+        return PopulationPartner(members, folder, draws)
 
     def members(self, task: str, folder: Path | None = None) -> list[str]:
         """The stored population members of ``task``."""

@@ -221,8 +221,9 @@ class HumanProxy(MotionPartner):
         avoid_other: bool = AVOID_OTHER,
         avoid_deadlock: bool = AVOID_DEADLOCK,
         release_deadlock: bool = RELEASE_DEADLOCK,
+        draws: int | None = None,
     ) -> None:
-        super().__init__()
+        super().__init__(draws)
         if temperature is not None and temperature <= 0:
             raise CollabrlError(f"a human proxy's temperature must be above 0, got {temperature}")
         self.folder = folder

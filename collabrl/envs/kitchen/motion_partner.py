@@ -120,19 +120,22 @@ class MotionPartner(ABC):
 
     Subclasses say which model plays an episode (:meth:`model`) and may reshape the distribution
     before it is sampled (:meth:`adjust`); the seat's random stream is seeded by ``stream``, the
-    episode seed and the seat."""
+    episode seed and the seat, and by ``draws`` where given (evaluation gives each profile job
+    its own, so that jobs that differ only in a profile the partner ignores are not one episode
+    repeated)."""
 
     name = "motion"
     who = "a learnt partner"  # how errors name it
     stream = "motion"  # what the seat's random stream is seeded with (and the seed and seat)
 
-    def __init__(self) -> None:
-        self.seat, self.seed = "", 0
+    def __init__(self, draws: int | None = None) -> None:
+        self.seat, self.seed, self.draws = "", 0, draws
         self.rng = np.random.default_rng(0)
 
     def reset(self, seat: str, seed: int) -> None:
         self.seat, self.seed = seat, seed
-        self.rng = np.random.default_rng(crc32(f"{self.stream}:{seed}:{seat}".encode()))
+        own = "" if self.draws is None else f":{self.draws}"
+        self.rng = np.random.default_rng(crc32(f"{self.stream}:{seed}:{seat}{own}".encode()))
 
     @abstractmethod
     def model(self, layout: str) -> MotionModel:

@@ -317,8 +317,10 @@ class PopulationPartner(MotionPartner):
     who = "a population member"
     stream = "population"
 
-    def __init__(self, members: Sequence[str] = (), folder: Path | None = None) -> None:
-        super().__init__()
+    def __init__(
+        self, members: Sequence[str] = (), folder: Path | None = None, draws: int | None = None
+    ) -> None:
+        super().__init__(draws)
         self.members, self.folder = tuple(members), folder
         self.member = ""
 
