@@ -26,7 +26,7 @@ their training profiles; the verdicts then describe training jobs, not held-out 
 
 ``--setup`` picks the CPU setup (:data:`collabrl.quickstart.SETUPS`): ``compact``, the quickstart's
 (a tokenizer fitted to the game's text, the compact prompt), ``paper`` (the paper's prompt and
-the generic tiny tokenizer), so both stay measured, or ``kitchen`` (the compact setup on the
+the generic tiny tokenizer), so both stay measured, or ``cook`` (the compact setup on the
 kitchen game). The held-out jobs are the quickstart's.
 
 ``--human-proxy`` plays every policy a second time on the same jobs beside the human proxy

@@ -24,11 +24,11 @@ from collabrl.stats import Interval
 SETUPS = {
     "compact": ("cwah_sft_compact_cpu", "cwah_gigpo_compact_cpu"),
     "paper": ("cwah_sft_cpu", "cwah_gigpo_cpu"),
-    "kitchen": ("cook_sft_compact_cpu", "cook_gigpo_compact_cpu"),
+    "cook": ("cook_sft_compact_cpu", "cook_gigpo_compact_cpu"),
 }
 """CPU setups: (SFT recipe, GiGPO recipe). ``compact``: the tiny model with a tokenizer fitted to
 the game's text and the compact prompt layout (the quickstart's default); ``paper``: the paper's
-prompt with the generic tiny tokenizer (kept measured beside it); ``kitchen``: the compact setup on
+prompt with the generic tiny tokenizer (kept measured beside it); ``cook``: the compact setup on
 Cook-MultiPlayer (the paper's other game), whose held-out partners include the human proxy."""
 FLOOR, CEILING = "floor: idle agent", "ceiling: expert agent"
 """The reference rows on the same jobs: an agent that never acts (its partner plays alone) and
