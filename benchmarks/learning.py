@@ -72,9 +72,9 @@ COMPARED = ("efficiency_reward", "success", "message_ratio", "valid_rate", "affe
 
 def beside_proxy(plan: QuickstartPlan) -> tuple[str, ...]:
     """Evaluation overrides for the human proxy as the partner. The proxy has no profile, so
-    jobs that differ only in the profile would be the same episode repeated (and a paired
-    interval over them too narrow): one profile per task and as many episode seeds as the plan
-    has profiles, so that the proxy's jobs are as many as the persona partners' and distinct."""
+    its jobs vary the episode seed instead (one profile per task, as many seeds as the plan has
+    profiles): as many jobs as beside persona partners, each a different episode for the policy's
+    draws too, not only the proxy's."""
     seeds = ", ".join(str(s) for s in range(plan.eval_profiles))
     return ("eval.partner.kind=human_proxy", "eval.max_profiles=1", f"eval.seeds=[{seeds}]")
 

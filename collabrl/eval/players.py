@@ -144,9 +144,9 @@ def partner_factory(
     ``self``: the evaluated policy (``policy``) plays the partner seats too: self-play, which
     for a policy trained in both seats is its co-trained partner (the cross-play table compares
     it with held-out partners: conventions only its co-trained self follows show there).
-    A profile-free LLM partner (``use_profile=false``) and a human proxy still get a sampling
-    seed of their own per profile job, so their episodes are independent draws rather than
-    copies."""
+    A profile-free LLM partner (``use_profile=false``) and a motion partner (a human proxy, a
+    population member) still get draws of their own per profile job, so their episodes are
+    independent draws rather than copies."""
 
     def build(profile: Profile | None, game: Game, game_spec: GameSection, seed: int) -> Player:
         if spec.kind == "self":

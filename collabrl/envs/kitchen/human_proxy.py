@@ -22,7 +22,7 @@ chain breaks. A **deadlock** (every chef holds an item nobody can use now: onion
 pots, dishes while no pot is full) starts with a pickup: people made 7 such pickups among the
 3,465 of the train trials (4 of 596 on cramped_room), so play never makes one (``AVOID_DEADLOCK``;
 cramped_room's clones made several an episode and waited out each). One that happens anyway
-(a proxy beside another kind of partner), once it has lasted longer than the longest one in people's
+(two pickups in one tick, a partner of another kind), once it outlasts the longest one in people's
 train trials of the layout (``longest_deadlock``, a fact of the proxy: 196 ticks on cramped_room,
 at most 5 elsewhere), ends the way people ended theirs: the proxy walks to the nearest free
 counter and puts its item down there (``RELEASE_DEADLOCK``; without it two clones holding onions
