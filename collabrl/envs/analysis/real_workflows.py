@@ -351,13 +351,19 @@ def derive_direction(
     steps = [_order(table.name), *period_steps(SORTED, KEY, period),
              Step(step=f"trend(q, {column})",
                   why=f"how {column} moves from the period's first slice to its last")]  # fmt: skip
-    spelled = re.compile(rf"\b{re.escape(word)}\b")
+    context, relation = word_templates(gold, word)
+    return Derived(steps, context, relation, _traps(steps, table, column, tables))
+
+
+def word_templates(gold: Hypothesis, word: str, flags: int = 0) -> tuple[str, str]:
+    """The gold's context and relation with the first whole-word ``word`` as ``{value}`` (the
+    context "" where it has no such word: the gold's own context is then used as written)."""
+    spelled = re.compile(rf"\b{re.escape(word)}\b", flags)
 
     def template(text: str) -> str:
         return spelled.sub("{value}", text.replace("{", "{{").replace("}", "}}"), 1)
 
-    context = template(gold.context) if spelled.search(gold.context) else ""
-    return Derived(steps, context, template(gold.relation), _traps(steps, table, column, tables))
+    return (template(gold.context) if spelled.search(gold.context) else ""), template(gold.relation)
 
 
 CENTURY = 100
@@ -459,13 +465,7 @@ def derive_pca(query: str, gold: Hypothesis, table: Table) -> Derived | None:
             why=f"the sign most of the period's slices have on {component}",
         ),
     ]
-    spelled = re.compile(rf"\b{re.escape(word)}\b", re.IGNORECASE)
-
-    def template(text: str) -> str:
-        return spelled.sub("{value}", text.replace("{", "{{").replace("}", "}}"), 1)
-
-    context = template(gold.context) if spelled.search(gold.context) else ""
-    return Derived(steps, context, template(gold.relation), [])
+    return Derived(steps, *word_templates(gold, word, re.IGNORECASE), [])
 
 
 def _numeric(table: Table, index: int) -> bool:
