@@ -4,11 +4,11 @@ does not.
 Why: the exact scorer compares normalised strings, so "the" added to a gold relation, the
 context's parts in another order, "1,800" for "1800" or "rises" for "increases" scores 0 although
 the claim is the gold one. A field is read here as a :class:`Claim`: its numbers (as values, so
-number formats do not count), its *key words* (direction, extremes, order in time, ordinals, sign
-and negation, each folded to one canonical word so synonyms agree) and its other content words
+number formats do not count), its *key words* (direction, extremes, level, order in time, ordinals,
+sign and negation, each folded to one canonical word so synonyms agree) and its other content words
 (articles, prepositions and copulas dropped, plurals folded). Two claims match when numbers and
-key words agree exactly (a wrong period, first for second, increase for decrease, positive for
-negative or a negated relation is another claim) and their content words overlap by at least :data:`CONTENT_MATCH`
+key words agree exactly (a wrong period, first for second, increase for decrease, high for low,
+positive for negative or a negated relation is another claim) and their content words overlap by at least :data:`CONTENT_MATCH`
 (F1, word order ignored).
 """
 
@@ -53,6 +53,8 @@ _KEY_WORDS: dict[str, tuple[str, ...]] = {
     "latest": ("latest", "last", "youngest", "younger", "later", "after"),
     "second": ("second", "2nd"),
     "third": ("third", "3rd"),
+    "high": ("high", "large", "many", "abundant"),
+    "low": ("low", "small", "few", "scarce"),
     "positive": ("positive", "positively"),
     "negative": ("negative", "negatively"),
     "not": ("not", "no", "never", "none", "neither", "nor", "cannot", "without", "n't"),

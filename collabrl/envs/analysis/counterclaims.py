@@ -7,7 +7,7 @@ changed text appears in (context, relation and sentence alike, as a team would w
 
 - ``first/second``: the first event for the second, or the second for the first;
 - ``increase/decrease``: one direction or extreme word turned to its opposite (rises/falls,
-  peak/lowest, earliest/latest, begins/ends, positive/negative);
+  peak/lowest, earliest/latest, begins/ends, high/low, positive/negative);
 - ``wrong period``: the first number moved (a year by 200, a smaller number by 1);
 - ``negated``: the relation denied ("it is not the case that ...").
 
@@ -25,10 +25,11 @@ from collabrl.envs.analysis.schema import Hypothesis
 _ORDINALS = {"first": "second", "second": "first", "1st": "2nd", "2nd": "1st"}
 _OPPOSITE_KEY = {"increase": "decrease", "decrease": "increase", "most": "least",
                  "least": "most", "earliest": "latest", "latest": "earliest", "begin": "end",
-                 "end": "begin", "positive": "negative", "negative": "positive"}  # fmt: skip
+                 "end": "begin", "high": "low", "low": "high", "positive": "negative",
+                 "negative": "positive"}  # fmt: skip
 _OPPOSITE_WORD = {"increase": "decreases", "decrease": "increases", "most": "lowest",
                   "least": "highest", "earliest": "latest", "latest": "earliest",
-                  "begin": "ends", "end": "begins", "positive": "negative",
+                  "begin": "ends", "end": "begins", "high": "low", "low": "high", "positive": "negative",
                   "negative": "positive"}  # fmt: skip
 """A canonical key word -> the word written for its opposite."""
 _WORD = re.compile(r"[A-Za-z0-9]+")

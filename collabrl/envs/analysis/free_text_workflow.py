@@ -39,14 +39,14 @@ class Kind:
 
 KINDS = (
     Kind("time series analysis", (r"time[- ]series", r"\btrend"),
-         frozenset({"sort", "diff", "rolling", "extrema", "event", "plateau", "trend"}),
+         frozenset({"sort", "diff", "rolling", "extrema", "event", "plateau", "trend", "level"}),
          answers=True),
     Kind("correlation analysis", (r"correlat",), frozenset({"corr"}), answers=True),
     Kind("dimensionality reduction",
          (r"dimensionality reduction", r"principal component", r"\bpca\b"),
-         frozenset({"pca", "sign"}), answers=True),
+         frozenset({"pca", "loadings", "sign"}), answers=True),
     Kind("data cleaning", (r"data cleaning", r"\bclean", r"\bfilter"),
-         frozenset({"filter", "select"}), answers=False),
+         frozenset({"filter", "among", "select"}), answers=False),
     Kind("feature engineering", (r"feature engineering", r"\bbinn", r"smooth"),
          frozenset({"bin", "diff", "rolling", "group"}), answers=False),
     Kind("aggregation", (r"aggregat", r"\bgroup(ed|ing)? by\b", r"\baverag"),

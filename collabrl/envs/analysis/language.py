@@ -43,6 +43,14 @@ Operations (T: a table or named result; c: a column of it):
 - ``pca(T, c1, c2, ...)``: adds ``PC1`` and ``PC2``, each row's scores on the first two
   principal components of those columns (centred, not scaled; each component's sign set so that
   its largest loading is positive; rounded to 4 decimals; empty on a row with an empty cell);
+- ``loadings(T, c1, c2, ...)``: a new table, one row per column: ``attribute`` (its name) and its
+  loadings ``PC1`` and ``PC2`` on the axes ``pca`` scores rows on (where the attributes, not the
+  rows, sit on the components; rounded to 4 decimals);
+- ``among(T, c, literal1, literal2, ...)``: the rows whose ``c`` is one of the literals (the
+  attributes of a ``loadings`` table a question names);
+- ``level(T, c, reference)``: where the mean of ``c``'s filled values lies against the number
+  ``reference``: ``high`` above it, ``low`` below, ``average`` on it (at 9 decimals); a scalar (a
+  word; with z values the reference 0 is the series' average);
 - ``sign(T, c)``: the sign most of ``c``'s filled values share: ``positive``, ``negative`` or
   ``mixed`` (a tie); a scalar (a word, as ``trend``'s);
 - ``corr(T, c1, c2)``: Pearson correlation, rounded to 2 decimals; a scalar;
@@ -612,27 +620,66 @@ def _trend(table: Frame, column: str) -> str:
 PCA_COMPONENTS = ("PC1", "PC2")
 
 
-def _pca(table: Frame, *columns: str) -> Frame:
-    """Adds ``PC1`` and ``PC2`` (see the module docstring): the singular value decomposition of
-    the complete rows, centred per column; the sign rule makes the result the same on every
-    machine (an SVD may return a component or its negative)."""
+def _components(table: Frame, columns: Sequence[str], op: str) -> tuple[list[int], Any, Any]:
+    """The rows where every column is filled, those rows centred per column, and the first two
+    principal axes (one row of loadings each): the singular value decomposition of the centred
+    rows, each axis' sign set so that its largest loading is positive (an SVD may return an axis
+    or its negative; the rule makes the result the same on every machine)."""
     import numpy as np
 
-    values = [_numbers(table, c, "pca") for c in columns]
+    values = [_numbers(table, c, op) for c in columns]
     complete = [i for i in range(table.rows) if all(v[i] is not None for v in values)]
     if len(columns) < 2 or len(complete) < 3:
-        raise StepError("pca: needs at least 2 columns and 3 rows where all of them are filled")
+        raise StepError(f"{op}: needs at least 2 columns and 3 rows where all of them are filled")
     data = np.array([[float(v[i]) for v in values] for i in complete])
     centred = data - data.mean(axis=0)
-    _, _, components = np.linalg.svd(centred, full_matrices=False)
+    _, _, axes = np.linalg.svd(centred, full_matrices=False)
+    axes = axes[: len(PCA_COMPONENTS)]
+    signs = np.sign(axes[np.arange(len(axes)), np.argmax(np.abs(axes), axis=1)])
+    return complete, centred, axes * signs[:, None]
+
+
+def _pca(table: Frame, *columns: str) -> Frame:
+    """Adds ``PC1`` and ``PC2`` (see the module docstring): each complete row's scores on the
+    principal axes of :func:`_components`."""
+    complete, centred, axes = _components(table, columns, "pca")
     out = table
-    for k, name in enumerate(PCA_COMPONENTS[: len(components)]):
-        loading = components[k] * np.sign(components[k][np.argmax(np.abs(components[k]))])
+    for name, axis in zip(PCA_COMPONENTS, axes, strict=False):
         scores: list[Value] = [None] * table.rows
-        for i, score in zip(complete, centred @ loading, strict=True):
+        for i, score in zip(complete, centred @ axis, strict=True):
             scores[i] = round(float(score), 4) + 0.0  # + 0.0: no -0.0
         out = out.with_column(name, scores)
     return out
+
+
+def _loadings(table: Frame, *columns: str) -> Frame:
+    """One row per column: ``attribute`` (its name) and its loadings ``PC1`` and ``PC2`` on the
+    principal axes of :func:`_components` (the axes :func:`_pca` scores rows on)."""
+    _, _, axes = _components(table, columns, "loadings")
+    data: dict[str, list[Value]] = {"attribute": list(columns)}
+    for name, axis in zip(PCA_COMPONENTS, axes, strict=False):
+        data[name] = [round(float(x), 4) + 0.0 for x in axis]  # + 0.0: no -0.0
+    return Frame(data)
+
+
+def _among(table: Frame, column: str, *literals: Value) -> Frame:
+    """The rows whose ``column`` holds one of the values (never an empty cell)."""
+    for literal in literals:
+        _comparable(table, column, literal)
+    wanted = set(literals)
+    return table.take(
+        [i for i, v in enumerate(table.data[column]) if v is not None and v in wanted]
+    )
+
+
+def _level(table: Frame, column: str, reference: int | float) -> str:
+    """Where the mean of the column's filled values lies against ``reference``: ``high`` above
+    it, ``low`` below, ``average`` on it (see the module docstring)."""
+    mean = _mean([v for v in _numbers(table, column, "level") if v is not None])
+    if mean is None:
+        raise StepError(f"level: column {_quote(column)} has no values")
+    mean = _decimal(mean)
+    return "high" if mean > reference else "low" if mean < reference else "average"
 
 
 def _sign(table: Frame, column: str) -> str:
@@ -742,7 +789,10 @@ OPS: dict[str, _Op] = {
         _Op("plateau", _plateau, (_C, ("key", _column), ("tolerance", _number_arg))),
         _Op("trend", _trend, (_C,)),
         _Op("pca", _pca, (_C,), variadic=True),
+        _Op("loadings", _loadings, (_C,), variadic=True),
         _Op("sign", _sign, (_C,)),
+        _Op("among", _among, (_C, ("literal", _literal_arg)), variadic=True),
+        _Op("level", _level, (_C, ("reference", _number_arg))),
         _Op("corr", _corr, (("c1", _column), ("c2", _column))),
         _Op("count", _count),
     )

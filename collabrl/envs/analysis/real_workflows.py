@@ -51,6 +51,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
+from collabrl.envs.analysis.claims import KEY as KEY_WORDS
 from collabrl.envs.analysis.schema import Hypothesis, Note, Step, Table, Trap
 
 YEAR = re.compile(r"(?<![\w.])(\d{3,4})"
@@ -65,7 +66,7 @@ NO_GUIDANCE = "Nothing beyond the data card: the query names no column of the ti
 _WORD = re.compile(r"[a-z]+")
 _DULL = frozenset(("z", "value", "values", "for", "and", "the", "of", "in", "a", "an", "did",
                    "which", "century", "what", "time", "first", "second", "number", "have",
-                   "its", "had", "how", "when", "data", "interpolated"))  # fmt: skip
+                   "its", "had", "how", "when", "data", "interpolated", "year"))  # fmt: skip
 _ORDINAL = {"first": 1, "second": 2}
 
 
@@ -252,9 +253,10 @@ def _traps(steps: list[Step], table: Table, column: str, tables: list[Table]) ->
 
 def derive(query: str, gold: Hypothesis, tables: list[Table]) -> Derived | None:
     """The derived reference of a DiscoveryBench task, or None where none is derived: the sign
-    of a principal component over a period (:func:`derive_pca`), else a year the query asks for
-    (:func:`derive_year`), else a direction over a period (:func:`derive_direction`), else a
-    century of a yearly series (:func:`derive_century`)."""
+    of a principal component over a period or of the attributes a question names
+    (:func:`derive_pca`), else a year the query asks for (:func:`derive_year`), else a direction
+    over a period (:func:`derive_direction`), else a level over a period (:func:`derive_level`),
+    else a century of a yearly series (:func:`derive_century`)."""
     table = time_table(tables)
     if table is None:
         return None
@@ -262,6 +264,7 @@ def derive(query: str, gold: Hypothesis, tables: list[Table]) -> Derived | None:
         derive_pca(query, gold, table)
         or derive_year(query, gold, table, tables)
         or derive_direction(query, gold, table, tables)
+        or derive_level(query, gold, table)
         or derive_century(query, gold, tables)
     )
 
@@ -292,7 +295,10 @@ def derive_year(query: str, gold: Hypothesis, table: Table, tables: list[Table])
 def year_template(text: str, year: str) -> str:
     """``text`` with its first mention of ``year`` (as :data:`YEAR` reads years) as ``{value}``."""
     escaped = text.replace("{", "{{").replace("}", "}}")
-    return YEAR.sub(lambda m: "{value}" if m.group(1) == year else m.group(1), escaped, 1)
+    first = next((m for m in YEAR.finditer(escaped) if m.group(1) == year), None)
+    return (
+        escaped if first is None else f"{escaped[: first.start()]}{{value}}{escaped[first.end() :]}"
+    )
 
 
 PERIOD = re.compile(r"(\d{3,4})\s*(?:bce|bc)?\s*(?:-|\u2013|to\b|and\b)\s*(\d{3,4})\s*(?:bce|bc)\b",
@@ -366,35 +372,76 @@ def word_templates(gold: Hypothesis, word: str, flags: int = 0) -> tuple[str, st
     return (template(gold.context) if spelled.search(gold.context) else ""), template(gold.relation)
 
 
+def level_slot(relation: str, table: Table) -> tuple[str, str] | None:
+    """(the word, its series' column) of the first clause of ``relation`` that says a series of
+    ``table`` is high or low (:data:`collabrl.envs.analysis.claims.KEY`: "a large number of
+    monuments"); None where none does."""
+    for clause in _CLAUSE.split(relation):
+        word = next(
+            (w for w in re.findall(r"\w+", clause) if KEY_WORDS.get(w.lower()) in _LEVELS), None
+        )
+        column = query_column(clause, table) if word else None
+        if word and column:
+            return word, column
+    return None
+
+
+_LEVELS = ("high", "low")
+
+
+def derive_level(query: str, gold: Hypothesis, table: Table) -> Derived | None:
+    """A reference for a question about how large series were over a period ("what is the
+    relationship of amber finds and monuments between 3400-3000 BCE?") where the gold's first
+    clause of that kind states a level ("a high number of amber finds"): the period's slices and
+    the ``level`` of that series against 0, its average (a z-value series only: for another, 0
+    is no average); the level word is the slot. None where the query names no period, the gold
+    states no level of a series, or the series is not in z values."""
+    period = query_period(query)
+    slot = level_slot(gold.relation, table) if period else None
+    if period is None or slot is None:
+        return None
+    word, column = slot
+    described = next(c.description for c in table.columns if c.name == column).lower()
+    if not described.startswith("z value"):
+        return None
+    steps = [*period_steps(table.name, KEY, period),
+             Step(step=f"level(q, {column}, 0)",
+                  why=f"whether {column} lies above its average (0, in z values) over the period")]  # fmt: skip
+    return Derived(steps, *word_templates(gold, word), [])
+
+
 CENTURY = 100
 _HIGHEST = re.compile(r"\bhighest\b")
 _LARGEST_FALL = re.compile(r"\b(?:greatest|largest|steepest)\s+(?:decline|fall|drop|decrease)")
-_TWO_TURNS = re.compile(r"\bdips?\b")  # "a dip and then a peak": two answers, not one
+_DIP = re.compile(r"\bdips?\b")
+"""A dip in a series and then its rise ("a consistent growth dip and then the peak post the dip"):
+the dip, the first of the two turns, is the answer; the peak after it is the gold's own words."""
+_STARTING = re.compile(r"\bstarting\s+(?:from\s+)?(\d{3,4})\s*(?:bce|bc)\b", re.IGNORECASE)
 
 
 def derive_century(query: str, gold: Hypothesis, tables: list[Table]) -> Derived | None:
     """A reference for "in what centuries" a series that only a yearly table keyed by years CE
-    holds (the finds' growth rate) was highest, or fell most: the years of the query's period,
-    binned by century on the CE scale (a bin is the century's earliest year, as the slices'
-    years are), the series' mean per century, the bins read as years BCE (``scale`` by -1), and
-    the century of the highest mean or of the largest fall from one century to the next. None
-    for a query asking for two turns ("a dip and then a peak") or none of these."""
-    year = YEAR.search(gold.sentence)
+    holds (the finds' growth rate) was highest, fell most, or dipped (and then rose): the years
+    of the query's period (or from the year it starts from on), binned by century on the CE
+    scale (a bin is the century's earliest year, as the slices' years are), the series' mean per
+    century, the bins read as years BCE (``scale`` by -1), and the century of the highest mean or
+    of the largest fall from one century to the next (a dip is such a fall). The slot is the
+    gold's first year BCE that the query does not state ("starting from 1500 BCE" is the
+    question's, not its answer). None for a query asking none of these."""
+    year = _answer_year(gold, query)
     table = next((t for t in tables if any(c.name == YEARS_CE for c in t.columns)), None)
     text = query.lower()
     column = query_column(query, table) if table else None
-    highest, falls = _HIGHEST.search(text), _LARGEST_FALL.search(text)
-    if (
-        year is None
-        or table is None
-        or column is None
-        or _TWO_TURNS.search(text)
-        or not (highest or falls)
-    ):
+    highest = _HIGHEST.search(text) and not _DIP.search(text)
+    falls = _LARGEST_FALL.search(text) or _DIP.search(text)
+    if year is None or table is None or column is None or not (highest or falls):
         return None
     steps, source = [], table.name
     if period := query_period(query):
         steps, source = period_steps(source, YEARS_CE, period), "q"
+    elif start := _STARTING.search(query):
+        steps, source = [Step(step=f"q = filter({source}, {YEARS_CE} >= -{start.group(1)})",
+                              why=f"the years from {start.group(1)} BCE on")], "q"  # fmt: skip
     bins = f"{YEARS_CE}_bin"
     steps += [
         Step(step=f"b = bin({source}, {YEARS_CE}, {CENTURY})", why="the years by century"),
@@ -416,10 +463,15 @@ def derive_century(query: str, gold: Hypothesis, tables: list[Table]) -> Derived
                 why="the century of the largest fall",
             ),
         ]
-    slot = year.group(1)
     return Derived(
-        steps, year_template(gold.context, slot), year_template(gold.relation, slot), []
+        steps, year_template(gold.context, year), year_template(gold.relation, year), []
     )  # fmt: skip
+
+
+def _answer_year(gold: Hypothesis, query: str) -> str | None:
+    """The gold's first year BCE (as :data:`YEAR` reads years) that ``query`` does not state."""
+    asked = {m.group(1) for m in YEAR.finditer(query)}
+    return next((m.group(1) for m in YEAR.finditer(gold.sentence) if m.group(1) not in asked), None)
 
 
 _PCA = re.compile(r"\bprincipal component|\bpca\b", re.IGNORECASE)
@@ -432,14 +484,20 @@ _COMPONENT = {"first": "PC1", "second": "PC2", "1": "PC1", "2": "PC2"}
 
 
 def derive_pca(query: str, gold: Hypothesis, table: Table) -> Derived | None:
-    """A reference for a question about how the time slices of a period sit on a principal
-    component of the forms of capital ("how were the phases of the Middle Neolithic (3400-3000
-    BCE) characterized in terms of the first principal component?"): ``pca`` of every numeric
-    column of the slices, the period's slices (the period the gold's first sign clause names, a
-    single slice where it names one year, else the query's), and the ``sign`` most of them have
-    on the component that clause is about; the sign word is the slot. None for a query without a
-    PCA, a gold without such a clause or a period (the loadings questions: where the attributes
-    sit, not the slices)."""
+    """A reference for a question about a principal component analysis of the forms of capital,
+    read from the gold's first sign clause ("... with negative values on the first principal
+    component (PC1)"), whose sign word is the slot:
+
+    - where the clause names a period (or one year, or else the query does), how the time
+      slices of that period sit on the component ("how were the phases of the Middle Neolithic
+      (3400-3000 BCE) characterized?"): ``pca`` of every numeric column of the slices, the
+      period's slices, and the ``sign`` most of them have on the component;
+    - else, where the clause names attributes ("social capital, represented by the number of
+      monuments, copper/gold, and amber"; :func:`attribute_columns`), where those attributes sit:
+      the ``loadings`` of every numeric column, the named ones (``among``), and the ``sign`` most
+      of their loadings have on the component.
+
+    None for a query without a PCA or a gold without such a clause."""
     match = _SIGN_CLAUSE.search(gold.relation) if _PCA.search(query) else None
     if match is None:
         return None
@@ -451,21 +509,36 @@ def derive_pca(query: str, gold: Hypothesis, table: Table) -> Derived | None:
         period = (int(found.group(1)), int(found.group(1)))
     else:
         period = query_period(query)
-    if period is None:
-        return None
     columns = [c.name for k, c in enumerate(table.columns) if c.name != KEY and _numeric(table, k)]
-    steps = [
-        Step(
-            step=f"pcs = pca({table.name}, {', '.join(columns)})",
-            why="each slice's scores on the first two principal components of the forms of capital",
-        ),
-        *period_steps("pcs", KEY, (max(period), min(period))),
-        Step(
-            step=f"sign(q, {component})",
-            why=f"the sign most of the period's slices have on {component}",
-        ),
-    ]
+    if period is not None:
+        steps = [
+            Step(step=f"pcs = pca({table.name}, {', '.join(columns)})",
+                 why="each slice's scores on the first two principal components of the forms "
+                     "of capital"),
+            *period_steps("pcs", KEY, (max(period), min(period))),
+            Step(step=f"sign(q, {component})",
+                 why=f"the sign most of the period's slices have on {component}"),
+        ]  # fmt: skip
+    elif attributes := attribute_columns(clause[: match.start(1) - match.start()], table):
+        named = ", ".join(f"'{a}'" for a in attributes)
+        steps = [
+            Step(step=f"l = loadings({table.name}, {', '.join(columns)})",
+                 why="where each form of capital sits on the first two principal components"),
+            Step(step=f"q = among(l, attribute, {named})", why="the attributes the question names"),
+            Step(step=f"sign(q, {component})",
+                 why=f"the sign most of their loadings have on {component}"),
+        ]  # fmt: skip
+    else:
+        return None
     return Derived(steps, *word_templates(gold, word, re.IGNORECASE), [])
+
+
+def attribute_columns(text: str, table: Table) -> list[str]:
+    """The columns ``text`` names as a list of attributes ("house size, the number of daggers,
+    and hatchets/swords"), in order of mention: each item of the list (split as :func:`co_changes`
+    splits clauses) names the column :func:`query_column` reads in it, if any."""
+    named = (query_column(item, table) for item in _CLAUSE.split(text))
+    return list(dict.fromkeys(c for c in named if c is not None))
 
 
 def _numeric(table: Table, index: int) -> bool:

@@ -99,3 +99,17 @@ def test_a_sign_is_a_key_word_so_a_flipped_sign_is_another_claim() -> None:
     assert read_claim(flipped.relation).keys != read_claim(gold.relation).keys
     assert score_hypothesis(flipped, gold).hms < 0.9
     assert read_claim(reworded.relation).keys == read_claim(gold.relation).keys
+
+
+def test_a_level_is_a_key_word_so_high_for_low_is_another_claim() -> None:
+    gold = Hypothesis(
+        context="3400-3000 BCE",
+        variables=[],
+        relation="there is a high number of amber finds",
+        sentence="",
+    )
+    low = gold.model_copy(update={"relation": "there is a low number of amber finds"})
+    large = gold.model_copy(update={"relation": "there is a large number of amber finds"})
+    assert score_hypothesis(low, gold).hms < 0.9
+    assert score_hypothesis(large, gold).hms == 1.0
+    assert read_claim("amber is scarce").keys == read_claim("amber finds are few").keys

@@ -295,6 +295,37 @@ def test_pca_scores_rows_on_the_components_with_a_fixed_sign() -> None:
     )
 
 
+def test_loadings_are_the_columns_weights_on_the_axes_pca_scores_rows_on() -> None:
+    # b = 2a: the first axis is (1, 2) / sqrt(5); c is constant, so it loads 0 on it
+    line = Workspace({"t": pd.DataFrame({"a": [1, 2, 3, 4], "b": [2.0, 4.0, 6.0, 8.0]})})
+    loadings = ok(line, "l = loadings(t, a, b)").table
+    assert loadings["attribute"].tolist() == ["a", "b"]
+    assert loadings["PC1"].tolist() == [0.4472, 0.8944]
+    flipped = Workspace({"t": pd.DataFrame({"a": [4, 3, 2, 1], "b": [-8.0, -6.0, -4.0, -2.0]})})
+    assert ok(flipped, "loadings(t, a, b)").table["PC1"].tolist() == [-0.4472, 0.8944]
+    assert line.run("loadings(t, a)").error == (
+        "loadings: needs at least 2 columns and 3 rows where all of them are filled"
+    )
+
+
+def test_among_keeps_the_rows_holding_one_of_the_values() -> None:
+    ws = Workspace({"t": pd.DataFrame({"s": ["x", "y", None, "z"], "v": [1, 2, 3, 4]})})
+    assert ok(ws, "among(t, s, 'x', 'z')").table["v"].tolist() == [1, 4]
+    assert ok(ws, "among(t, v, 2, 9)").table["s"].tolist() == ["y"]
+    assert ws.run("among(t, v, 'x')").error == "bad condition: 'v' holds numbers, 'x' is text"
+    assert (
+        ws.run("among(t, s)").error == "among(T, c, literal, ...) takes 3 or more arguments, got 2"
+    )
+
+
+def test_level_places_the_mean_against_a_reference() -> None:
+    ws = Workspace({"t": pd.DataFrame({"z": [0.5, -0.1, None, 0.2], "w": [0.1, 0.2, 0.3, None]})})
+    assert value(ws, "level(t, z, 0)") == "high"  # mean 0.2
+    assert value(ws, "level(t, z, 0.3)") == "low"
+    assert value(ws, "level(t, w, 0.2)") == "average"  # 0.1 + 0.2 + 0.3 at 9 decimals
+    assert ws.run("level(t, z, high)").error is not None
+
+
 def test_sign_is_the_sign_most_filled_values_share() -> None:
     ws = Workspace({"t": pd.DataFrame({"v": [-1.0, 2.0, None, -0.5], "w": [1.0, -1.0, 0.0, 0.0]})})
     assert value(ws, "sign(t, v)") == "negative"

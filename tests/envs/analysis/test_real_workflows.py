@@ -15,6 +15,7 @@ from collabrl.envs.analysis.expertise import note_profiles
 from collabrl.envs.analysis.language import Value, Workspace
 from collabrl.envs.analysis.real_workflows import (
     Derived,
+    attribute_columns,
     co_changes,
     derive,
     direction_slot,
@@ -256,8 +257,21 @@ def test_a_century_of_a_yearly_series_is_binned_on_years_ce_and_read_as_bce() ->
     assert fall is not None and fall.steps[-1].step == "extrema(d, g_mean_diff, CE_bin_scaled, min)"
     # means by century from -2100: 0.1, 0.25, 0.9, 0.45, 0.7, 0.0: the largest fall into -1100
     assert run_steps(fall, [SLICES, YEARLY_GROWTH]) == 1100
-    two_turns = "In what centuries did growth dip and then peak?"
-    assert derive(two_turns, gold("Around 1400 BCE growth dips."), [SLICES, YEARLY_GROWTH]) is None
+    # a dip and then a peak: the dip is the answer (the largest fall), from the query's start on;
+    # the query's own year is not the slot
+    two_turns = "Starting from 1600 BCE, in what centuries did growth dip and then peak?"
+    dip = derive(two_turns, gold("Starting from 1600 BCE, growth dips in 1400 BCE and peaks."),
+                 [SLICES, YEARLY_GROWTH])  # fmt: skip
+    assert dip is not None and [s.step for s in dip.steps][:2] == [
+        "q = filter(ts, CE >= -1600)",
+        "b = bin(q, CE, 100)",
+    ]
+    assert dip.relation_template == "Starting from 1600 BCE, growth dips in {value} BCE and peaks."
+    # means by century from -1600: 0.9, 0.45, 0.7, 0.0: the largest fall into -1100
+    assert run_steps(dip, [SLICES, YEARLY_GROWTH]) == 1100
+    assert (
+        derive("In what centuries did growth dip?", gold("Growth dips."), [YEARLY_GROWTH]) is None
+    )
 
 
 FORMS = Table(
@@ -304,6 +318,75 @@ def test_a_pca_question_is_the_sign_of_the_period_s_slices_on_the_component_its_
         "q = filter(p, BCE >= 1400)",
         "sign(q, PC2)",
     ]
-    loadings = gold("Amber is characterized by negative values on PC1.")  # no period: not read
-    assert derive("Where does amber sit in the PCA?", loadings, [FORMS]) is None
-    assert derive("How did daggers change around 1500 BCE?", loadings, [FORMS]) is None
+    no_pca = gold("Amber is characterized by negative values on PC1.")
+    assert derive("How did daggers change around 1500 BCE?", no_pca, [FORMS]) is None
+
+
+def test_a_pca_question_about_attributes_is_the_sign_of_their_loadings() -> None:
+    relation = (
+        "Grave goods, represented by daggers and amber, are characterized by positive values "
+        "on the first principal component (PC1)"
+    )
+    derived = derive("Where do daggers and amber sit in the PCA?", gold(relation), [FORMS])
+    assert derived is not None and [s.step for s in derived.steps] == [
+        "l = loadings(capital, ZDolch, Zamber, ZBeil)",
+        "q = among(l, attribute, 'ZDolch', 'Zamber')",  # the attributes the sign clause names
+        "sign(q, PC1)",
+    ]
+    assert derived.relation_template.startswith("Grave goods, represented by daggers and amber, "
+                                                "are characterized by {value} values")  # fmt: skip
+    # daggers and amber fall together from 1700 to 1300 and carry PC1; axes barely move
+    assert run_steps(derived, [FORMS]) == "positive"
+    assert (
+        derive(
+            "Where does pottery sit in the PCA?",
+            gold("Pottery has negative values on PC1."),
+            [FORMS],
+        )
+        is None
+    )  # names no column
+
+
+def test_attribute_columns_read_one_column_in_each_item_of_a_list() -> None:
+    table = Table(
+        name="c",
+        description="c rows.",
+        columns=[Column(name=n, description=d) for n, d in (
+            ("BCE", "Before Common Era"), ("Zhaus", "Z values for House Size"),
+            ("ZMon", "Z values for Monument Count"), ("ZMW", "Z values for Monument Size"),
+            ("ZCU", "Z values for Copper and Gold"),
+        )],
+        rows=[[1000, 0.0, 0.0, 0.0, 0.0]],
+    )  # fmt: skip
+    # "house size" shares more words with House Size than with Monument Size; "monuments" names
+    # both monument columns alike, and the first is read
+    assert attribute_columns("house size, monuments and copper/gold", table) == [
+        "Zhaus",
+        "ZMon",
+        "ZCU",
+    ]
+    assert attribute_columns("pottery", table) == []
+
+
+def test_a_level_over_a_period_is_the_mean_of_a_z_series_against_its_average() -> None:
+    query = "What is the relationship of amber and daggers between 1700-1500 BCE?"
+    relation = "Between 1700-1500 BCE, there is a high number of amber finds and many daggers."
+    derived = derive(query, gold(relation), [FORMS])
+    assert derived is not None and [s.step for s in derived.steps] == [
+        "p = filter(capital, BCE <= 1700)",
+        "q = filter(p, BCE >= 1500)",
+        "level(q, Zamber, 0)",  # the first clause that states a level: amber's
+    ]
+    assert derived.relation_template == (
+        "Between 1700-1500 BCE, there is a {value} number of amber finds and many daggers."
+    )
+    assert run_steps(derived, [FORMS]) == "high"  # amber 1.0, 0.5, 0.0: mean 0.5 > 0
+    later = derive("How much amber was there between 1400-1300 BCE?",
+                   gold("Amber is scarce."), [FORMS])  # fmt: skip
+    assert later is not None and run_steps(later, [FORMS]) == "low"  # -0.5, -1.0
+    counts = Table(name="capital", description="capital rows.",
+                   columns=[Column(name="BCE", description="Before Common Era"),
+                            Column(name="amber", description="Amber finds")],
+                   rows=[[1700, 3], [1600, 5]])  # fmt: skip
+    # a count is not on a z scale: 0 is no average of it
+    assert derive(query, gold(relation), [counts]) is None
