@@ -8,8 +8,8 @@ number formats do not count), its *key words* (direction, extremes, level, order
 sign and negation, each folded to one canonical word so synonyms agree) and its other content words
 (articles, prepositions and copulas dropped, plurals folded). Two claims match when numbers and
 key words agree exactly (a wrong period, first for second, increase for decrease, high for low,
-positive for negative or a negated relation is another claim) and their content words overlap by at least :data:`CONTENT_MATCH`
-(F1, word order ignored).
+positive for negative or a negated relation is another claim) and their content words overlap by
+at least :data:`CONTENT_MATCH` (F1, word order ignored).
 """
 
 from __future__ import annotations

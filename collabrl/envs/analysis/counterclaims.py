@@ -29,8 +29,8 @@ _OPPOSITE_KEY = {"increase": "decrease", "decrease": "increase", "most": "least"
                  "negative": "positive"}  # fmt: skip
 _OPPOSITE_WORD = {"increase": "decreases", "decrease": "increases", "most": "lowest",
                   "least": "highest", "earliest": "latest", "latest": "earliest",
-                  "begin": "ends", "end": "begins", "high": "low", "low": "high", "positive": "negative",
-                  "negative": "positive"}  # fmt: skip
+                  "begin": "ends", "end": "begins", "high": "low", "low": "high",
+                  "positive": "negative", "negative": "positive"}  # fmt: skip
 """A canonical key word -> the word written for its opposite."""
 _WORD = re.compile(r"[A-Za-z0-9]+")
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?")

@@ -21,7 +21,14 @@ language on the task's real columns:
 - a question about how series **move over a period** the query names ("between 3400 BCE to 3000
   BCE", "around 1700 BCE") is the ``trend`` of the series whose direction the gold's first
   directional clause states, over the period's slices in time order (:func:`derive_direction`):
-  its answer is a direction word, not a year.
+  its answer is a direction word, not a year;
+- a question about how **large** series were over a period ("the relationship of amber finds and
+  monuments between 3400-3000 BCE") is the ``level`` of the z series the gold's first level
+  clause names ("a high number of amber finds"), over the period, against 0, its average;
+- a **PCA** question is the ``sign`` of a period's slices on a component (``pca``), or of the
+  attributes the gold's sign clause lists (``loadings``, ``among``), on the component it names;
+- "in what **centuries**" a yearly series (keyed by years CE) was highest, fell most or dipped
+  (and then rose) is the century means' ``extrema`` or largest fall (:func:`derive_century`).
 
 Every task gets **guidance** for the team-structures study's collaborators (:func:`guidance`),
 so that D and R hold what a data-side and a research-side expert would know about it, and a
@@ -37,12 +44,13 @@ derived task **traps** where lacking that knowledge changes the answer:
   without D's note reads the twin on its own years (``CE``, negative) and words another year (a
   ``smoothed_column`` trap).
 
-The last step's value fills the answer's ``{value}`` slot: the gold's first year BCE, in its
-context and relation alike, or the direction word of its first directional clause (the wording of
-the answer fields is the task's public record, as for the shipped tasks; the year or the
-direction is what the analysis must find). A query none of these
-readings fits, or a gold without a year, gets no workflow (None), and the task keeps its
-free-text one: its analyst words the gold as written, which the real-data check counts apart.
+The last step's value fills the answer's ``{value}`` slot: the gold's first year BCE (the first
+the query does not state itself), in its context and relation alike, or the word of its first
+clause that states a direction, a level or a sign (the wording of the answer fields is the
+task's public record, as for the shipped tasks; the year or the word is what the analysis must
+find). A query none of these readings fits, or a gold without such a slot, gets no workflow
+(None), and the task keeps its free-text one: its analyst words the gold as written, which the
+real-data check counts apart.
 """
 
 from __future__ import annotations
