@@ -57,6 +57,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from collabrl.envs.analysis.claims import KEY as KEY_WORDS
@@ -278,10 +279,11 @@ def derive(query: str, gold: Hypothesis, tables: list[Table]) -> Derived | None:
 
 
 def derive_year(query: str, gold: Hypothesis, table: Table, tables: list[Table]) -> Derived | None:
-    """A reference whose last step finds the year the gold states (the module docstring)."""
-    year = YEAR.search(gold.sentence)
+    """A reference whose last step finds the year the gold states (the module docstring); the slot
+    is the gold's first year the query does not state, as :func:`derive_century`'s."""
+    slot = _answer_year(gold, query)
     column = query_column(query, table)
-    if year is None or column is None:
+    if slot is None or column is None:
         return None
     changes = co_changes(query, table)
     described = next(c.description for c in table.columns if c.name == column).lower()
@@ -294,7 +296,6 @@ def derive_year(query: str, gold: Hypothesis, table: Table, tables: list[Table])
     if steps is None:
         return None
     traps = _traps(steps, table, column, tables)
-    slot = year.group(1)
     return Derived(
         steps, year_template(gold.context, slot), year_template(gold.relation, slot), traps
     )
@@ -331,8 +332,16 @@ def query_period(query: str) -> tuple[int, int] | None:
 def direction_slot(relation: str, table: Table) -> tuple[str, str] | None:
     """(the word, its series' column) of the first clause of ``relation`` that says a series of
     ``table`` rises or falls (clauses as :func:`co_changes` splits them); None where none does."""
+    return _clause_slot(relation, table, _direction_word)
+
+
+def _clause_slot(
+    relation: str, table: Table, word_of: Callable[[str], str | None]
+) -> tuple[str, str] | None:
+    """(``word_of``'s word, the clause's column as :func:`query_column` reads it) of the first
+    clause of ``relation`` that has both; None where no clause has."""
     for clause in _CLAUSE.split(relation):
-        word = _direction_word(clause)
+        word = word_of(clause)
         column = query_column(clause, table) if word else None
         if word and column:
             return word, column
@@ -384,14 +393,14 @@ def level_slot(relation: str, table: Table) -> tuple[str, str] | None:
     """(the word, its series' column) of the first clause of ``relation`` that says a series of
     ``table`` is high or low (:data:`collabrl.envs.analysis.claims.KEY`: "a large number of
     monuments"); None where none does."""
-    for clause in _CLAUSE.split(relation):
-        word = next(
-            (w for w in re.findall(r"\w+", clause) if KEY_WORDS.get(w.lower()) in _LEVELS), None
-        )
-        column = query_column(clause, table) if word else None
-        if word and column:
-            return word, column
-    return None
+    return _clause_slot(relation, table, _level_word)
+
+
+def _level_word(clause: str) -> str | None:
+    """The first word of ``clause`` that says a series is high or low, as written."""
+    return next(
+        (w for w in re.findall(r"\w+", clause) if KEY_WORDS.get(w.lower()) in _LEVELS), None
+    )
 
 
 _LEVELS = ("high", "low")
