@@ -22,7 +22,7 @@ the answer format from scratch; SFT takes as many of them as a measured throughp
 its budget; GiGPO iterations of 8 groups x 8 episodes (about 1,500 decisions each) cost about what
 4 groups cost on a GPU, whose batched generate is bound by the decoding loop, not by the rows;
 the evaluation's 30 held-out jobs (10 test tasks x 3 test profiles, seat 1) are played 30 at a
-time through one batched engine (:class:`collabrl.engines.batching.BatchingEngine`).
+time, their decisions decoded together (``eval.workers``, :mod:`collabrl.engines.batching`).
 
 ``--cpu-smoke`` runs every stage on tiny shapes on the CPU (CI runs it); without it the suite
 refuses to start when no GPU is visible. On a GPU, wheels carried in ``.whl/`` (made by
@@ -39,7 +39,6 @@ import socket
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -625,35 +624,6 @@ def stage_gigpo(smoke: bool, work: Path, budget_s: float) -> dict[str, Any]:
     }
 
 
-class BatchedEngines:
-    """An EngineCache whose transformers engines batch the calls of the evaluation's threads."""
-
-    def __init__(self, target: int) -> None:
-        from collabrl.factory import EngineCache
-
-        self.cache, self.target = EngineCache(), target
-        self.batched: dict[str, Any] = {}  # engine section (JSON) -> its BatchingEngine
-        self.lock = threading.Lock()  # the evaluation's threads ask at once; load each model once
-
-    def get(self, spec):
-        with self.lock:
-            return self._get(spec)
-
-    def _get(self, spec):
-        from collabrl.engines.batching import BatchingEngine
-
-        engine = self.cache.get(spec)
-        if spec is None or spec.backend != "transformers":
-            return engine
-        key = spec.model_dump_json()
-        if key not in self.batched:
-            self.batched[key] = BatchingEngine(engine, target=self.target)
-        return self.batched[key]
-
-    def close(self) -> None:
-        self.cache.close()
-
-
 def evaluate(work: Path, sizes: dict[str, Any], name: str, policy: list[str], smoke: bool):
     from collabrl.config import load_recipe
     from collabrl.eval.protocol import run_evaluation
@@ -676,10 +646,8 @@ def evaluate(work: Path, sizes: dict[str, Any], name: str, policy: list[str], sm
             *sizes.get("eval_options", ()),
         ],
     )
-    engines = BatchedEngines(target=jobs)
-    outcomes = run_evaluation(recipe.evaluation(), engines=engines, progress=False).outcomes  # type: ignore[arg-type]
-    sizes_seen = [s for e in engines.batched.values() for s in e.sizes]
-    return episode_rows(outcomes), sizes_seen
+    result = run_evaluation(recipe.evaluation(), progress=False)
+    return episode_rows(result.outcomes), result.stamp["merged_calls"]
 
 
 def stage_eval(smoke: bool, work: Path) -> dict[str, Any]:
@@ -717,12 +685,12 @@ def stage_eval(smoke: bool, work: Path) -> dict[str, Any]:
         CEILING: ["eval.policy.kind=expert"],
     }.items():
         t0 = time.perf_counter()
-        episodes[name], seen = evaluate(
+        episodes[name], merged = evaluate(
             work, sizes, name.replace(" ", "_").replace(":", ""), policy, smoke
         )
         times[name] = round(time.perf_counter() - t0, 1)
-        if seen:
-            batches[name] = {"calls": len(seen), "mean_rows": round(sum(seen) / len(seen), 1)}
+        if merged and merged["calls"]:
+            batches[name] = merged
         print(f"{name}: {len(episodes[name])} episodes in {times[name]} s", flush=True)
     paired = compare(episodes["SFT"], episodes["SFT + GiGPO"], "SFT", "SFT + GiGPO")
     rows = results_table(episodes)

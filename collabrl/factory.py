@@ -5,7 +5,7 @@ training rollouts and evaluation all build their seats here."""
 from __future__ import annotations
 
 import threading
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from collabrl.agents.player import IdlePlayer, Player
 from collabrl.config import EngineSpec, JudgeSpec, PartnerSpec, PlayerSpec, SamplingSpec
@@ -16,6 +16,7 @@ from collabrl.errors import CollabrlError
 
 if TYPE_CHECKING:
     from collabrl.agents.prompts import Role
+    from collabrl.engines.batching import LockstepBatcher
     from collabrl.profiles import Profile
 
 
@@ -46,6 +47,12 @@ class SerializedEngine:
         return getattr(self.engine, name)
 
 
+class EngineSource(Protocol):
+    """Where players get their engines: an :class:`EngineCache` or a view of one."""
+
+    def get(self, spec: EngineSpec | None) -> Any: ...
+
+
 class EngineCache:
     """One engine per engine section for a whole run (evaluation, a study server): models load
     once, and their caches and limits are shared. ``serialized``: calls to one engine run one at
@@ -69,6 +76,25 @@ class EngineCache:
         for engine in self._engines.values():
             engine.close()
         self._engines.clear()
+
+
+class LockstepEngines:
+    """An :class:`EngineCache` as an evaluation's worker threads use it: engines that run a model
+    here (transformers, vLLM) answer through one :class:`~collabrl.engines.batching.LockstepBatcher`,
+    so the workers' calls merge into reproducible rounds; server engines (openai) are shared as
+    they are, the threads being their concurrency."""
+
+    def __init__(self, cache: EngineCache, batcher: LockstepBatcher) -> None:
+        self.cache, self.batcher = cache, batcher
+        self._wrapped: dict[int, Any] = {}
+        self._lock = threading.Lock()  # workers ask at once: each model loads once
+
+    def get(self, spec: EngineSpec | None) -> Any:
+        with self._lock:
+            engine = self.cache.get(spec)
+            if spec is None or spec.backend == "openai":
+                return engine
+            return self._wrapped.setdefault(id(engine), self.batcher.wrap(engine))
 
 
 def player_label(spec: Any, profile: Profile | None = None) -> str:

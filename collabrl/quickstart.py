@@ -44,7 +44,7 @@ class QuickstartPlan:
     seed: int = 0
     iterations: int | None = None  # None: the GiGPO recipe's train.iterations
     eval_tasks: Sequence[str] | None = None  # None: every held-out (test) task
-    eval_profiles: int = 6  # test profiles per task, spread over the player types
+    eval_profiles: int = 12  # test profiles per task (of 15), spread over the player types
     eval_seats: Sequence[int] = (1,)  # the seat the recipes train in (rollout.target_seat 0)
     eval_seeds: Sequence[int] = (0,)
     extra_rl: Sequence[str] = ()  # overrides for the GiGPO recipe (e.g. ablations)
@@ -103,6 +103,7 @@ def llm_policy(plan: QuickstartPlan, folder: str) -> list[str]:
         "eval.policy.kind=llm",
         "eval.policy.engine.backend=transformers",
         f"eval.policy.engine.model={folder}",
+        f"eval.policy.engine.options={json.dumps(policy.engine_options)}",
         f"eval.policy.prompt={policy.prompt}",
         f"eval.policy.sampling={{temperature: {policy.sampling.temperature}, "
         f"max_new_tokens: {policy.sampling.max_new_tokens}}}",
@@ -171,7 +172,10 @@ def expert_agreement(plan: QuickstartPlan, folder: str, episodes: int = 10) -> I
     )
     spec = recipe.sft.demos.model_copy(update={"episodes": episodes, "successful_only": False})
     rows = list(record_demos(recipe, spec, progress=False))
-    engine = make_engine_from_spec(EngineSpec(backend="transformers", model=folder))
+    options = load_recipe(plan.rl_recipe, []).policy.engine_options
+    engine = make_engine_from_spec(
+        EngineSpec(backend="transformers", model=folder, options=options)
+    )
     try:
         params = SamplingParams(
             temperature=0.0, max_new_tokens=recipe.policy.sampling.max_new_tokens

@@ -131,7 +131,11 @@ class EvalSpec(Strict):
     """Per game, game-section options over its evaluation defaults (e.g. kitchen: {motion:
     cooperative}; household: {max_decisions: 250}, a safety cap whose episodes are "stalled")."""
     workers: PositiveInt = Field(1, le=MAX_WORKERS)
-    """Episodes played concurrently (threads; for remote LLM engines)."""
+    """Episodes played at once, on threads: a remote LLM engine's concurrency; a local model
+    (transformers, vLLM) decodes the waiting episodes' replies in one call per round
+    (:mod:`collabrl.engines.batching`). Those rounds are reproducible, but which jobs share them
+    changes the draws: episodes differ from ``workers=1``'s, and a resumed run plays its
+    remaining jobs as fresh draws rather than the ones an uninterrupted run would have."""
     output_dir: OutputDir = "runs/eval"
     """Where tables, episodes and trajectories go."""
     teams: TeamsSpec | None = None

@@ -13,7 +13,8 @@ near the end loses every episode and judge call. ``eval_jobs.jsonl`` in the outp
 Each record is one line, flushed and fsynced before the next job is reported done. A last line
 torn by a kill is dropped on reading (that job is redone); any other bad line is an error. Scores
 and tables are recomputed from the records, so a resumed run writes what an uninterrupted one
-would. The views' structured game state is not kept: the window judges never read it.
+would (except with a local model and ``eval.workers`` above 1, whose draws depend on which jobs
+share a decoding round: there the remaining jobs are fresh draws). The views' structured game state is not kept: the window judges never read it.
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ from collabrl.config.roles import MOTION_PARTNERS
 from collabrl.envs.base import Game, Observation
 from collabrl.envs.registry import GameSection
 from collabrl.errors import CollabrlError
-from collabrl.factory import EngineCache, make_llm_player, make_partner, make_player
+from collabrl.factory import EngineSource, make_llm_player, make_partner, make_player
 from collabrl.profiles import Profile
 
 PolicyFactory = Callable[[Game, GameSection, int], Player]
@@ -114,7 +114,7 @@ def generated_tokens(player: Player) -> int:
     return sum(getattr(c, "completion_tokens", 0) for c in calls)
 
 
-def policy_factory(spec: PlayerSpec, engines: EngineCache, retries: int = 0) -> PolicyFactory:
+def policy_factory(spec: PlayerSpec, engines: EngineSource, retries: int = 0) -> PolicyFactory:
     """Builds the evaluated policy for one episode (LLM engines are shared across episodes).
 
     An LLM policy plays the collaborative-agent role with ``retries`` extra attempts after an
@@ -137,7 +137,7 @@ def policy_factory(spec: PlayerSpec, engines: EngineCache, retries: int = 0) -> 
 
 
 def partner_factory(
-    spec: PartnerSpec, engines: EngineCache, policy: PolicyFactory
+    spec: PartnerSpec, engines: EngineSource, policy: PolicyFactory
 ) -> PartnerFactory:
     """Builds the partner seat for one episode from one test profile.
 

@@ -17,6 +17,7 @@ from tqdm import tqdm
 
 from collabrl.agents.prompts import role_prompt_stamps
 from collabrl.config import EvalSpec
+from collabrl.engines.batching import LockstepBatcher
 from collabrl.envs.registry import get_game
 from collabrl.errors import CollabrlError
 from collabrl.eval import export, reliability_table, report
@@ -35,7 +36,7 @@ from collabrl.eval.servers import check_servers
 from collabrl.eval.team_study import study_markdown, study_rows
 from collabrl.eval.teams import team_markdown, team_tables
 from collabrl.eval.tokens import cl100k_counter
-from collabrl.factory import EngineCache, make_judge, player_label
+from collabrl.factory import EngineCache, LockstepEngines, make_judge, player_label
 from collabrl.records import output_set, write_hf_dataset, write_jsonl
 from collabrl.rewards.judges import DIMENSIONS, Judge
 from collabrl.rewards.judges.heuristic import VERSION as HEURISTIC_VERSION
@@ -223,7 +224,8 @@ def run_evaluation(
         if journal:
             settings = resume_settings(spec, jobs, proxy=judge.proxy)
             log = Journal(Path(spec.output_dir) / JOURNAL, settings, jobs)
-        outcomes = _play(spec, jobs, engines, log, progress)
+        batcher = LockstepBatcher() if spec.workers > 1 else None
+        outcomes = _play(spec, jobs, engines, batcher, log, progress)
         rescore_hypotheses(spec, outcomes, judge)
         judge_traces(spec, outcomes, judge)
         _judge(spec, outcomes, judge, log, progress)
@@ -233,6 +235,7 @@ def run_evaluation(
         score_outcome(outcome, a=spec.a, b=spec.b)
     profiles = _profile_ids(jobs)
     stamp = _stamp(spec, judge, profiles, time.perf_counter() - start)
+    stamp["merged_calls"] = merged_calls(batcher.sizes) if batcher else None
     result = EvalResult(
         outcomes,
         report.build_tables(outcomes),
@@ -246,11 +249,27 @@ def run_evaluation(
     return result
 
 
+def merged_calls(sizes: list[int]) -> dict[str, float]:
+    """How the workers' decisions were batched (``eval.workers`` above 1): engine calls and their
+    rows."""
+    return {
+        "calls": len(sizes),
+        "rows": sum(sizes),
+        "rows_per_call": round(sum(sizes) / len(sizes), 2) if sizes else 0.0,
+    }
+
+
 def _play(
-    spec: EvalSpec, jobs: list[Job], engines: EngineCache, log: Journal | None, progress: bool
+    spec: EvalSpec,
+    jobs: list[Job],
+    engines: EngineCache,
+    batcher: LockstepBatcher | None,
+    log: Journal | None,
+    progress: bool,
 ) -> list[EpisodeOutcome]:
     """Every job's played outcome, in job order: the journal's where it has one, the rest
-    played now (each recorded in the journal as it ends)."""
+    played now (each recorded in the journal as it ends); with a ``batcher``, the local engines
+    answer the workers through it."""
     recorded = [log.played(job) if log else None for job in jobs]
     todo = [job for job, outcome in zip(jobs, recorded, strict=True) if outcome is None]
 
@@ -260,15 +279,17 @@ def _play(
         bar.update(1)
 
     initial = len(jobs) - len(todo)
-    policy = policy_factory(spec.policy, engines, spec.policy_retries)
+    source = LockstepEngines(engines, batcher) if batcher else engines
+    policy = policy_factory(spec.policy, source, spec.policy_retries)
     with tqdm(total=len(jobs), initial=initial, desc="episodes", disable=not progress) as bar:
         fresh = iter(
             play_all(
                 spec,
                 todo,
                 policy,
-                partner_factory(spec.partner, engines, policy),
+                partner_factory(spec.partner, source, policy),
                 progress=finished,
+                batcher=batcher,
             )
         )
     return [outcome if outcome is not None else next(fresh) for outcome in recorded]

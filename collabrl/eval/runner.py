@@ -3,17 +3,19 @@
 One job = (game, task, test profile in the partner seat, evaluated seat, seed); in the team grid
 (``eval.teams``) also the team size and collaboration structure, with one profile per teammate
 (:mod:`collabrl.agents.team`). Each episode gets fresh players, so jobs are independent and may
-run on several threads (useful when the policy or partner is a remote LLM; local engines should
-keep ``workers=1``). Every episode's process metrics (:mod:`collabrl.eval.process`) are computed
+run on several threads (``eval.workers``): concurrency for a remote LLM, and for a local model
+batched decoding in reproducible rounds (:mod:`collabrl.engines.batching`). Every episode's process metrics (:mod:`collabrl.eval.process`) are computed
 from the agent's seat.
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import nullcontext
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from collabrl.agents.team import brief, guidance_packs, guided, team_profiles
 from collabrl.config import EvalSpec, eval_section
@@ -35,6 +37,9 @@ from collabrl.profiles import Profile, has_profiles, interleaved_by_type, load_p
 from collabrl.rewards.judges import Judge, LLMJudge, StepView, WindowJudgement, step_views
 from collabrl.rewards.judges.hypothesis import judge_submissions
 from collabrl.rewards.judges.trace import judge_episode_traces
+
+if TYPE_CHECKING:
+    from collabrl.engines.batching import LockstepBatcher
 
 
 @dataclass(frozen=True)
@@ -333,16 +338,44 @@ def play_all(
     make_policy: PolicyFactory,
     make_partner: PartnerFactory,
     progress: Callable[[EpisodeOutcome], None] = lambda _outcome: None,
+    batcher: LockstepBatcher | None = None,
 ) -> list[EpisodeOutcome]:
-    """Play every job (on ``spec.workers`` threads), calling ``progress`` with each episode's
-    outcome as it ends (from the worker's thread: the journal records it there)."""
+    """Play every job, in job order, calling ``progress`` with each episode's outcome as it ends
+    (from the worker's thread: the journal records it there).
+
+    With ``spec.workers`` above 1 the jobs play on that many threads, each taking the next job
+    when its episode ends; ``batcher`` (the one the factories' local engines answer through) is
+    told which job each thread plays and when a thread has none left."""
+    todo = list(jobs)
 
     def one(job: Job) -> EpisodeOutcome:
         outcome = play_job(spec, job, make_policy, make_partner)
         progress(outcome)
         return outcome
 
-    if spec.workers == 1:
-        return [one(job) for job in jobs]
-    with ThreadPoolExecutor(spec.workers) as pool:
-        return list(pool.map(one, jobs))
+    if spec.workers == 1 or len(todo) <= 1:
+        return [one(job) for job in todo]
+    outcomes: list[EpisodeOutcome | None] = [None] * len(todo)
+    queue = iter(enumerate(todo))
+    lock = threading.Lock()
+
+    def worker() -> None:
+        try:
+            while True:
+                with lock:
+                    index, job = next(queue, (-1, None))
+                if job is None:
+                    return
+                with batcher.job(index) if batcher else nullcontext():
+                    outcomes[index] = one(job)
+        finally:
+            if batcher:
+                batcher.leave()
+
+    workers = min(spec.workers, len(todo))
+    if batcher:
+        batcher.enrol(workers)
+    with ThreadPoolExecutor(workers) as pool:
+        for running in [pool.submit(worker) for _ in range(workers)]:
+            running.result()  # a worker's error reaches the caller
+    return [o for o in outcomes if o is not None]

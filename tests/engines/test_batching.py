@@ -1,27 +1,28 @@
-"""BatchingEngine: calls from several threads share one engine call, and every caller gets its
-own rows back (or the merged call's error)."""
+"""LockstepBatcher: the calls of the live workers share one engine call per round, every caller
+gets its own rows back (or the merged call's error), and which rows share a call, in what order
+and under which seed, does not depend on thread timing."""
 
 from __future__ import annotations
 
+import random
 import threading
 import time
 
 import pytest
 
-from collabrl.engines.batching import BatchingEngine
+from collabrl.engines.batching import LockstepBatcher
 from collabrl.engines.types import Completion, GenerationResult, SamplingParams
 
 
 class Echo:
-    """Replies with each conversation's last message; records each call's row count."""
+    """Replies with each conversation's last message; records each call's rows and seed."""
 
     def __init__(self, fail: bool = False) -> None:
-        self.calls: list[int] = []
+        self.calls: list[tuple[list[str], int | None]] = []
         self.fail = fail
 
     def generate(self, conversations, params):
-        self.calls.append(len(conversations))
-        time.sleep(0.01)  # a decoding loop's worth of time, so callers pile up
+        self.calls.append(([c[-1]["content"] for c in conversations], params.seed))
         if self.fail:
             raise RuntimeError("engine down")
         return [
@@ -30,19 +31,27 @@ class Echo:
         ]
 
 
-def play(engine, threads: int, calls: int, seeded: bool = True) -> dict[int, list[str]]:
+def play(engine, batcher: LockstepBatcher, calls: list[int], jitter: int) -> dict[int, list[str]]:
+    """Worker k makes ``calls[k]`` calls as job k, sleeping a random while between them (the
+    games step at different speeds); returns each worker's replies."""
     got: dict[int, list[str]] = {}
+    rng = random.Random(jitter)
+    pauses = [[rng.random() * 0.005 for _ in range(n)] for n in calls]
 
     def worker(k: int) -> None:
-        got[k] = []
-        for step in range(calls):
-            params = SamplingParams(seed=1000 * k + step if seeded else None)
-            text = f"{k}:{step}"
-            (result,) = engine.generate([[{"role": "user", "content": text}]], params)
-            got[k].append(result.completions[0].text)
-            time.sleep(0.001 * (k % 3))  # games step at different speeds
+        try:
+            with batcher.job(k):
+                got[k] = []
+                for step in range(calls[k]):
+                    time.sleep(pauses[k][step])
+                    params = SamplingParams(seed=1000 * k + step)
+                    (result,) = engine.generate([[{"role": "user", "content": f"{k}:{step}"}]], params)
+                    got[k].append(result.completions[0].text)
+        finally:
+            batcher.leave()
 
-    pool = [threading.Thread(target=worker, args=(k,)) for k in range(threads)]
+    batcher.enrol(len(calls))
+    pool = [threading.Thread(target=worker, args=(k,)) for k in reversed(range(len(calls)))]
     for t in pool:
         t.start()
     for t in pool:
@@ -50,44 +59,66 @@ def play(engine, threads: int, calls: int, seeded: bool = True) -> dict[int, lis
     return got
 
 
-def test_threads_share_calls_and_get_their_own_rows() -> None:
-    inner = Echo()
-    engine = BatchingEngine(inner, target=8, window_s=0.05)
-    got = play(engine, threads=8, calls=6)
+def test_live_workers_share_one_call_a_round_and_get_their_own_rows() -> None:
+    inner, batcher = Echo(), LockstepBatcher()
+    got = play(batcher.wrap(inner), batcher, [6] * 8, jitter=0)
     assert got == {k: [f"{k}:{s}" for s in range(6)] for k in range(8)}
-    assert sum(inner.calls) == 48
-    assert len(inner.calls) <= 12  # 48 one-row calls became a handful of merged ones
-    assert max(inner.calls) == 8
+    assert [len(rows) for rows, _ in inner.calls] == [8] * 6  # 48 one-row calls became 6
+    assert batcher.sizes == [8] * 6
 
 
-def test_different_sampling_settings_are_not_merged() -> None:
-    inner = Echo()
-    engine = BatchingEngine(inner, target=2, window_s=0.2)
-    results: list[str] = []
+def test_rounds_are_the_same_whatever_the_thread_timing() -> None:
+    records = []
+    for jitter in range(3):
+        inner, batcher = Echo(), LockstepBatcher()
+        play(batcher.wrap(inner), batcher, [4, 1, 3, 2], jitter=jitter)
+        records.append(inner.calls)
+    # rows in job order, the call seeded by its first row; workers that end are not waited for
+    assert records[0] == [
+        (["0:0", "1:0", "2:0", "3:0"], 0),
+        (["0:1", "2:1", "3:1"], 1),
+        (["0:2", "2:2"], 2),
+        (["0:3"], 3),
+    ]
+    assert records[1] == records[0] == records[2]
 
-    def call(temperature: float) -> None:
-        conv = [{"role": "user", "content": str(temperature)}]
-        results.append(
-            engine.generate([conv], SamplingParams(temperature=temperature))[0].completions[0].text
-        )
 
-    pool = [threading.Thread(target=call, args=(t,)) for t in (0.5, 1.0)]
+def test_different_sampling_settings_or_engines_are_not_merged() -> None:
+    inner, other, batcher = Echo(), Echo(), LockstepBatcher()
+    engines = {0: batcher.wrap(inner), 1: batcher.wrap(inner), 2: batcher.wrap(other)}
+    temperatures = {0: 0.5, 1: 1.0, 2: 0.5}
+
+    def call(k: int) -> None:
+        try:
+            with batcher.job(k):
+                conv = [{"role": "user", "content": str(k)}]
+                engines[k].generate([conv], SamplingParams(temperature=temperatures[k]))
+        finally:
+            batcher.leave()
+
+    batcher.enrol(3)
+    pool = [threading.Thread(target=call, args=(k,)) for k in range(3)]
     for t in pool:
         t.start()
     for t in pool:
         t.join()
-    assert sorted(results) == ["0.5", "1.0"] and inner.calls == [1, 1]
+    assert inner.calls == [(["0"], None), (["1"], None)] and other.calls == [(["2"], None)]
 
 
 def test_an_engine_error_reaches_every_caller() -> None:
-    engine = BatchingEngine(Echo(fail=True), target=4, window_s=0.05)
+    batcher = LockstepBatcher()
+    engine = batcher.wrap(Echo(fail=True))
     errors: list[str] = []
 
     def call() -> None:
-        with pytest.raises(RuntimeError) as info:
-            engine.generate([[{"role": "user", "content": "x"}]], SamplingParams())
-        errors.append(str(info.value))
+        try:
+            with pytest.raises(RuntimeError) as info:
+                engine.generate([[{"role": "user", "content": "x"}]], SamplingParams())
+            errors.append(str(info.value))
+        finally:
+            batcher.leave()
 
+    batcher.enrol(4)
     pool = [threading.Thread(target=call) for _ in range(4)]
     for t in pool:
         t.start()
@@ -96,10 +127,8 @@ def test_an_engine_error_reaches_every_caller() -> None:
     assert errors == ["engine down"] * 4
 
 
-def test_a_lone_caller_waits_one_window_at_most() -> None:
-    inner = Echo()
-    engine = BatchingEngine(inner, target=16, window_s=0.05)
-    start = time.perf_counter()
-    play(engine, threads=1, calls=4, seeded=False)
-    assert time.perf_counter() - start < 0.5
-    assert engine.target == 1  # learned that one caller is playing
+def test_a_caller_outside_the_workers_is_answered_at_once_once_they_have_left() -> None:
+    inner, batcher = Echo(), LockstepBatcher()
+    engine = batcher.wrap(inner)  # e.g. a judge on the policy's model after the episodes
+    (result,) = engine.generate([[{"role": "user", "content": "alone"}]], SamplingParams())
+    assert result.completions[0].text == "alone" and inner.calls == [(["alone"], None)]
