@@ -45,7 +45,9 @@ def play(engine, batcher: LockstepBatcher, calls: list[int], jitter: int) -> dic
                 for step in range(calls[k]):
                     time.sleep(pauses[k][step])
                     params = SamplingParams(seed=1000 * k + step)
-                    (result,) = engine.generate([[{"role": "user", "content": f"{k}:{step}"}]], params)
+                    (result,) = engine.generate(
+                        [[{"role": "user", "content": f"{k}:{step}"}]], params
+                    )
                     got[k].append(result.completions[0].text)
         finally:
             batcher.leave()
