@@ -4,8 +4,8 @@ One job = (game, task, test profile in the partner seat, evaluated seat, seed); 
 (``eval.teams``) also the team size and collaboration structure, with one profile per teammate
 (:mod:`collabrl.agents.team`). Each episode gets fresh players, so jobs are independent and may
 run on several threads (``eval.workers``): concurrency for a remote LLM, and for a local model
-batched decoding in reproducible rounds (:mod:`collabrl.engines.batching`). Every episode's process metrics (:mod:`collabrl.eval.process`) are computed
-from the agent's seat.
+batched decoding in reproducible rounds (:mod:`collabrl.engines.batching`). Every episode's
+process metrics (:mod:`collabrl.eval.process`) are computed from the agent's seat.
 """
 
 from __future__ import annotations
@@ -357,17 +357,20 @@ def play_all(
         return [one(job) for job in todo]
     outcomes: list[EpisodeOutcome | None] = [None] * len(todo)
     queue = iter(enumerate(todo))
-    lock = threading.Lock()
+    lock, failed = threading.Lock(), threading.Event()
 
     def worker() -> None:
         try:
-            while True:
+            while not failed.is_set():  # after an error, the other workers take no new job
                 with lock:
                     index, job = next(queue, (-1, None))
                 if job is None:
                     return
                 with batcher.job(index) if batcher else nullcontext():
                     outcomes[index] = one(job)
+        except BaseException:
+            failed.set()
+            raise
         finally:
             if batcher:
                 batcher.leave()

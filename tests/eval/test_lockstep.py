@@ -58,15 +58,16 @@ def test_workers_decode_together_and_reproduce(tiny, tmp_path) -> None:
 def test_a_failing_job_reaches_the_caller_without_hanging_the_others(
     tiny, tmp_path, monkeypatch
 ) -> None:
-    real = runner.play_job
+    real, started = runner.play_job, []
 
     def fail_one(spec, job, *args):
-        if job == failing[0]:
+        started.append(job)
+        if job == jobs[1]:
             raise RuntimeError("game crashed")
         return real(spec, job, *args)
 
     jobs = runner.select_jobs(spec(tiny, tmp_path / "x", workers=3))
-    failing = [jobs[1]]
     monkeypatch.setattr(runner, "play_job", fail_one)
     with pytest.raises(RuntimeError, match="game crashed"):
         run_evaluation(spec(tiny, tmp_path / "x", workers=3), progress=False)
+    assert jobs[1] in started and jobs[3] not in started  # no job taken after the error
