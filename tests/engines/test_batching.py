@@ -134,3 +134,24 @@ def test_a_caller_outside_the_workers_is_answered_at_once_once_they_have_left() 
     engine = batcher.wrap(inner)  # e.g. a judge on the policy's model after the episodes
     (result,) = engine.generate([[{"role": "user", "content": "alone"}]], SamplingParams())
     assert result.completions[0].text == "alone" and inner.calls == [(["alone"], None)]
+
+
+def test_an_evaluation_batches_local_engines_and_leaves_server_engines_alone() -> None:
+    from collabrl.config import EngineSpec
+    from collabrl.factory import LockstepEngines
+
+    class Cache:
+        def __init__(self) -> None:
+            self.engines: dict[str, object] = {}
+
+        def get(self, spec):
+            return None if spec is None else self.engines.setdefault(spec.model, object())
+
+    cache, batcher = Cache(), LockstepBatcher()
+    engines = LockstepEngines(cache, batcher)  # type: ignore[arg-type]
+    local = EngineSpec(backend="transformers", model="tiny")
+    server = EngineSpec(backend="openai", model="gpt")
+    wrapped = engines.get(local)
+    assert wrapped.engine is cache.engines["tiny"] and wrapped.batcher is batcher
+    assert engines.get(local) is wrapped  # one wrapper per engine: act_all groups by engine
+    assert engines.get(server) is cache.engines["gpt"] and engines.get(None) is None
