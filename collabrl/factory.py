@@ -94,7 +94,9 @@ class LockstepEngines:
             engine = self.cache.get(spec)
             if spec is None or spec.backend == "openai":
                 return engine
-            return self._wrapped.setdefault(id(engine), self.batcher.wrap(engine))
+            if id(engine) not in self._wrapped:  # one wrapper per engine: act_all groups by it
+                self._wrapped[id(engine)] = self.batcher.wrap(engine)
+            return self._wrapped[id(engine)]
 
 
 def player_label(spec: Any, profile: Profile | None = None) -> str:
